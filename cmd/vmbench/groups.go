@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// groupConstructors holds one constructor per command group; each group's
+// file adds its own from init(), so main.go never changes when a group is
+// added.
+var groupConstructors []func(*app) *cobra.Command
+
+func registerGroup(f func(*app) *cobra.Command) { groupConstructors = append(groupConstructors, f) }
+
+func commandGroups(a *app) []*cobra.Command {
+	cmds := make([]*cobra.Command, 0, len(groupConstructors))
+	for _, f := range groupConstructors {
+		cmds = append(cmds, f(a))
+	}
+	return cmds
+}
+
+// isCobraUsageError reports whether err is one of cobra's own complaints
+// about the command line (unknown command, wrong number of arguments).
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,178 @@
+// Package hist records operation latencies into HDR histograms.
+//
+// A Histogram keeps an HDR histogram (hdrhistogram-go) with 3 significant
+// digits over 1 ns .. 24 h, so any percentile it reports is within 0.1% of
+// the recorded value, together with the exact count, sum, minimum and
+// maximum, which never come from buckets. Values above 24 h are recorded at
+// 24 h and counted in Clamped, so nothing is dropped silently.
+//
+// Workers record through a per-worker Handle without locks; a Registry turns
+// the handles into interval and cumulative views at each tick.
+package hist
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const (
+	// Highest is the largest latency a histogram tracks exactly (24 h).
+	Highest = 24 * time.Hour
+	// SignificantDigits is the HDR precision: 3 digits means a reported
+	// percentile is within 0.1% of the true recorded value.
+	SignificantDigits = 3
+)
+
+// Histogram is a latency histogram with exact count, sum, min and max.
+// The zero value is not usable; call New. A Histogram is not safe for
+// concurrent use; Handle and Registry arrange that only one goroutine
+// touches one at a time.
+type Histogram struct {
+	h       *hdr.Histogram
+	sum     time.Duration
+	min     time.Duration
+	max     time.Duration
+	clamped int64
+}
+
+// New returns an empty histogram covering 1 ns .. Highest.
+func New() *Histogram {
+	return &Histogram{h: hdr.New(1, int64(Highest), SignificantDigits), min: math.MaxInt64}
+}
+
+// Record adds one latency. Negative values count as 0; values above
+// Highest are recorded as Highest and counted in Clamped.
+func (h *Histogram) Record(d time.Duration) {
+	if d < 0 {
+		d = 0
+	}
+	v := d
+	if v > Highest {
+		v = Highest
+		h.clamped++
+	}
+	_ = h.h.RecordValue(int64(v)) // cannot fail: v is within range
+	h.sum += d
+	if d < h.min {
+		h.min = d
+	}
+	if d > h.max {
+		h.max = d
+	}
+}
+
+// Merge adds every value of o into h exactly (counts, sum, min, max).
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil || o.Count() == 0 {
+		return
+	}
+	h.h.Merge(o.h)
+	h.sum += o.sum
+	h.clamped += o.clamped
+	h.min = min(h.min, o.min)
+	h.max = max(h.max, o.max)
+}
+
+// Reset empties h.
+func (h *Histogram) Reset() {
+	h.h.Reset()
+	h.sum, h.max, h.clamped, h.min = 0, 0, 0, math.MaxInt64
+}
+
+// Clone returns a deep copy of h.
+func (h *Histogram) Clone() *Histogram {
+	c := *h
+	c.h = hdr.Import(h.h.Export())
+	return &c
+}
+
+// Count is the number of recorded values.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Sum is the exact sum of recorded values.
+func (h *Histogram) Sum() time.Duration { return h.sum }
+
+// Min is the exact smallest recorded value (0 when empty).
+func (h *Histogram) Min() time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	return h.min
+}
+
+// Max is the exact largest recorded value (0 when empty).
+func (h *Histogram) Max() time.Duration { return h.max }
+
+// Clamped counts values above Highest that were recorded as Highest.
+func (h *Histogram) Clamped() int64 { return h.clamped }
+
+// Mean is the exact average, Sum / Count (0 when empty).
+func (h *Histogram) Mean() time.Duration {
+	n := h.Count()
+	if n == 0 {
+		return 0
+	}
+	return time.Duration(float64(h.sum) / float64(n))
+}
+
+// Percentile returns the value at percentile p (0..100): the smallest
+// recorded value v such that p% of the values are <= v, within 0.1%. The
+// result is clamped to the exact [Min, Max]. Empty histograms return 0.
+func (h *Histogram) Percentile(p float64) time.Duration {
+	if h.Count() == 0 {
+		return 0
+	}
+	v := time.Duration(h.h.ValueAtPercentile(p))
+	return min(max(v, h.Min()), h.max)
+}
+
+// Snapshot is the serialisable form of a Histogram, as stored in Results:
+// exact figures in nanoseconds and the HDR counts in the standard V2
+// compressed encoding (base64), which any HDR implementation can read.
+type Snapshot struct {
+	Count   int64  `json:"count"`
+	SumNs   int64  `json:"sum_ns"`
+	MinNs   int64  `json:"min_ns"`
+	MaxNs   int64  `json:"max_ns"`
+	Clamped int64  `json:"clamped,omitempty"`
+	HDR     string `json:"hdr,omitempty"`
+}
+
+// Snapshot encodes h.
+func (h *Histogram) Snapshot() Snapshot {
+	s := Snapshot{Count: h.Count(), SumNs: int64(h.sum), MinNs: int64(h.Min()), MaxNs: int64(h.max), Clamped: h.clamped}
+	if s.Count > 0 {
+		b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+		if err != nil {
+			panic(fmt.Sprintf("hist: encoding a histogram failed: %v", err)) // programmer error: fixed geometry
+		}
+		s.HDR = string(b)
+	}
+	return s
+}
+
+// Histogram decodes s. It returns an error when the encoding is corrupt or
+// its count disagrees with Count.
+func (s Snapshot) Histogram() (*Histogram, error) {
+	h := New()
+	if s.Count == 0 {
+		return h, nil
+	}
+	if _, err := base64.StdEncoding.DecodeString(s.HDR); err != nil {
+		return nil, fmt.Errorf("hist: snapshot is not base64: %w", err)
+	}
+	d, err := hdr.Decode([]byte(s.HDR))
+	if err != nil {
+		return nil, fmt.Errorf("hist: decoding snapshot: %w", err)
+	}
+	if d.TotalCount() != s.Count {
+		return nil, fmt.Errorf("hist: snapshot holds %d values but says count %d", d.TotalCount(), s.Count)
+	}
+	h.h.Merge(d)
+	h.sum, h.min, h.max, h.clamped = time.Duration(s.SumNs), time.Duration(s.MinNs), time.Duration(s.MaxNs), s.Clamped
+	return h, nil
+}

@@ -1,0 +1,214 @@
+package oltp
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"vmbench/oltp/hist"
+)
+
+// Merge combines results of the same workload run by several workers,
+// processes or VMs into one, exactly: histograms are merged bucket by
+// bucket (percentiles of the merged result are true percentiles of all
+// events, never averages of percentiles), counts and counters are summed.
+//
+// Merge refuses, with an error naming the difference, results of different
+// workloads, flags, phases, loops or operation sets, and results whose time
+// windows do not overlap. Labels kept are those equal in every part.
+// Threads and Rate are summed; Elapsed is the mean of the parts' Elapsed
+// (see Result.Elapsed). Intervals are merged index by index up to the
+// shortest series; preconditions are merged when every part has one.
+func Merge(rs ...*Result) (*Result, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("oltp: merge of no results")
+	}
+	first := rs[0]
+	for i, r := range rs[1:] {
+		if err := compatible(first, r); err != nil {
+			return nil, fmt.Errorf("oltp: cannot merge result %d into result 0: %w", i+1, err)
+		}
+	}
+	lastStart, firstEnd := first.Start, first.End
+	for _, r := range rs[1:] {
+		if r.Start.After(lastStart) {
+			lastStart = r.Start
+		}
+		if r.End.Before(firstEnd) {
+			firstEnd = r.End
+		}
+	}
+	if len(rs) > 1 && !lastStart.Before(firstEnd) {
+		return nil, fmt.Errorf("oltp: cannot merge results whose time windows do not overlap (latest start %s, earliest end %s)",
+			lastStart.Format(time.RFC3339Nano), firstEnd.Format(time.RFC3339Nano))
+	}
+
+	m := &Result{
+		Version: ResultVersion, Workload: first.Workload, Flags: maps.Clone(first.Flags),
+		Labels: commonLabels(rs), Phase: first.Phase, Loop: first.Loop, Measured: first.Measured,
+		Start: first.Start, End: first.End,
+	}
+	var elapsed time.Duration
+	for _, r := range rs {
+		m.Threads += r.Threads
+		m.Rate += r.Rate
+		m.Parts += max(r.Parts, 1)
+		elapsed += r.Elapsed
+		if r.Start.Before(m.Start) {
+			m.Start = r.Start
+		}
+		if r.End.After(m.End) {
+			m.End = r.End
+		}
+	}
+	m.Elapsed = elapsed / time.Duration(len(rs))
+
+	var err error
+	if m.Ops, err = mergeOps(rs, func(r *Result) []OpResult { return r.Ops }); err != nil {
+		return nil, err
+	}
+	m.Counters = sumCounters(rs, func(r *Result) map[string]int64 { return r.Counters })
+	if m.Intervals, err = mergeIntervals(rs); err != nil {
+		return nil, err
+	}
+	if first.Precondition != nil {
+		pre := make([]*Result, 0, len(rs))
+		for _, r := range rs {
+			if r.Precondition != nil {
+				pre = append(pre, r.Precondition)
+			}
+		}
+		if len(pre) == len(rs) {
+			if m.Precondition, err = Merge(pre...); err != nil {
+				return nil, fmt.Errorf("precondition: %w", err)
+			}
+		}
+	}
+	return m, nil
+}
+
+func compatible(a, b *Result) error {
+	switch {
+	case a.Version != b.Version:
+		return fmt.Errorf("result versions differ (%d, %d)", a.Version, b.Version)
+	case a.Workload != b.Workload:
+		return fmt.Errorf("workloads differ (%s, %s)", a.Workload, b.Workload)
+	case a.Phase != b.Phase:
+		return fmt.Errorf("phases differ (%s, %s)", a.Phase, b.Phase)
+	case a.Loop != b.Loop:
+		return fmt.Errorf("loops differ (%s, %s)", a.Loop, b.Loop)
+	}
+	for _, k := range sortedKeys(a.Flags) {
+		if bv, ok := b.Flags[k]; !ok || bv != a.Flags[k] {
+			return fmt.Errorf("flag --%s differs (%q, %q)", k, a.Flags[k], b.Flags[k])
+		}
+	}
+	for _, k := range sortedKeys(b.Flags) {
+		if _, ok := a.Flags[k]; !ok {
+			return fmt.Errorf("flag --%s differs (unset, %q)", k, b.Flags[k])
+		}
+	}
+	if !slices.Equal(opNames(a.Ops), opNames(b.Ops)) {
+		return fmt.Errorf("operations differ (%v, %v)", opNames(a.Ops), opNames(b.Ops))
+	}
+	return nil
+}
+
+func opNames(ops []OpResult) []string {
+	n := make([]string, len(ops))
+	for i, o := range ops {
+		n[i] = o.Name
+	}
+	return n
+}
+
+func commonLabels(rs []*Result) map[string]string {
+	out := map[string]string{}
+	for k, v := range rs[0].Labels {
+		same := true
+		for _, r := range rs[1:] {
+			if r.Labels[k] != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// mergeOps merges the op lists selected by get from every result; the op
+// sets were checked to be equal.
+func mergeOps(rs []*Result, get func(*Result) []OpResult) ([]OpResult, error) {
+	base := get(rs[0])
+	out := make([]OpResult, len(base))
+	for i, o := range base {
+		lat, intended := hist.New(), (*hist.Histogram)(nil)
+		for _, r := range rs {
+			ro := get(r)[i]
+			h, err := ro.Latency.Histogram()
+			if err != nil {
+				return nil, fmt.Errorf("op %s: %w", o.Name, err)
+			}
+			lat.Merge(h)
+			if ro.Intended != nil {
+				ih, err := ro.Intended.Histogram()
+				if err != nil {
+					return nil, fmt.Errorf("op %s (intended): %w", o.Name, err)
+				}
+				if intended == nil {
+					intended = hist.New()
+				}
+				intended.Merge(ih)
+			}
+		}
+		out[i] = OpResult{Name: o.Name, Latency: lat.Snapshot()}
+		if intended != nil {
+			s := intended.Snapshot()
+			out[i].Intended = &s
+		}
+	}
+	return out, nil
+}
+
+func sumCounters(rs []*Result, get func(*Result) map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for _, r := range rs {
+		for k, v := range get(r) {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[k] += v
+		}
+	}
+	return out
+}
+
+func mergeIntervals(rs []*Result) ([]Interval, error) {
+	n := len(rs[0].Intervals)
+	for _, r := range rs[1:] {
+		n = min(n, len(r.Intervals))
+	}
+	out := make([]Interval, n)
+	for i := range n {
+		parts := make([]*Result, len(rs))
+		for j, r := range rs {
+			iv := r.Intervals[i]
+			parts[j] = &Result{Ops: iv.Ops, Counters: iv.Counters}
+		}
+		ops, err := mergeOps(parts, func(r *Result) []OpResult { return r.Ops })
+		if err != nil {
+			return nil, fmt.Errorf("interval %d: %w", i+1, err)
+		}
+		out[i] = Interval{At: rs[0].Intervals[i].At, Length: rs[0].Intervals[i].Length, Ops: ops,
+			Counters: sumCounters(parts, func(r *Result) map[string]int64 { return r.Counters })}
+	}
+	return out, nil
+}

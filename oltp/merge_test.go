@@ -1,0 +1,105 @@
+package oltp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/oltp/hist"
+)
+
+var t0 = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
+// result makes a one-op Result with the given latencies (ms) over [start, start+10s).
+func result(workload string, start time.Time, lat ...int) *Result {
+	h := hist.New()
+	for _, l := range lat {
+		h.Record(time.Duration(l) * time.Millisecond)
+	}
+	return &Result{Version: ResultVersion, Workload: workload, Flags: map[string]string{"threads": "2"},
+		Labels: map[string]string{"vm": "vm-" + workload, "role": "sysbench"}, Phase: PhaseMeasure, Loop: ClosedLoop,
+		Threads: 2, Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second, Parts: 1,
+		Ops: []OpResult{{Name: "event", Latency: h.Snapshot()}}, Counters: map[string]int64{"retries": int64(len(lat))},
+		Intervals: []Interval{{At: 10 * time.Second, Length: 10 * time.Second, Ops: []OpResult{{Name: "event", Latency: h.Snapshot()}}}}}
+}
+
+func TestMergeIsExact(t *testing.T) {
+	a := result("w", t0, 1, 2, 3, 4)
+	b := result("w", t0.Add(time.Second), 10, 20, 30, 40, 50, 60)
+	b.Labels["vm"] = "vm-2"
+	m, err := Merge(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mustHist(t, m)
+	all := result("w", t0, 1, 2, 3, 4, 10, 20, 30, 40, 50, 60)
+	want := mustHist(t, all)
+	if h.Count() != 10 || h.Sum() != want.Sum() || h.Percentile(99) != want.Percentile(99) || h.Percentile(50) != want.Percentile(50) {
+		t.Errorf("merged count %d sum %v p50 %v p99 %v; want 10 %v %v %v", h.Count(), h.Sum(), h.Percentile(50), h.Percentile(99),
+			want.Sum(), want.Percentile(50), want.Percentile(99))
+	}
+	if m.Threads != 4 || m.Parts != 2 || m.Counters["retries"] != 10 || m.Elapsed != 10*time.Second {
+		t.Errorf("threads %d parts %d retries %d elapsed %v; want 4 2 10 10s", m.Threads, m.Parts, m.Counters["retries"], m.Elapsed)
+	}
+	if m.Labels["role"] != "sysbench" || m.Labels["vm"] != "" {
+		t.Errorf("labels %v: want the common role only", m.Labels)
+	}
+	if len(m.Intervals) != 1 || m.Intervals[0].Ops[0].Latency.Count != 10 {
+		t.Errorf("intervals not merged: %+v", m.Intervals)
+	}
+	if !m.Start.Equal(t0) || !m.End.Equal(t0.Add(11*time.Second)) {
+		t.Errorf("window %v..%v", m.Start, m.End)
+	}
+}
+
+func TestMergeRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*Result)
+		want   string
+	}{
+		{"workload", func(r *Result) { r.Workload = "other" }, "workloads differ"},
+		{"flags", func(r *Result) { r.Flags["threads"] = "8" }, "flag --threads differs"},
+		{"extra flag", func(r *Result) { r.Flags["tables"] = "4" }, "flag --tables differs"},
+		{"phase", func(r *Result) { r.Phase = PhasePrecondition }, "phases differ"},
+		{"ops", func(r *Result) { r.Ops[0].Name = "read" }, "operations differ"},
+		{"windows", func(r *Result) { r.Start, r.End = t0.Add(time.Hour), t0.Add(time.Hour+time.Second) }, "do not overlap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := result("w", t0, 5)
+			tc.change(b)
+			_, err := Merge(result("w", t0, 1), b)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Merge error = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestResultFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	r := result("w", t0, 1, 2, 3)
+	if err := r.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResultFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mustHist(t, got).Percentile(99) != mustHist(t, r).Percentile(99) || !got.Start.Equal(r.Start) {
+		t.Errorf("round trip changed the result")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if err := os.WriteFile(path, []byte(`{"version": 9, "workload": "w"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadResultFile(path); err == nil || !strings.Contains(err.Error(), "version 9 is not supported") {
+		t.Errorf("unknown version accepted: %v", err)
+	}
+}

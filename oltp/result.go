@@ -1,0 +1,206 @@
+// Package oltp is the driver core shared by every workload: the Runner
+// (closed loop and open loop), phases (precondition, then measure), the
+// versioned Result with its exact Merge, and text formatting of results.
+// It knows nothing of SQL or of any particular workload.
+package oltp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"vmbench/oltp/hist"
+)
+
+// ResultVersion is the schema version of the Result JSON. Readers refuse
+// versions they do not know.
+const ResultVersion = 1
+
+// Loop says how operation starts were scheduled.
+type Loop string
+
+const (
+	// ClosedLoop: each of N threads starts its next event as soon as the
+	// previous one ends (sysbench without --rate, vdbench iorate=max).
+	// Latency is service time.
+	ClosedLoop Loop = "closed"
+	// OpenLoop: event starts are scheduled at absolute times at a fixed
+	// rate (sysbench --rate, vdbench iorate=N). Latency is recorded both
+	// as service time and from the intended start, so queueing is never
+	// hidden (no coordinated omission).
+	OpenLoop Loop = "open"
+)
+
+// Phase names.
+const (
+	PhaseMeasure      = "measure"
+	PhasePrecondition = "precondition"
+)
+
+// Result is the outcome of one phase of one run, or of several merged runs.
+// It is what --result-file holds, what a campaign collects per VM and what
+// reports read. Durations in JSON are integer nanoseconds.
+type Result struct {
+	Version  int               `json:"version"`
+	Workload string            `json:"workload"`
+	Flags    map[string]string `json:"flags"`            // the options that shaped the run (never passwords)
+	Labels   map[string]string `json:"labels,omitempty"` // vm, role, datastore, host...
+	Phase    string            `json:"phase"`
+	Loop     Loop              `json:"loop"`
+	// Measured says in words what the latency figures are, e.g.
+	// "service time of each event, closed loop, 32 threads".
+	Measured string  `json:"measured"`
+	Threads  int     `json:"threads"`
+	Rate     float64 `json:"rate,omitempty"` // requested events/s in open loop
+
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Elapsed is the measured wall time. For a single run it is End-Start;
+	// for a merged result it is the mean of the parts' Elapsed, so that
+	// Count/Elapsed equals the sum of the parts' rates when the parts ran
+	// for equal times (a campaign's common start and fixed --time).
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Parts is how many single runs this result combines (1 for a run).
+	Parts int `json:"parts"`
+	// Interrupted is set when the run was stopped early (Ctrl-C).
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	Ops      []OpResult       `json:"ops"`
+	Counters map[string]int64 `json:"counters,omitempty"` // errors by class, retries, reconnects, queries...
+
+	Intervals    []Interval `json:"intervals,omitempty"`
+	Precondition *Result    `json:"precondition,omitempty"`
+}
+
+// OpResult is one operation's figures (an event kind: "transaction",
+// "newOrder", "read"...).
+type OpResult struct {
+	Name string `json:"name"`
+	// Latency is the service time: from the actual start of each completed
+	// event to its end, including retries of the whole event.
+	Latency hist.Snapshot `json:"latency"`
+	// Intended is the latency from the intended start (open loop only).
+	Intended *hist.Snapshot `json:"intended,omitempty"`
+}
+
+// Interval is one report interval of the measure phase (or of the
+// precondition phase, in its own Result).
+type Interval struct {
+	// At is the end of the interval, measured from the phase start.
+	At       time.Duration    `json:"at_ns"`
+	Length   time.Duration    `json:"length_ns"`
+	Ops      []OpResult       `json:"ops"`
+	Counters map[string]int64 `json:"counters,omitempty"`
+}
+
+// Op returns the named operation's result, or nil.
+func (r *Result) Op(name string) *OpResult {
+	for i := range r.Ops {
+		if r.Ops[i].Name == name {
+			return &r.Ops[i]
+		}
+	}
+	return nil
+}
+
+// PerSecond returns count per second over Elapsed (0 when Elapsed is 0).
+func (r *Result) PerSecond(count int64) float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(count) / r.Elapsed.Seconds()
+}
+
+// Histogram decodes the named op's service-time histogram.
+func (r *Result) Histogram(op string) (*hist.Histogram, error) {
+	o := r.Op(op)
+	if o == nil {
+		return nil, fmt.Errorf("oltp: result of %s has no operation %q", r.Workload, op)
+	}
+	return o.Latency.Histogram()
+}
+
+// Validate checks what a reader relies on: version, workload, ops and
+// decodable histograms.
+func (r *Result) Validate() error {
+	if r.Version != ResultVersion {
+		return fmt.Errorf("result version %d is not supported (this vmbench reads version %d)", r.Version, ResultVersion)
+	}
+	if r.Workload == "" {
+		return fmt.Errorf("result has no workload name")
+	}
+	for _, o := range r.Ops {
+		if _, err := o.Latency.Histogram(); err != nil {
+			return fmt.Errorf("result op %s: %w", o.Name, err)
+		}
+	}
+	return nil
+}
+
+// WriteFile writes r as indented JSON to path atomically: a temporary file
+// in the same directory, fsync, then rename, so a crash never leaves a
+// partial file under path.
+func (r *Result) WriteFile(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to path through a temporary file and rename.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadResultFile reads and validates a Result written by WriteFile.
+func ReadResultFile(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench result: %w", path, err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

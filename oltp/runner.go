@@ -1,0 +1,339 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/oltp/hist"
+)
+
+// ErrInterrupted is joined to the error Run returns when ctx was cancelled
+// (Ctrl-C); the partial Result is still returned.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run drives spec with cfg: it makes cfg.Threads workers, waits for
+// cfg.StartAt, runs the precondition phase (if cfg.WarmupTime > 0) and the
+// measure phase, and returns the measure phase's Result with the
+// precondition's Result inside it.
+//
+// Events still in flight when a phase or the run ends are recorded in the
+// phase in which they complete, except at the end of the run, where they are
+// neither counted nor reported as errors. A fatal worker error stops the
+// run and is returned. When ctx is cancelled Run returns the Result of what
+// was measured until then (Interrupted set) and an error wrapping
+// ErrInterrupted and ctx.Err().
+func Run(ctx context.Context, spec Spec, cfg RunConfig) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(spec.Ops) == 0 || spec.NewWorker == nil {
+		return nil, errors.New("oltp: spec needs Ops and NewWorker")
+	}
+	r := newRun(spec, cfg)
+	if err := r.startWorkers(ctx); err != nil {
+		return nil, err
+	}
+	defer r.closeWorkers()
+	return r.drive(ctx)
+}
+
+type run struct {
+	spec    Spec
+	cfg     RunConfig
+	reg     *hist.Registry
+	nOps    int
+	open    bool
+	pacer   *pacer
+	workers []Worker
+	handles []*hist.Handle
+
+	stopping atomic.Bool  // no new events start; completions are discarded
+	measure  atomic.Bool  // the measure phase has begun (Events counts)
+	tickets  atomic.Int64 // events started in the measure phase
+	started  atomic.Int64 // open loop: events started
+	fatal    chan error
+}
+
+func newRun(spec Spec, cfg RunConfig) *run {
+	r := &run{spec: spec, cfg: cfg, nOps: len(spec.Ops), open: cfg.Rate > 0, fatal: make(chan error, cfg.Threads)}
+	ops := append([]string(nil), spec.Ops...)
+	if r.open {
+		for _, o := range spec.Ops {
+			ops = append(ops, o+"@intended")
+		}
+	}
+	r.reg = hist.NewRegistry(ops, spec.Counters)
+	if r.cfg.GracefulStop == 0 {
+		r.cfg.GracefulStop = 10 * time.Second
+	}
+	return r
+}
+
+func (r *run) startWorkers(ctx context.Context) error {
+	r.workers = make([]Worker, r.cfg.Threads)
+	r.handles = make([]*hist.Handle, r.cfg.Threads)
+	for i := range r.handles {
+		r.handles[i] = r.reg.NewHandle()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range r.workers {
+		g.Go(func() error {
+			w, err := r.spec.NewWorker(gctx, i, r.handles[i])
+			if err != nil {
+				return fmt.Errorf("thread %d: %w", i+1, err)
+			}
+			r.workers[i] = w
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		r.closeWorkers()
+		return err
+	}
+	return nil
+}
+
+func (r *run) closeWorkers() {
+	for _, w := range r.workers {
+		if w != nil {
+			_ = w.Close()
+		}
+	}
+}
+
+// drive runs the phases from the calling goroutine, which also ticks.
+func (r *run) drive(ctx context.Context) (*Result, error) {
+	if !r.cfg.StartAt.IsZero() {
+		if err := sleepUntil(ctx, r.cfg.StartAt); err != nil {
+			return nil, errors.Join(ErrInterrupted, err)
+		}
+	}
+	// evCtx is what events run under: cancelled on interrupt or when the
+	// graceful stop after the end runs out.
+	evCtx, cancelEvents := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelEvents()
+	start := time.Now()
+	if r.open {
+		r.pacer = newPacer(start, r.cfg.Rate, r.cfg.Arrival, r.cfg.Seed)
+	}
+	r.measure.Store(r.cfg.WarmupTime == 0)
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for i, w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loop(evCtx, w, r.handles[i])
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	var pre *Result
+	var runErr error
+	if r.cfg.WarmupTime > 0 {
+		res, err := r.phase(ctx, PhasePrecondition, start, r.cfg.WarmupTime, done)
+		pre, runErr = res, err
+		r.reg.ResetCumulative()
+	}
+	var res *Result
+	if runErr == nil {
+		r.measure.Store(true)
+		res, runErr = r.phase(ctx, PhaseMeasure, time.Now(), r.cfg.Time, done)
+	}
+	r.stopping.Store(true)
+	r.waitWorkers(ctx, done, cancelEvents)
+	if res == nil {
+		res = pre
+	} else {
+		res.Precondition = pre
+	}
+	return res, runErr
+}
+
+// waitWorkers lets in-flight events finish for the graceful stop, then
+// cancels them, and waits for every worker goroutine.
+func (r *run) waitWorkers(ctx context.Context, done <-chan struct{}, cancel context.CancelFunc) {
+	t := time.NewTimer(r.cfg.GracefulStop)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	cancel()
+	<-done
+}
+
+// phase runs one phase of the given length (0 = until Events are used up
+// or the workers stop) and returns its Result.
+func (r *run) phase(ctx context.Context, name string, start time.Time, length time.Duration, done <-chan struct{}) (*Result, error) {
+	if r.cfg.OnPhase != nil {
+		r.cfg.OnPhase(name, length)
+	}
+	var endC <-chan time.Time
+	if length > 0 {
+		end := time.NewTimer(time.Until(start.Add(length)))
+		defer end.Stop()
+		endC = end.C
+	}
+	var tickC <-chan time.Time
+	if r.cfg.ReportInterval > 0 {
+		tk := time.NewTicker(r.cfg.ReportInterval)
+		defer tk.Stop()
+		tickC = tk.C
+	}
+	res := r.newResult(name, start)
+	last := start
+	var err error
+loop:
+	for {
+		select {
+		case now := <-tickC:
+			r.interval(res, name, start, last, now, true)
+			last = now
+		case <-endC:
+			break loop
+		case <-done: // every worker stopped: Events used up
+			break loop
+		case err = <-r.fatal:
+			break loop
+		case <-ctx.Done():
+			res.Interrupted = true
+			err = errors.Join(ErrInterrupted, ctx.Err())
+			break loop
+		}
+	}
+	if name == PhaseMeasure {
+		// Stop before the last tick so nothing completing later is counted.
+		r.stopping.Store(true)
+	}
+	now := time.Now()
+	// The last, partial interval is stored (so intervals add up to the
+	// phase) but not reported as a line, as sysbench prints none.
+	tick := r.interval(res, name, start, last, now, false)
+	r.finish(res, tick, now)
+	return res, err
+}
+
+func (r *run) newResult(phase string, start time.Time) *Result {
+	res := &Result{
+		Version: ResultVersion, Workload: r.spec.Workload, Flags: maps.Clone(r.cfg.Flags), Labels: maps.Clone(r.cfg.Labels),
+		Phase: phase, Loop: ClosedLoop, Threads: r.cfg.Threads, Start: start, Parts: 1,
+		Measured: fmt.Sprintf("service time of each event (start to end, retries included), closed loop, %d threads", r.cfg.Threads),
+	}
+	if r.open {
+		res.Loop, res.Rate = OpenLoop, r.cfg.Rate
+		res.Measured = fmt.Sprintf("open loop at %g events/s (%s arrivals), %d threads: latency as service time and from the intended start",
+			r.cfg.Rate, r.cfg.arrival(), r.cfg.Threads)
+	}
+	return res
+}
+
+func (c RunConfig) arrival() Arrival {
+	if c.Arrival == "" {
+		return Exponential
+	}
+	return c.Arrival
+}
+
+// interval ticks the registry, records the interval in res (unless it is
+// empty) and, if report is set, reports it.
+func (r *run) interval(res *Result, phase string, start, last, now time.Time, report bool) hist.Tick {
+	t := r.reg.Tick()
+	iv := Interval{At: now.Sub(start), Length: now.Sub(last), Ops: r.opResults(t.Interval), Counters: r.counterMap(t.IntervalCounters)}
+	if iv.Length > 0 {
+		res.Intervals = append(res.Intervals, iv)
+	}
+	if report && r.cfg.OnInterval != nil {
+		rep := IntervalReport{Phase: phase, At: iv.At, Length: iv.Length, Threads: r.cfg.Threads, Ops: r.spec.Ops,
+			Latency: t.Interval[:r.nOps], Counters: iv.Counters}
+		if r.open {
+			rep.Intended = t.Interval[r.nOps:]
+			rep.Backlog = r.pacer.backlog(now, r.started.Load())
+		}
+		r.cfg.OnInterval(rep)
+	}
+	return t
+}
+
+func (r *run) finish(res *Result, t hist.Tick, now time.Time) {
+	res.End = now
+	res.Elapsed = now.Sub(res.Start)
+	res.Ops = r.opResults(t.Cumulative)
+	res.Counters = r.counterMap(t.CumulativeCounters)
+}
+
+func (r *run) opResults(hs []*hist.Histogram) []OpResult {
+	out := make([]OpResult, r.nOps)
+	for i := range r.nOps {
+		out[i] = OpResult{Name: r.spec.Ops[i], Latency: hs[i].Snapshot()}
+		if r.open {
+			s := hs[r.nOps+i].Snapshot()
+			out[i].Intended = &s
+		}
+	}
+	return out
+}
+
+func (r *run) counterMap(vals []int64) map[string]int64 {
+	m := make(map[string]int64, len(vals))
+	for i, v := range vals {
+		m[r.spec.Counters[i]] = v
+	}
+	return m
+}
+
+// loop is one worker's event loop.
+func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
+	for !r.stopping.Load() {
+		if r.measure.Load() && r.cfg.Events > 0 && r.tickets.Add(1) > r.cfg.Events {
+			return
+		}
+		var intended time.Time
+		if r.open {
+			intended = r.pacer.next()
+			if sleepUntil(ctx, intended) != nil || r.stopping.Load() {
+				return
+			}
+			r.started.Add(1)
+		}
+		begin := time.Now()
+		op, err := w.Event(ctx)
+		end := time.Now()
+		if r.stopping.Load() {
+			return // in flight at the end: neither counted nor an error
+		}
+		if err != nil {
+			r.fatal <- err
+			return
+		}
+		h.Record(op, end.Sub(begin))
+		if r.open {
+			h.Record(r.nOps+op, end.Sub(intended))
+		}
+	}
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,135 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"vmbench/oltp/hist"
+)
+
+// Worker runs the events of one thread. The Runner calls Event from a
+// single goroutine per Worker and Close once at the end.
+type Worker interface {
+	// Event runs one event (a transaction, an I/O) and returns the index,
+	// into Spec.Ops, of the operation it was. Retryable failures are the
+	// workload's business (retry the whole event and count it); a returned
+	// error is fatal and stops the run, unless the run is already stopping.
+	// ctx ends when the run is interrupted or the graceful stop runs out.
+	Event(ctx context.Context) (op int, err error)
+	// Close releases the worker's resources (its connection).
+	Close() error
+}
+
+// Spec is what a workload hands the Runner.
+type Spec struct {
+	// Workload is the name stored in the Result (e.g. "oltp_read_write").
+	Workload string
+	// Ops names the operations Event may return, by index.
+	Ops []string
+	// Counters names the counters workers add to through their Handle, by
+	// index (e.g. "errors.deadlock", "retries", "reconnects").
+	Counters []string
+	// NewWorker makes the worker of thread t (0-based) that records
+	// counters through h. The Runner records latencies itself; workers
+	// only add counters. An error aborts the run before it starts.
+	NewWorker func(ctx context.Context, t int, h *hist.Handle) (Worker, error)
+}
+
+// Arrival is the distribution of intended start gaps in open loop.
+type Arrival string
+
+const (
+	// Uniform spaces starts exactly 1/rate apart (vdbench distribution=d).
+	Uniform Arrival = "uniform"
+	// Exponential draws gaps from an exponential distribution with mean
+	// 1/rate, i.e. Poisson arrivals (sysbench --rate, vdbench default).
+	Exponential Arrival = "exponential"
+)
+
+// RunConfig is how the Runner drives a Spec. Times are wall-clock
+// durations; zero values mean "not set" as documented per field.
+type RunConfig struct {
+	// Threads is the number of workers (sysbench --threads), at least 1.
+	Threads int
+	// Time is the length of the measure phase (sysbench --time); 0 means no
+	// limit, in which case Events or the context must end the run.
+	Time time.Duration
+	// Events stops the measure phase after this many events have started
+	// (sysbench --events); 0 means no limit.
+	Events int64
+	// WarmupTime is the precondition phase before the measure phase
+	// (sysbench --warmup-time). Its figures go to Result.Precondition only.
+	WarmupTime time.Duration
+	// ReportInterval is the interval between reports (sysbench
+	// --report-interval); 0 means none, but the Result still gets one
+	// final interval covering the phase.
+	ReportInterval time.Duration
+	// Rate is the open-loop target in events per second (sysbench --rate);
+	// 0 means closed loop.
+	Rate float64
+	// Arrival is the distribution of gaps in open loop (default Exponential).
+	Arrival Arrival
+	// Seed seeds the arrival process of the open loop.
+	Seed int64
+	// StartAt, when set, is a common start time: the Runner waits until
+	// then after its workers are ready (campaigns start all VMs together).
+	StartAt time.Time
+	// GracefulStop is how long events in flight at the end may run before
+	// their context is cancelled (default 10 s). They are never counted.
+	GracefulStop time.Duration
+	// Flags and Labels are copied into the Result.
+	Flags  map[string]string
+	Labels map[string]string
+	// OnInterval, if set, is called after every report interval, from the
+	// Runner's own goroutine (never concurrently).
+	OnInterval func(IntervalReport)
+	// OnPhase, if set, is called when a phase starts.
+	OnPhase func(phase string, length time.Duration)
+}
+
+// IntervalReport is handed to RunConfig.OnInterval. The histograms are
+// owned by the Runner and valid only during the call.
+type IntervalReport struct {
+	Phase   string
+	At      time.Duration // end of the interval since the phase start
+	Length  time.Duration
+	Threads int
+	Ops     []string
+	// Latency and Intended (open loop, else nil) hold this interval's
+	// histograms per op; Counters this interval's counter deltas.
+	Latency  []*hist.Histogram
+	Intended []*hist.Histogram
+	Counters map[string]int64
+	// Backlog is the number of open-loop events whose intended start has
+	// passed but that have not started (sysbench's "queue length").
+	Backlog int64
+}
+
+// Validate returns every problem with c at once, naming sysbench's flags.
+func (c RunConfig) Validate() error {
+	var errs []error
+	if c.Threads < 1 {
+		errs = append(errs, fmt.Errorf("--threads: %d is not valid (at least 1)", c.Threads))
+	}
+	if c.Time < 0 {
+		errs = append(errs, fmt.Errorf("--time: %s is negative", c.Time))
+	}
+	if c.Events < 0 {
+		errs = append(errs, fmt.Errorf("--events: %d is negative", c.Events))
+	}
+	if c.WarmupTime < 0 {
+		errs = append(errs, fmt.Errorf("--warmup-time: %s is negative", c.WarmupTime))
+	}
+	if c.ReportInterval < 0 {
+		errs = append(errs, fmt.Errorf("--report-interval: %s is negative", c.ReportInterval))
+	}
+	if c.Rate < 0 {
+		errs = append(errs, fmt.Errorf("--rate: %g is negative", c.Rate))
+	}
+	if c.Arrival != "" && c.Arrival != Uniform && c.Arrival != Exponential {
+		errs = append(errs, fmt.Errorf("arrival %q is not valid (uniform or exponential)", c.Arrival))
+	}
+	return errors.Join(errs...)
+}
