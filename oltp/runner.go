@@ -217,9 +217,12 @@ loop:
 		r.stopping.Store(true)
 	}
 	now := time.Now()
-	// The last, partial interval is stored (so intervals add up to the
-	// phase) but not reported as a line, as sysbench prints none.
-	tick := r.interval(res, name, start, last, now, false)
+	// The last interval is stored (so intervals add up to the phase); it is
+	// reported when it is at least half a report interval long: the end of
+	// the phase and the last tick fall at nearly the same instant, and a
+	// 10 s run with 1 s reports should print [ 10s ], but not a sliver.
+	full := r.cfg.ReportInterval > 0 && now.Sub(last) >= r.cfg.ReportInterval/2
+	tick := r.interval(res, name, start, last, now, full)
 	r.finish(res, tick, now)
 	return res, err
 }

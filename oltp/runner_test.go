@@ -65,6 +65,8 @@ func TestClosedLoop(t *testing.T) {
 		// Lengths end 5 ms past an event boundary and a tick, so that no
 		// event ends at the same fake instant as the phase (a tie).
 		{"4 threads 10ms 1s", 4, 10 * time.Millisecond, 0, time.Second + 5*time.Millisecond, time.Second / 4, 400, 0, 5},
+		// The end and the last tick at the same instant: 3 reports either way.
+		{"last tick at the end", 2, 70 * time.Millisecond, 0, 3 * time.Second, time.Second, 84, 0, 3},
 		{"in flight at the end is not counted", 1, 300 * time.Millisecond, 0, time.Second, 0, 3, 0, 1},
 		{"warmup excluded", 2, 100 * time.Millisecond, time.Second + 50*time.Millisecond, 2*time.Second + 5*time.Millisecond, time.Second, 40, 20, 3},
 	} {
@@ -100,7 +102,7 @@ func TestClosedLoop(t *testing.T) {
 				}
 				full := 0
 				if tc.interval > 0 {
-					full = int(tc.length / tc.interval)
+					full = int((tc.length + tc.interval/2) / tc.interval)
 				}
 				if len(res.Intervals) != tc.wantIntervals || reports != full {
 					t.Errorf("%d intervals stored, %d reported; want %d and %d", len(res.Intervals), reports, tc.wantIntervals, full)
@@ -217,7 +219,9 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func contains(s, sub string) bool { return len(s) >= len(sub) && (s == sub || len(sub) == 0 || indexOf(s, sub) >= 0) }
+func contains(s, sub string) bool {
+	return len(s) >= len(sub) && (s == sub || len(sub) == 0 || indexOf(s, sub) >= 0)
+}
 
 func indexOf(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {

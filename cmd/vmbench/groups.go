@@ -32,3 +32,13 @@ func isCobraUsageError(err error) bool {
 	}
 	return false
 }
+
+// exactArgs is cobra.ExactArgs with a usage error that names the argument.
+func exactArgs(n int, names string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s: takes %s (got %d arguments; see '%s --help')", cmd.CommandPath(), names, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}

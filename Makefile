@@ -1,0 +1,79 @@
+# vmbench: build and test entry points. CI runs `make test` (see .ci/run).
+#
+#   make test     vet and race-test everything; installs a MariaDB server
+#                 binary first when none exists and we are root (Debian/Ubuntu)
+#   make build    bin/vmbench
+#   make bench    benchmarks only
+#   make clean    remove build output
+#
+# Narrow a run with PKGS, e.g. make test PKGS='./dialect/... ./internal/testdb/...'
+
+GO        ?= go
+PKGS      ?= ./...
+TESTFLAGS ?= -race -count=1 -timeout 20m
+BENCHFLAGS ?= -run=NONE -bench=. -benchmem
+BIN       ?= bin/vmbench
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS   := $(if $(VERSION),-X main.version=$(VERSION))
+
+# Integration tests start their own throwaway server through internal/testdb,
+# which looks for these binaries on PATH and in these directories (keep both
+# lists in step with internal/testdb/testdb.go).
+SERVER_BINARIES ?= mariadbd mysqld
+SERVER_DIRS     ?= /usr/sbin /usr/libexec /usr/local/mysql/bin
+# mariadb-server-core has mariadbd and mariadb-install-db and nothing else: no
+# init script, no service, no system datadir. mariadb-server is the fallback
+# for distributions without it.
+SERVER_PACKAGES ?= mariadb-server-core
+POLICY_RC_D     ?= /usr/sbin/policy-rc.d
+
+.PHONY: test test-deps vet build bench clean
+
+test: test-deps
+	$(GO) vet $(PKGS)
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+# test-deps makes sure a MariaDB/MySQL server binary exists. Installing one
+# must not start a system service (one may already listen on 3306 here), so a
+# policy-rc.d that forbids service starts is put in place for the install
+# unless one exists already.
+test-deps:
+	@set -e; \
+	found="$${VMBENCH_TESTDB_SERVER:-}"; \
+	if [ -z "$$found" ]; then \
+	  for b in $(SERVER_BINARIES); do \
+	    if command -v "$$b" >/dev/null 2>&1; then found=$$(command -v "$$b"); break; fi; \
+	    for d in $(SERVER_DIRS); do \
+	      if [ -x "$$d/$$b" ]; then found="$$d/$$b"; break; fi; \
+	    done; \
+	    if [ -n "$$found" ]; then break; fi; \
+	  done; \
+	fi; \
+	if [ -n "$$found" ]; then \
+	  echo "test-deps: integration tests will use $$found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "test-deps: no mariadbd/mysqld found; installing $(SERVER_PACKAGES) (the tests start their own server on a free port)"; \
+	  policy=$(POLICY_RC_D); created=; \
+	  if [ ! -e "$$policy" ]; then \
+	    printf '#!/bin/sh\n# vmbench make test-deps: no service starts during the install\nexit 101\n' > "$$policy"; \
+	    chmod 755 "$$policy"; created=1; \
+	  fi; \
+	  trap 'if [ -n "$$created" ]; then rm -f "$$policy"; fi' EXIT; \
+	  apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(SERVER_PACKAGES) \
+	    || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mariadb-server; \
+	else \
+	  echo "test-deps: no mariadbd/mysqld found and not root (or no apt-get): tests that need a MariaDB server will be skipped; install mariadb-server to run them"; \
+	fi
+
+build:
+	$(GO) build $(if $(LDFLAGS),-ldflags '$(LDFLAGS)') -o $(BIN) ./cmd/vmbench
+
+bench:
+	$(GO) test $(BENCHFLAGS) $(PKGS)
+
+clean:
+	rm -rf bin

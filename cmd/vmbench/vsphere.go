@@ -1,0 +1,458 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"vmbench/vsphere"
+)
+
+func init() { registerGroup(newVSphereCmd) }
+
+// vsphereFlags are the connection and placement flags, named like govc's;
+// unset ones come from GOVC_*. The vsphere group and 'campaign run' bind
+// them; each command has its own --simulate.
+type vsphereFlags struct {
+	url, username, password string
+	insecure                bool
+	datacenter, datastore   string
+	pool, folder, network   string
+	template                string
+	simulate                bool
+	fs                      *pflag.FlagSet
+}
+
+// bind registers the flags on fs (not --simulate).
+func (f *vsphereFlags) bind(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.url, "url", "", "vCenter or ESXi URL, [https://][user[:password]@]host[/sdk] [$"+vsphere.EnvURL+"]")
+	fs.StringVar(&f.username, "username", "", "user name, or a file holding it [$"+vsphere.EnvUsername+"]")
+	fs.StringVar(&f.password, "password", "", "password, or a file holding it; prefer $"+vsphere.EnvPassword+" (a flag shows in ps) [$"+vsphere.EnvPassword+"]")
+	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification [$"+vsphere.EnvInsecure+"=1]")
+	fs.StringVar(&f.datacenter, "datacenter", "", "datacenter [$"+vsphere.EnvDatacenter+"]")
+	fs.StringVar(&f.datacenter, "dc", "", "same as --datacenter")
+	fs.StringVar(&f.datastore, "datastore", "", "datastore(s), comma-separated; VMs are spread over them in turn [$"+vsphere.EnvDatastore+"]")
+	fs.StringVar(&f.datastore, "ds", "", "same as --datastore")
+	fs.StringVar(&f.pool, "pool", "", "resource pool, e.g. cluster1/Resources [$"+vsphere.EnvResourcePool+"]")
+	fs.StringVar(&f.folder, "folder", "", "VM folder [$"+vsphere.EnvFolder+"]")
+	fs.StringVar(&f.network, "net", "", "network for each VM's first NIC (default: the template's) [$"+vsphere.EnvNetwork+"]")
+	fs.StringVar(&f.template, "template", "", "template (or powered-off VM) to clone")
+}
+
+// changed reports whether the user set any of the named flags.
+func (f *vsphereFlags) changed(names ...string) bool {
+	for _, n := range names {
+		if f.fs != nil && f.fs.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// config is GOVC_* (through a.getenv, never os.Getenv) overridden by the
+// flags the user set. It is not checked: see checkVSphereConfig.
+func (f *vsphereFlags) config(a *app) vsphere.Config {
+	c := vsphere.ConfigFromEnv(a.getenv)
+	set := func(dst *string, val string, names ...string) {
+		if f.changed(names...) {
+			*dst = val
+		}
+	}
+	set(&c.URL, f.url, "url")
+	set(&c.Username, f.username, "username")
+	set(&c.Password, f.password, "password")
+	set(&c.Datacenter, f.datacenter, "datacenter", "dc")
+	set(&c.Datastore, f.datastore, "datastore", "ds")
+	set(&c.ResourcePool, f.pool, "pool")
+	set(&c.Folder, f.folder, "folder")
+	set(&c.Network, f.network, "net")
+	c.Template = f.template
+	if f.changed("insecure") {
+		c.Insecure = f.insecure
+	}
+	return c
+}
+
+// checkedConfig is config, checked before any connection unless
+// simulating (the simulator supplies its own): a missing URL or a bad
+// value is a usage error (exit status 2) naming the flag and variable.
+func (f *vsphereFlags) checkedConfig(a *app, cmd *cobra.Command) (vsphere.Config, error) {
+	c := f.config(a)
+	if f.simulate {
+		return c, nil
+	}
+	if strings.TrimSpace(c.URL) == "" {
+		return c, usagef("%s: --url (or $%s) is required, or use --simulate to try it on an in-process vcsim", cmd.CommandPath(), vsphere.EnvURL)
+	}
+	if err := c.Validate(); err != nil {
+		return c, usagef("%s: %v", cmd.CommandPath(), err)
+	}
+	return c, nil
+}
+
+// session connects to vSphere, or to a simulator started for this command
+// (the returned cleanup stops it). sim is nil when not simulating.
+func (f *vsphereFlags) session(ctx context.Context, a *app, cfg vsphere.Config, opts vsphere.SimOptions) (*vsphere.Session, *vsphere.Simulator, func(), error) {
+	var sim *vsphere.Simulator
+	if f.simulate {
+		var err error
+		if sim, err = vsphere.StartSimulator(ctx, opts); err != nil {
+			return nil, nil, nil, err
+		}
+		simCfg := sim.Config()
+		fmt.Fprintf(a.stderr, "simulate: started vcsim at %s (datacenter %s, %d datastores, template %s)\n",
+			vsphereHost(simCfg.URL), simCfg.Datacenter, len(sim.Datastores()), vsphere.SimTemplate)
+		cfg = simCfg
+	}
+	s, err := vsphere.Connect(ctx, cfg)
+	if err != nil {
+		if sim != nil {
+			sim.Close()
+		}
+		return nil, nil, nil, err
+	}
+	return s, sim, func() {
+		_ = s.Close(context.WithoutCancel(ctx))
+		if sim != nil {
+			sim.Close()
+		}
+	}, nil
+}
+
+func vsphereHost(u string) string {
+	if i := strings.Index(u, "@"); i >= 0 {
+		u = u[i+1:]
+	}
+	return strings.TrimSuffix(u, "/sdk")
+}
+
+func newVSphereCmd(a *app) *cobra.Command {
+	f := &vsphereFlags{}
+	cmd := &cobra.Command{
+		Use:   "vsphere",
+		Short: "Provision, list and destroy the benchmark VMs of a campaign on vSphere",
+		Long: `Provision the reviews' benchmark VMs on vCenter or ESXi (or on an in-process
+vcsim with --simulate), list them and remove them.
+
+Connection and placement flags are govc's, and default to govc's environment
+variables, so a shell set up for govc works as is:
+  GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE, GOVC_DATACENTER,
+  GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER, GOVC_NETWORK
+GOVC_USERNAME and GOVC_PASSWORD may name a file whose contents are used.
+
+Every VM carries its campaign id and creation time (extraConfig
+vmbench.campaign and vmbench.created, and the annotation), which is how
+'ls' finds leftovers and 'destroy' removes exactly one campaign.`,
+		Example: `  # try it without vSphere: 8 sysbench VMs on a simulated 8-datastore host
+  vmbench vsphere provision --simulate --role sysbench --count 8
+
+  # the same on vCenter, configured the govc way
+  export GOVC_URL=vcenter.lab GOVC_USERNAME=administrator@vsphere.local GOVC_PASSWORD=~/.vcpass
+  vmbench vsphere provision --role sysbench --count 16 --template centos63-percona \
+      --ds nvme0,nvme1,nvme2,nvme3,nvme4,nvme5,nvme6,nvme7 --pool r750/Resources --campaign r750-16vm
+  vmbench vsphere ls
+  vmbench vsphere destroy --campaign r750-16vm`,
+		Args: vsphereNoArgs,
+	}
+	f.bind(cmd.PersistentFlags())
+	cmd.PersistentFlags().BoolVar(&f.simulate, "simulate", false, "run against an in-process vcsim inventory that lives only as long as this command")
+	cmd.AddCommand(newVSphereProvisionCmd(a, f), newVSphereLsCmd(a, f), newVSphereDestroyCmd(a, f))
+	return cmd
+}
+
+func vsphereNoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s: unexpected argument %q (see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+func newVSphereProvisionCmd(a *app, f *vsphereFlags) *cobra.Command {
+	var (
+		role, campaign, prefix string
+		count, parallel        int
+		powerOn, dryRun        bool
+		ipTimeout              time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "provision --role ROLE --count N [flags]",
+		Short: "Clone N VMs of a role's layout from a template, spread over datastores",
+		Long: `Provision clones --count VMs of the --role layout from --template:
+
+  sysbench   16 vCPU, 60 GB RAM, LSI Logic SAS; vDisks 92 GB boot (thin),
+             447 GB pre-built database (thick), 270 GB database under test
+             (eager-zeroed thick)
+  sqlserver  16 vCPU, 64 GB RAM, LSI Logic SAS; vDisks 100 GB boot (thin),
+             500 GB data and log (eager-zeroed thick)
+
+The boot disk is the template's, grown; the others go on a new LSI Logic SAS
+controller. VM i goes, with all its disks, on datastore i mod the number of
+datastores (16 VMs on 8 datastores: two each). Each VM is powered on and its
+IP awaited (VMware Tools must report it).
+
+A preflight runs first: template, pool, folder and datastores exist, the
+datastores have room for the thick disks and swap of their VMs, and host CPU
+and memory overcommit is reported. Nothing is created if it fails
+(--dry-run stops after it). If anything fails later, or on Ctrl-C, every VM
+this command created is destroyed before it exits.
+
+With --simulate the VMs are created in an in-process vcsim that exists only
+while the command runs: the command prints what was built and the simulated
+inventory is discarded at exit.`,
+		Example: `  # simulated: provision 16 sysbench VMs over 8 datastores and show them
+  vmbench vsphere provision --simulate --role sysbench --count 16
+
+  # vCenter: check first, then provision 8 SQL Server VMs
+  vmbench vsphere provision --role sqlserver --count 8 --template win2012r2-sql2014 \
+      --ds nvme0,nvme1,nvme2,nvme3 --campaign sql-8vm --dry-run
+  vmbench vsphere provision --role sqlserver --count 8 --template win2012r2-sql2014 \
+      --ds nvme0,nvme1,nvme2,nvme3 --campaign sql-8vm`,
+		Args: vsphereNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			layout, err := vsphere.LayoutFor(role)
+			if role == "" || err != nil {
+				return usagef("%s: --role %q: valid roles are %s", cmd.CommandPath(), role, strings.Join(vsphere.Roles(), ", "))
+			}
+			if count < 1 {
+				return usagef("%s: --count is %d, must be at least 1 (the reviews use 4, 8 or 16)", cmd.CommandPath(), count)
+			}
+			if parallel < 1 {
+				return usagef("%s: --parallel is %d, must be at least 1", cmd.CommandPath(), parallel)
+			}
+			if ipTimeout <= 0 {
+				return usagef("%s: --ip-timeout must be positive (e.g. 10m)", cmd.CommandPath())
+			}
+			if campaign == "" {
+				campaign = vsphere.NewCampaignID(time.Now())
+			}
+			cfg, err := f.checkedConfig(a, cmd)
+			if err != nil {
+				return err
+			}
+			spec := vsphere.ProvisionSpec{
+				CampaignID: campaign, Layout: layout, Count: count, NamePrefix: prefix,
+				Template: cfg.Template, Datastores: cfg.Datastores(), ResourcePool: cfg.ResourcePool,
+				Folder: cfg.Folder, Network: cfg.Network, Parallel: parallel, PowerOn: powerOn, IPTimeout: ipTimeout,
+			}
+			if err := checkProvisionSpec(cmd, spec, f.simulate); err != nil {
+				return err
+			}
+
+			ctx := cmd.Context()
+			s, sim, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{Datastores: 8})
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			if sim != nil {
+				spec = f.simulatedSpec(spec, sim, count)
+			}
+			if dryRun {
+				report, err := s.Preflight(ctx, spec)
+				fmt.Fprintln(a.stdout, report.String())
+				return err
+			}
+			fmt.Fprintf(a.stderr, "campaign %s: provisioning %d %s VMs from %s on %s\n",
+				spec.CampaignID, spec.Count, role, spec.Template, strings.Join(spec.Datastores, ","))
+			progress := lineWriter(a.stderr)
+			vms, err := s.Provision(ctx, spec, progress)
+			if err != nil {
+				return err
+			}
+			if err := printVMTable(ctx, a.stdout, s, vms); err != nil {
+				return err
+			}
+			if sim != nil {
+				fmt.Fprintf(a.stderr, "simulate: these %d VMs live in an in-process vcsim; the simulated inventory is discarded when this command exits\n", len(vms))
+			} else {
+				fmt.Fprintf(a.stderr, "campaign %s: %d VMs ready; remove them with: vmbench vsphere destroy --campaign %s\n", spec.CampaignID, len(vms), spec.CampaignID)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&role, "role", "", "VM layout: "+strings.Join(vsphere.Roles(), " or "))
+	fs.IntVar(&count, "count", 4, "number of VMs (the reviews use 4, 8 or 16)")
+	fs.StringVar(&campaign, "campaign", "", "campaign id tagged on every VM (default: vmbench-<UTC time>-<random>)")
+	fs.StringVar(&prefix, "prefix", "", "VM name prefix; VMs are <prefix>-01..NN (default vmbench-<role>)")
+	fs.IntVar(&parallel, "parallel", vsphere.DefaultParallel, "VMs provisioned at once")
+	fs.BoolVar(&powerOn, "power-on", true, "power the VMs on and wait for their IPs")
+	fs.DurationVar(&ipTimeout, "ip-timeout", vsphere.DefaultIPTimeout, "how long to wait for each VM's IP")
+	fs.BoolVar(&dryRun, "dry-run", false, "run the preflight checks only and print their report")
+	return cmd
+}
+
+// checkProvisionSpec rejects, before any connection, what Provision would
+// reject anyway; flags are named.
+func checkProvisionSpec(cmd *cobra.Command, spec vsphere.ProvisionSpec, simulate bool) error {
+	if simulate {
+		if spec.Template == "" {
+			spec.Template = vsphere.SimTemplate
+		}
+		if len(spec.Datastores) == 0 {
+			spec.Datastores = []string{"LocalDS_0"}
+		}
+	}
+	if spec.Template == "" {
+		return usagef("%s: --template is required: the template (or powered-off VM) to clone", cmd.CommandPath())
+	}
+	if len(spec.Datastores) == 0 {
+		return usagef("%s: --ds (or $%s) is required: the datastore(s) to spread the VMs over, comma-separated", cmd.CommandPath(), vsphere.EnvDatastore)
+	}
+	if err := spec.Validate(); err != nil {
+		return usagef("%s: %v", cmd.CommandPath(), err)
+	}
+	return nil
+}
+
+// simulatedSpec points spec at the simulator: its template and, unless
+// --ds was given, as many of its datastores as VMs (at most all 8), and a
+// loopback IP reported for every VM.
+func (f *vsphereFlags) simulatedSpec(spec vsphere.ProvisionSpec, sim *vsphere.Simulator, count int) vsphere.ProvisionSpec {
+	cfg := sim.Config()
+	if !f.changed("template") {
+		spec.Template = cfg.Template
+	}
+	if !f.changed("ds", "datastore") {
+		all := sim.Datastores()
+		spec.Datastores = all[:min(count, len(all))]
+	}
+	if !f.changed("pool") {
+		spec.ResourcePool = cfg.ResourcePool
+	}
+	if !f.changed("folder") {
+		spec.Folder = ""
+	}
+	if !f.changed("net") {
+		spec.Network = ""
+	}
+	spec.SimulatedIP = "127.0.0.1" // the simulated databases are local
+	return spec
+}
+
+// lineWriter returns a progress func printing one line per call.
+func lineWriter(w io.Writer) func(string) {
+	var mu sync.Mutex
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(w, msg)
+	}
+}
+
+// printVMTable reads every VM back and prints what vSphere reports.
+func printVMTable(ctx context.Context, w io.Writer, s *vsphere.Session, vms []vsphere.VM) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tvCPU\tMEMORY\tCONTROLLERS\tDISKS (size, provisioning, controller:unit)\tDATASTORE\tIP")
+	for _, vm := range vms {
+		info, err := s.Inspect(ctx, vm.Name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d GB\t%s\t%s\t%s\t%s\n", info.Name, info.NumCPU, info.MemoryMB/1024,
+			strings.Join(info.Controllers, ","), info.DiskSummary(), info.Datastore, orDash(info.IP))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func newVSphereLsCmd(a *app, f *vsphereFlags) *cobra.Command {
+	var campaign string
+	cmd := &cobra.Command{
+		Use:   "ls [--campaign ID]",
+		Short: "List the VMs that carry a vmbench campaign id",
+		Long: `ls lists the VMs of the datacenter tagged with a vmbench campaign id (all
+campaigns, or the one named by --campaign), with their creation time, so
+VMs left behind by an interrupted run can be found and destroyed.
+Templates and VMs without a campaign id are never listed.`,
+		Example: `  vmbench vsphere ls
+  vmbench vsphere ls --campaign r750-16vm --url vcenter.lab -k`,
+		Args: vsphereNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.checkedConfig(a, cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, _, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{})
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			vms, err := s.List(ctx, campaign)
+			if err != nil {
+				return err
+			}
+			if len(vms) == 0 {
+				fmt.Fprintln(a.stderr, "no vmbench VMs found")
+				return nil
+			}
+			sort.SliceStable(vms, func(i, j int) bool { return vms[i].CampaignID < vms[j].CampaignID })
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CAMPAIGN\tNAME\tROLE\tPOWER\tIP\tDATASTORE\tCREATED\tMOREF")
+			for _, vm := range vms {
+				created := "-"
+				if !vm.Created.IsZero() {
+					created = vm.Created.UTC().Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", vm.CampaignID, vm.Name, orDash(vm.Role), vm.PowerState,
+					orDash(vm.IP), vm.Datastore, created, vm.MoRef)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&campaign, "campaign", "", "only this campaign's VMs")
+	return cmd
+}
+
+func newVSphereDestroyCmd(a *app, f *vsphereFlags) *cobra.Command {
+	var campaign string
+	cmd := &cobra.Command{
+		Use:   "destroy --campaign ID",
+		Short: "Power off and destroy every VM of one campaign",
+		Long: `destroy powers off and destroys every VM tagged with the campaign id, disks
+included, and nothing else: other campaigns' VMs, untagged VMs and templates
+are left alone. 'vmbench vsphere ls' shows the campaigns that have VMs.`,
+		Example: `  vmbench vsphere destroy --campaign r750-16vm
+  vmbench vsphere ls && vmbench vsphere destroy --campaign vmbench-20260102-150405-a1b2`,
+		Args: vsphereNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if campaign == "" {
+				return usagef("%s: --campaign is required (see 'vmbench vsphere ls' for the campaigns that have VMs)", cmd.CommandPath())
+			}
+			if err := vsphere.ValidCampaignID(campaign); err != nil {
+				return usagef("%s: --campaign: %v", cmd.CommandPath(), err)
+			}
+			cfg, err := f.checkedConfig(a, cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, _, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{})
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			n, err := s.Destroy(ctx, campaign, lineWriter(a.stderr))
+			fmt.Fprintf(a.stdout, "destroyed %d VM(s) of campaign %s\n", n, campaign)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&campaign, "campaign", "", "campaign id whose VMs are destroyed (required)")
+	return cmd
+}

@@ -1,0 +1,537 @@
+package dialect
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Defaults of the connection flags, sysbench 1.0's (--mysql-host localhost,
+// --mysql-port 3306, --mysql-user sbtest, --mysql-db sbtest). sysbench has
+// no SQLite driver; DefaultSQLitePath follows the same naming.
+const (
+	DefaultMySQLHost  = "localhost"
+	DefaultMySQLPort  = 3306
+	DefaultMySQLUser  = "sbtest"
+	DefaultDatabase   = "sbtest"
+	DefaultSQLitePath = "sbtest.db"
+)
+
+// Connection settings Open puts into the driver DSN. Config.Params
+// overrides any of them by name.
+const (
+	// mysqlDialTimeout bounds establishing a TCP or socket connection
+	// (go-sql-driver "timeout").
+	mysqlDialTimeout = 10 * time.Second
+	// mysqlWriteTimeout bounds writing one packet to the server
+	// (go-sql-driver "writeTimeout"); a bulk INSERT of 512 KiB takes far less.
+	// There is deliberately no read timeout: CREATE INDEX or ANALYZE on a
+	// large table legitimately runs for minutes. Runs bound statements with
+	// their context instead.
+	mysqlWriteTimeout = 60 * time.Second
+	// sqliteBusyTimeout is how long, in milliseconds, a SQLite connection
+	// waits for another connection's lock before failing with SQLITE_BUSY.
+	sqliteBusyTimeout = 5000
+)
+
+// Config says how to reach a database. Field names follow sysbench's flags:
+// --db-driver, --mysql-host, --mysql-port, --mysql-socket, --mysql-user,
+// --mysql-password, --mysql-db, and vmbench's --sqlite-path. Build one with
+// DefaultConfig and flags, or with ParseDSN; check it with Validate.
+type Config struct {
+	// Driver selects the database family (--db-driver).
+	Driver Driver
+	// Host is the MySQL server's host name or IP address (--mysql-host,
+	// default "localhost"). Unlike libmysqlclient, go-sql-driver connects to
+	// "localhost" over TCP; give Socket to use a Unix socket.
+	Host string
+	// Port is the MySQL server's TCP port (--mysql-port); 0 means 3306.
+	Port int
+	// Socket is the path of the MySQL server's Unix socket (--mysql-socket).
+	// When set, it is used instead of TCP; Host must then be empty or
+	// "localhost", as with libmysqlclient.
+	Socket string
+	// User and Password are the MySQL account (--mysql-user,
+	// --mysql-password). String never shows the password.
+	User, Password string
+	// Database is the MySQL database (--mysql-db); empty connects without a
+	// default database.
+	Database string
+	// SQLitePath is the SQLite database file (--sqlite-path); its directory
+	// must exist. Relative paths are relative to the working directory.
+	SQLitePath string
+	// Params are extra driver DSN parameters, applied after (and so
+	// overriding) the ones Open sets. For MySQL they are go-sql-driver
+	// parameters or session variables (e.g. "readTimeout": "30s",
+	// "interpolateParams": "true", "innodb_lock_wait_timeout": "5"); for
+	// SQLite they are modernc.org/sqlite or SQLite URI parameters (e.g.
+	// "_busy_timeout": "0", "_txlock": "immediate", "_synchronous": "NORMAL").
+	Params map[string]string
+}
+
+// DefaultConfig returns d with every connection flag at its default:
+// sysbench's for MySQL, DefaultSQLitePath for SQLite. Both sets are filled,
+// so flags for either driver can be parsed into the same Config.
+func DefaultConfig(d Driver) Config {
+	return Config{
+		Driver:     d,
+		Host:       DefaultMySQLHost,
+		Port:       DefaultMySQLPort,
+		User:       DefaultMySQLUser,
+		Database:   DefaultDatabase,
+		SQLitePath: DefaultSQLitePath,
+	}
+}
+
+// Dialect returns the dialect of c.Driver, or nil for an unknown driver.
+func (c Config) Dialect() Dialect { return c.Driver.Dialect() }
+
+// WithDatabase returns a copy of c whose Database is name; Params is copied,
+// not shared.
+func (c Config) WithDatabase(name string) Config {
+	c.Database = name
+	c.Params = maps.Clone(c.Params)
+	return c
+}
+
+// port returns the effective TCP port.
+func (c Config) port() int {
+	if c.Port == 0 {
+		return DefaultMySQLPort
+	}
+	return c.Port
+}
+
+// useSocket reports whether a MySQL connection goes over the Unix socket.
+func (c Config) useSocket() bool { return c.Socket != "" }
+
+// Validate checks c and returns every problem at once (errors.Join), each
+// naming the flag it concerns, e.g. "--mysql-port: 70000 is not a port
+// (1..65535)". It returns nil when c can be opened as far as can be told
+// without connecting. Fields of the other driver are not checked.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(flag, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", flag, fmt.Sprintf(format, args...)))
+	}
+	switch c.Driver {
+	case MySQL:
+		c.validateMySQL(bad)
+	case SQLite:
+		c.validateSQLite(bad)
+	case "":
+		bad("--db-driver", "empty (valid: %s)", driverList())
+	default:
+		bad("--db-driver", "unknown driver %q (valid: %s)", string(c.Driver), driverList())
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
+		if strings.TrimSpace(k) == "" {
+			bad("DSN parameters", "a parameter has an empty name")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) validateMySQL(bad func(flag, format string, args ...any)) {
+	if c.Port < 0 || c.Port > 65535 {
+		bad("--mysql-port", "%d is not a port (1..65535)", c.Port)
+	}
+	switch h := c.Host; {
+	case c.useSocket():
+		if h != "" && h != "localhost" {
+			bad("--mysql-socket", "given with --mysql-host=%s; a socket is only used with --mysql-host=localhost (or empty): drop one of them", h)
+		}
+	case h == "":
+		bad("--mysql-host", "empty (give a host name or IP address, or --mysql-socket)")
+	case strings.Contains(h, ","):
+		bad("--mysql-host", "%q is a list; give one host per Config", h)
+	case strings.ContainsAny(h, "/()@ \t"):
+		bad("--mysql-host", "%q is not a host name or IP address", h)
+	case strings.Contains(h, ":") && net.ParseIP(h) == nil:
+		bad("--mysql-host", "%q is not a host name or IP address (give the port with --mysql-port)", h)
+	}
+	if c.User == "" {
+		bad("--mysql-user", "empty")
+	}
+	if msg := checkMySQLDatabase(c.Database); msg != "" {
+		bad("--mysql-db", "%s", msg)
+	}
+	// Try each parameter alone, so that the message names the bad one.
+	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
+		one := c
+		one.Params = map[string]string{k: c.Params[k]}
+		if _, err := one.mysqlConfig(); err != nil && strings.TrimSpace(k) != "" {
+			bad("DSN parameter "+k+"="+c.Params[k], "%v", err)
+		}
+	}
+}
+
+// checkMySQLDatabase returns what is wrong with a database name, or "".
+// Names are limited to 64 characters and may not contain '/', '\' or '.'
+// (MySQL reference manual, "Schema Object Names").
+func checkMySQLDatabase(name string) string {
+	switch {
+	case name == "":
+		return ""
+	case len(name) > 64:
+		return fmt.Sprintf("%q is longer than 64 characters", name)
+	case strings.ContainsAny(name, "/\\.\x00"):
+		return fmt.Sprintf("%q contains '/', '\\', '.' or NUL, which database names cannot", name)
+	case strings.HasSuffix(name, " "):
+		return fmt.Sprintf("%q ends with a space, which database names cannot", name)
+	}
+	return ""
+}
+
+func (c Config) validateSQLite(bad func(flag, format string, args ...any)) {
+	p := c.SQLitePath
+	switch {
+	case p == "":
+		bad("--sqlite-path", "empty (give the database file, e.g. %s)", DefaultSQLitePath)
+	case p == ":memory:" || strings.HasPrefix(p, "file::memory:") || c.Params["mode"] == "memory":
+		bad("--sqlite-path", "%q is an in-memory database, which every pooled connection would see as its own empty database; give a file", p)
+	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)):
+		bad("--sqlite-path", "%q names a directory; give a file in it", p)
+	}
+}
+
+// String returns c as a DSN that ParseDSN accepts, with the password
+// replaced by "xxxxx": "mysql://sbtest:xxxxx@localhost:3306/sbtest",
+// "mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock",
+// "sqlite:///var/lib/x.db", "sqlite:rel/x.db".
+func (c Config) String() string {
+	switch c.Driver {
+	case MySQL:
+		var b strings.Builder
+		b.WriteString("mysql://")
+		if c.User != "" || c.Password != "" {
+			b.WriteString(url.User(c.User).String())
+			if c.Password != "" {
+				b.WriteString(":xxxxx")
+			}
+			b.WriteString("@")
+		}
+		q := maps.Clone(c.Params)
+		if c.useSocket() {
+			b.WriteString(c.Host)
+			if q == nil {
+				q = map[string]string{}
+			}
+			q["socket"] = c.Socket
+		} else {
+			b.WriteString(net.JoinHostPort(c.Host, strconv.Itoa(c.port())))
+		}
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(c.Database))
+		b.WriteString(encodeQuery(q))
+		return b.String()
+	case SQLite:
+		p := c.SQLitePath
+		if strings.HasPrefix(p, "/") {
+			return "sqlite://" + p + encodeQuery(c.Params)
+		}
+		return "sqlite:" + p + encodeQuery(c.Params)
+	}
+	return fmt.Sprintf("%s://(invalid driver)", string(c.Driver))
+}
+
+// encodeQuery returns "?k=v&..." sorted by key, or "" for no parameters. '/'
+// and ':' are left readable; both are legal in a query.
+func encodeQuery(q map[string]string) string {
+	if len(q) == 0 {
+		return ""
+	}
+	readable := strings.NewReplacer("%2F", "/", "%3A", ":")
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(q)) {
+		if i == 0 {
+			b.WriteByte('?')
+		} else {
+			b.WriteByte('&')
+		}
+		b.WriteString(readable.Replace(url.QueryEscape(k)))
+		b.WriteByte('=')
+		b.WriteString(readable.Replace(url.QueryEscape(q[k])))
+	}
+	return b.String()
+}
+
+// dsnForms names the DSN forms ParseDSN accepts, for its errors.
+const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:port)/db, sqlite:///path/file.db or file:path/file.db"
+
+// ParseDSN parses a connection string into a Config. It accepts
+//
+//   - "mysql://user:pass@host:port/db?param=v" (also "mariadb://"); a
+//     "socket" parameter sets Socket; the port defaults to 3306;
+//   - go-sql-driver's own form "user:pass@tcp(host:port)/db?param=v" or
+//     "user:pass@unix(/path/mysqld.sock)/db";
+//   - "sqlite:///abs/path/file.db", "sqlite:rel/file.db" and SQLite URIs
+//     "file:/abs/file.db", "file:///abs/file.db", "file:rel/file.db".
+//
+// Query parameters other than "socket" go to Params. Errors quote the DSN
+// with the password replaced by "xxxxx". ParseDSN does not call Validate.
+func ParseDSN(s string) (Config, error) {
+	s = strings.TrimSpace(s)
+	fail := func(format string, args ...any) (Config, error) {
+		return Config{}, fmt.Errorf("DSN %q: %s", maskDSN(s), fmt.Sprintf(format, args...))
+	}
+	lower := strings.ToLower(s)
+	switch {
+	case s == "":
+		return Config{}, fmt.Errorf("empty DSN (give %s)", dsnForms)
+	case strings.HasPrefix(lower, "mysql://"), strings.HasPrefix(lower, "mariadb://"):
+		c, msg := parseMySQLURL(s)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		return c, nil
+	case strings.HasPrefix(lower, "sqlite:"), strings.HasPrefix(lower, "file:"):
+		c, msg := parseSQLiteURI(s)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		return c, nil
+	}
+	mc, err := mysql.ParseDSN(s)
+	if err != nil {
+		return fail("%v (accepted forms: %s)", err, dsnForms)
+	}
+	c := Config{Driver: MySQL, User: mc.User, Password: mc.Passwd, Database: mc.DBName}
+	switch mc.Net {
+	case "unix":
+		c.Socket = mc.Addr
+	case "tcp", "tcp4", "tcp6":
+		host, port, err := net.SplitHostPort(mc.Addr)
+		if err != nil {
+			return fail("address %q: %v", mc.Addr, err)
+		}
+		c.Host = host
+		if c.Port, err = strconv.Atoi(port); err != nil {
+			return fail("port %q is not a number", port)
+		}
+	default:
+		return fail("network %q is not supported (use tcp or unix)", mc.Net)
+	}
+	// go-sql-driver moves the parameters it knows into fields; keep the
+	// caller's text instead, so that String and Open see what was given.
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		if j := strings.IndexByte(s[i:], '?'); j >= 0 {
+			q, err := url.ParseQuery(s[i+j+1:])
+			if err != nil {
+				return fail("parameters: %v", err)
+			}
+			c.Params = lastValues(q)
+		}
+	}
+	return c, nil
+}
+
+// parseMySQLURL parses the mysql:// form; a non-empty string is the problem.
+func parseMySQLURL(s string) (Config, string) {
+	u, err := url.Parse(s)
+	if err != nil {
+		// url.Error repeats the whole URL, password included; keep its cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return Config{}, err.Error()
+	}
+	c := Config{Driver: MySQL, Host: u.Hostname(), Port: DefaultMySQLPort}
+	if u.User != nil {
+		c.User = u.User.Username()
+		c.Password, _ = u.User.Password()
+	}
+	if p := u.Port(); p != "" {
+		if c.Port, err = strconv.Atoi(p); err != nil {
+			return Config{}, fmt.Sprintf("port %q is not a number", p)
+		}
+	}
+	c.Database = strings.TrimPrefix(u.Path, "/")
+	if strings.Contains(c.Database, "/") {
+		return Config{}, fmt.Sprintf("database name %q contains '/'", c.Database)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return Config{}, "parameters: " + err.Error()
+	}
+	c.Params = lastValues(q)
+	if sock, ok := c.Params["socket"]; ok {
+		c.Socket = sock
+		delete(c.Params, "socket")
+		if len(c.Params) == 0 {
+			c.Params = nil
+		}
+	}
+	return c, ""
+}
+
+// parseSQLiteURI parses "sqlite:..." and "file:..."; a non-empty string is
+// the problem.
+func parseSQLiteURI(s string) (Config, string) {
+	colon := strings.IndexByte(s, ':')
+	scheme, rest := strings.ToLower(s[:colon]), s[colon+1:]
+	if i := strings.IndexByte(rest, '#'); i >= 0 && scheme == "file" {
+		rest = rest[:i] // SQLite URIs end at a fragment
+	}
+	rawQuery := ""
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest, rawQuery = rest[:i], rest[i+1:]
+	}
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		if scheme == "file" {
+			// file://[authority]/path: the authority must be empty or localhost.
+			slash := strings.IndexByte(rest, '/')
+			if slash < 0 {
+				return Config{}, "file URI has no path after its authority"
+			}
+			if auth := rest[:slash]; auth != "" && !strings.EqualFold(auth, "localhost") {
+				return Config{}, fmt.Sprintf("file URI authority %q is not empty or localhost", auth)
+			}
+			rest = rest[slash:]
+		}
+	}
+	path, err := url.PathUnescape(rest)
+	if err != nil {
+		return Config{}, "path: " + err.Error()
+	}
+	if path == "" {
+		return Config{}, "no database file path (e.g. sqlite:///var/lib/vmbench/sbtest.db)"
+	}
+	c := Config{Driver: SQLite, SQLitePath: path}
+	if rawQuery != "" {
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return Config{}, "parameters: " + err.Error()
+		}
+		c.Params = lastValues(q)
+	}
+	return c, ""
+}
+
+// lastValues keeps the last value of each key, as both drivers do.
+func lastValues(q url.Values) map[string]string {
+	if len(q) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(q))
+	for k, v := range q {
+		m[k] = v[len(v)-1]
+	}
+	return m
+}
+
+// maskDSN replaces the password in a DSN of any accepted form by "xxxxx",
+// also when the DSN does not parse.
+func maskDSN(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		auth := s[i+3:]
+		if q := strings.IndexByte(auth, '?'); q >= 0 {
+			auth = auth[:q]
+		}
+		at := strings.LastIndexByte(auth, '@')
+		if at < 0 {
+			return s
+		}
+		cred := auth[:at]
+		if c := strings.IndexByte(cred, ':'); c >= 0 {
+			return s[:i+3] + cred[:c] + ":xxxxx" + s[i+3+at:]
+		}
+		return s
+	}
+	head := s
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		head = s[:i]
+	}
+	at := strings.LastIndexByte(head, '@')
+	if at < 0 {
+		return s
+	}
+	if c := strings.IndexByte(head[:at], ':'); c >= 0 {
+		return head[:c] + ":xxxxx" + s[at:]
+	}
+	return s
+}
+
+// mysqlConfig builds the go-sql-driver configuration Open uses: parseTime,
+// interpolateParams=false (server-side prepared statements, like
+// sysbench's default --db-ps-mode=auto), timeouts, then c.Params.
+func (c Config) mysqlConfig() (*mysql.Config, error) {
+	mc := mysql.NewConfig()
+	mc.User = c.User
+	mc.Passwd = c.Password
+	if c.useSocket() {
+		mc.Net, mc.Addr = "unix", c.Socket
+	} else {
+		mc.Net, mc.Addr = "tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.port()))
+	}
+	mc.DBName = c.Database
+	mc.ParseTime = true
+	mc.InterpolateParams = false
+	mc.Timeout = mysqlDialTimeout
+	mc.WriteTimeout = mysqlWriteTimeout
+	if len(c.Params) == 0 {
+		return mc, nil
+	}
+	// Let go-sql-driver interpret the parameters exactly as in a DSN: the
+	// ones it knows set fields, the rest become session variables.
+	dsn := mc.FormatDSN()
+	sep := "?"
+	if strings.Contains(dsn[strings.LastIndexByte(dsn, '/'):], "?") {
+		sep = "&"
+	}
+	var b strings.Builder
+	b.WriteString(dsn)
+	for _, k := range slices.Sorted(maps.Keys(c.Params)) {
+		b.WriteString(sep)
+		sep = "&"
+		b.WriteString(url.QueryEscape(k))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(c.Params[k]))
+	}
+	return mysql.ParseDSN(b.String())
+}
+
+// sqliteDSN builds the modernc.org/sqlite DSN Open uses: a file: URI of the
+// absolute path with WAL journaling and a busy timeout, then c.Params.
+// Synchronous stays at SQLite's default (FULL), so a commit is as durable as
+// InnoDB's with innodb_flush_log_at_trx_commit=1; "_synchronous": "NORMAL"
+// trades that for speed.
+func (c Config) sqliteDSN() (string, error) {
+	abs, err := filepath.Abs(c.SQLitePath)
+	if err != nil {
+		return "", fmt.Errorf("--sqlite-path: %w", err)
+	}
+	q := url.Values{}
+	if !hasAny(c.Params, "_busy_timeout", "_timeout") {
+		q.Set("_busy_timeout", strconv.Itoa(sqliteBusyTimeout))
+	}
+	if !hasAny(c.Params, "_journal_mode", "_journal") {
+		q.Set("_journal_mode", "WAL")
+	}
+	for k, v := range c.Params {
+		q.Set(k, v)
+	}
+	// SQLite decodes %HH in URI paths and ends the path at '?' or '#'.
+	esc := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
+	return "file:" + esc.Replace(abs) + "?" + q.Encode(), nil
+}
+
+func hasAny(m map[string]string, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,69 @@
+package dialect
+
+import "strings"
+
+// sqliteDialect is the dialect of SQLite 3 (modernc.org/sqlite ships 3.54).
+type sqliteDialect struct{}
+
+var _ Dialect = sqliteDialect{}
+
+// Driver returns SQLite.
+func (sqliteDialect) Driver() Driver { return SQLite }
+
+// Placeholder returns "?" whatever n is.
+func (sqliteDialect) Placeholder(n int) string { return "?" }
+
+// Capabilities of SQLite in WAL mode.
+func (sqliteDialect) Capabilities() Capabilities {
+	return Capabilities{
+		MultiRowInsert:       true,
+		MaxPlaceholders:      32766, // SQLITE_MAX_VARIABLE_NUMBER since 3.32.0
+		AutoIncrementKeyword: true,
+		ServerSidePrepare:    false,
+		ForceIndexHint:       false, // SQLite has INDEXED BY, a different shape
+		SelectForUpdate:      false,
+		ConcurrentWriters:    false,
+		Databases:            false,
+	}
+}
+
+// QuoteIdent returns "name", with " doubled inside.
+func (sqliteDialect) QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// AutoIncrementPK returns "INTEGER PRIMARY KEY": the column becomes the
+// table's rowid, the B-tree key the rows are stored by (like InnoDB's
+// clustered primary key), and an INSERT without it gets max(rowid)+1.
+//
+// AUTOINCREMENT is left out on purpose: it only adds the promise that ids of
+// deleted rows are never reused, paid with a read and a write of the
+// sqlite_sequence table on every INSERT, a cost MySQL does not have. sysbench
+// re-inserts deleted rows with their own id, so the promise buys nothing.
+func (sqliteDialect) AutoIncrementPK() string { return "INTEGER PRIMARY KEY" }
+
+// TableOptions returns "": SQLite has no storage engines.
+func (sqliteDialect) TableOptions() string { return "" }
+
+// Begin returns "BEGIN" (a deferred transaction: it takes the write lock at
+// its first write; add _txlock=immediate to Config.Params to make
+// database/sql's BeginTx take it at once).
+func (sqliteDialect) Begin() string { return "BEGIN" }
+
+// Commit returns "COMMIT".
+func (sqliteDialect) Commit() string { return "COMMIT" }
+
+// Rollback returns "ROLLBACK".
+func (sqliteDialect) Rollback() string { return "ROLLBACK" }
+
+// CreateIndex returns `CREATE INDEX "name" ON "table" ("c1", "c2")`. Index
+// names are per database in SQLite, not per table, so they must be unique
+// across tables (sysbench's k_1, k_2, ... are).
+func (d sqliteDialect) CreateIndex(table, name string, cols ...string) string {
+	return createIndex(d, table, name, cols)
+}
+
+// DropTableIfExists returns `DROP TABLE IF EXISTS "table"`.
+func (d sqliteDialect) DropTableIfExists(table string) string {
+	return "DROP TABLE IF EXISTS " + d.QuoteIdent(table)
+}

@@ -1,0 +1,74 @@
+package deps
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// allowed lists, per package, the vmbench packages it may import
+// (directly or not), as DESIGN.md section 1 says. A package not listed here
+// fails the test, so a new package must declare its place.
+var allowed = map[string][]string{
+	"vmbench/oltp/hist":       {},
+	"vmbench/oltp":            {"vmbench/oltp/hist"},
+	"vmbench/dialect":         {},
+	"vmbench/sysbench":        {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
+	"vmbench/vsphere":         {},
+	"vmbench/scenarios":       {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere"},
+	"vmbench/internal/testdb": {},
+	"vmbench/internal/deps":   {},
+	"vmbench/cmd/vmbench":     nil, // everything
+}
+
+// forbiddenExternal lists outside packages a package must never pull in:
+// the driver core stays SQL-free and vSphere-free.
+var forbiddenExternal = map[string][]string{
+	"vmbench/oltp":      {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/vmware/govmomi"},
+	"vmbench/oltp/hist": {"database/sql", "github.com/vmware/govmomi"},
+	"vmbench/dialect":   {"github.com/vmware/govmomi"},
+	"vmbench/sysbench":  {"github.com/vmware/govmomi"},
+	"vmbench/vsphere":   {"database/sql"},
+	"vmbench/scenarios": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite"},
+}
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+}
+
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps=false", "-json", "vmbench/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		allow, ok := allowed[p.ImportPath]
+		if !ok {
+			t.Errorf("%s is not in the import rules; add it to allowed (and to DESIGN.md's table)", p.ImportPath)
+			continue
+		}
+		for _, d := range p.Deps {
+			if allow != nil && strings.HasPrefix(d, "vmbench/") && !slices.Contains(allow, d) {
+				t.Errorf("%s imports %s, which DESIGN.md does not allow (allowed: %v)", p.ImportPath, d, allow)
+			}
+			for _, f := range forbiddenExternal[p.ImportPath] {
+				if d == f || (strings.Contains(f, ".") && strings.HasPrefix(d, f+"/")) { // a module and its packages; database/sql exactly
+					t.Errorf("%s depends on %s, which it must never import", p.ImportPath, d)
+				}
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("go list reported only %d packages", seen)
+	}
+}

@@ -1,0 +1,600 @@
+// Package testdb starts a throwaway MariaDB (or MySQL) server for integration
+// tests: a fresh data directory in a temp dir, a free TCP port on 127.0.0.1
+// and a Unix socket beside the data, small buffers so that it starts in well
+// under a second, and no option files read (--no-defaults), so the machine's
+// own server and its configuration are never touched.
+//
+// A test package uses one server for the whole test binary:
+//
+//	func TestMain(m *testing.M) { testdb.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		srv := testdb.Shared(t)        // skips when no server binary exists
+//		db := srv.NewDatabase(t)       // fresh database, dropped at cleanup
+//		conn, _ := sql.Open("mysql", srv.DSN(db))
+//		...
+//	}
+//
+// The server is found on PATH (mariadbd, then mysqld) or in /usr/sbin,
+// /usr/libexec and /usr/local/mysql/bin; VMBENCH_TESTDB_SERVER names a binary
+// explicitly. The data directory is initialised with mariadb-install-db (or
+// mysql_install_db) for MariaDB and with mysqld --initialize-insecure for
+// MySQL. The root account has an empty password.
+package testdb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// ErrNoServerBinary is returned by Start when neither mariadbd nor mysqld
+// exists on this machine. Shared turns it into a skipped test.
+var ErrNoServerBinary = errors.New("internal/testdb: no MariaDB/MySQL server binary (mariadbd/mysqld) found; install mariadb-server (make test does this when run as root)")
+
+// EnvServer names an environment variable that, when set, is the path of the
+// server binary to use instead of searching for one.
+const EnvServer = "VMBENCH_TESTDB_SERVER"
+
+// Timeouts of the server's life cycle.
+const (
+	// startTimeout bounds initialisation plus start-up until the server
+	// accepts connections (normally well under a second).
+	startTimeout = 60 * time.Second
+	// stopTimeout is how long Stop waits after SIGTERM before SIGKILL.
+	stopTimeout = 30 * time.Second
+)
+
+// dirPrefix starts the name of every temp dir a Server creates; Start removes
+// such dirs left behind by test processes that no longer exist.
+const dirPrefix = "vmbench-testdb-"
+
+// Server is one running throwaway server. Its methods are safe for
+// concurrent use.
+type Server struct {
+	bin     string // server binary
+	mariadb bool   // MariaDB rather than Oracle MySQL
+	dir     string // temp dir holding everything below
+	datadir string
+	socket  string
+	logPath string
+	port    int
+
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	werr error         // cmd.Wait's result, valid after done is closed
+
+	version string
+	admin   *sql.DB // root over the Unix socket
+
+	stopOnce sync.Once
+	stopErr  error
+	dbSeq    atomic.Int64
+}
+
+// Start initialises a new data directory and starts a server on it. It
+// returns ErrNoServerBinary when no server binary is found, and otherwise an
+// error that includes the tail of the server's log when the server does not
+// start within a minute. The caller must call Stop.
+func Start() (*Server, error) {
+	bin, err := findServer()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{bin: bin}
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("internal/testdb: %s --version: %v: %s", bin, err, bytes.TrimSpace(out))
+	}
+	s.mariadb = bytes.Contains(bytes.ToLower(out), []byte("mariadb"))
+
+	removeStaleDirs(tempBase())
+	s.dir, err = os.MkdirTemp(tempBase(), dirPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("internal/testdb: %w", err)
+	}
+	// The owner file lets a later Start remove this dir if this process dies
+	// without calling Stop.
+	if err := os.WriteFile(filepath.Join(s.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(s.dir)
+		return nil, fmt.Errorf("internal/testdb: %w", err)
+	}
+	s.datadir = filepath.Join(s.dir, "data")
+	s.socket = filepath.Join(s.dir, "mysqld.sock")
+	s.logPath = filepath.Join(s.dir, "server.log")
+
+	deadline := time.Now().Add(startTimeout)
+	if err := s.initDatadir(deadline); err != nil {
+		os.RemoveAll(s.dir)
+		return nil, err
+	}
+	// A free port can be taken by another process between our probe and the
+	// server's bind; try a few ports before giving up.
+	for attempt := 1; ; attempt++ {
+		err = s.start(deadline)
+		if err == nil {
+			return s, nil
+		}
+		s.kill()
+		if attempt < 4 && errors.Is(err, errPortInUse) && time.Now().Before(deadline) {
+			continue
+		}
+		os.RemoveAll(s.dir)
+		return nil, err
+	}
+}
+
+var errPortInUse = errors.New("port in use")
+
+// searchDirs are searched for mariadbd and mysqld after PATH (Debian and
+// Ubuntu put them in /usr/sbin, Fedora in /usr/libexec, Oracle's tarball in
+// /usr/local/mysql/bin). The Makefile's SERVER_DIRS lists the same.
+var searchDirs = []string{"/usr/sbin", "/usr/libexec", "/usr/local/mysql/bin"}
+
+// findServer returns the server binary to use.
+func findServer() (string, error) {
+	if p := os.Getenv(EnvServer); p != "" {
+		if isExecutable(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("internal/testdb: %s=%s is not an executable file", EnvServer, p)
+	}
+	names := []string{"mariadbd", "mysqld"}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	for _, d := range searchDirs {
+		for _, n := range names {
+			if p := filepath.Join(d, n); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", ErrNoServerBinary
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// findInstallDB returns mariadb-install-db or mysql_install_db, looked up on
+// PATH, next to the server binary and in the usual places.
+func findInstallDB(serverBin string) (string, error) {
+	names := []string{"mariadb-install-db", "mysql_install_db"}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	binDir := filepath.Dir(serverBin)
+	dirs := []string{binDir, filepath.Join(filepath.Dir(binDir), "bin"), filepath.Join(filepath.Dir(binDir), "scripts"), "/usr/bin", "/usr/local/mysql/scripts", "/usr/local/mysql/bin"}
+	for _, d := range dirs {
+		for _, n := range names {
+			if p := filepath.Join(d, n); isExecutable(p) {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("internal/testdb: found %s but neither mariadb-install-db nor mysql_install_db to initialise a data directory", serverBin)
+}
+
+// tempBase is the directory for the server's temp dir. The Unix socket path
+// must fit in sun_path (108 bytes), so a long TMPDIR falls back to /tmp.
+func tempBase() string {
+	base := os.TempDir()
+	if len(base) > 60 {
+		return "/tmp"
+	}
+	return base
+}
+
+// serverOptions are the options that both the initialisation and the server
+// get: small and fast, nothing durable beyond what tests need.
+func (s *Server) serverOptions() []string {
+	opts := []string{
+		"--datadir=" + s.datadir,
+		"--tmpdir=" + s.dir,
+		"--skip-name-resolve",
+		"--innodb-buffer-pool-size=64M",
+		"--innodb-log-file-size=16M",
+		"--innodb-flush-log-at-trx-commit=2",
+		"--innodb-doublewrite=0",
+		"--innodb-buffer-pool-load-at-startup=OFF",
+		"--innodb-buffer-pool-dump-at-shutdown=OFF",
+		"--skip-log-bin",
+		"--performance-schema=OFF",
+		"--character-set-server=utf8mb4",
+		"--collation-server=utf8mb4_general_ci",
+	}
+	if !s.mariadb {
+		// MySQL's X plugin would listen on 33060 in every instance.
+		opts = append(opts, "--mysqlx=OFF")
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, "--user=root")
+	}
+	return opts
+}
+
+// initDatadir creates the system tables in s.datadir.
+func (s *Server) initDatadir(deadline time.Time) error {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	var cmd *exec.Cmd
+	if s.mariadb {
+		installDB, err := findInstallDB(s.bin)
+		if err != nil {
+			return err
+		}
+		args := []string{"--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db"}
+		if d := filepath.Dir(s.bin); d != "/usr/sbin" && d != "/usr/bin" && d != "/usr/libexec" {
+			// A tarball install (e.g. /usr/local/mysql/bin) needs its base dir.
+			args = append(args, "--basedir="+filepath.Dir(d))
+		}
+		args = append(args, s.serverOptions()...)
+		cmd = exec.CommandContext(ctx, installDB, args...)
+	} else {
+		args := append([]string{"--no-defaults", "--initialize-insecure"}, s.serverOptions()...)
+		cmd = exec.CommandContext(ctx, s.bin, args...)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("internal/testdb: initialising %s with %s failed: %v\n%s", s.datadir, filepath.Base(cmd.Path), err, tail(out, 40))
+	}
+	return nil
+}
+
+// start starts the server process on a free port and waits until it accepts
+// connections on the socket and on TCP.
+func (s *Server) start(deadline time.Time) error {
+	port, err := freePort()
+	if err != nil {
+		return fmt.Errorf("internal/testdb: finding a free port: %w", err)
+	}
+	s.port = port
+	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("internal/testdb: %w", err)
+	}
+	defer logf.Close()
+	args := append([]string{"--no-defaults"}, s.serverOptions()...)
+	args = append(args,
+		"--port="+strconv.Itoa(port),
+		"--bind-address=127.0.0.1",
+		"--socket="+s.socket,
+		"--pid-file="+filepath.Join(s.dir, "mysqld.pid"),
+		// Started with 0, MariaDB refuses SET GLOBAL max_user_connections;
+		// a high start value lets tests lower it at run time.
+		"--max-user-connections=100000",
+	)
+	s.cmd = exec.Command(s.bin, args...)
+	s.cmd.Stdout = logf
+	s.cmd.Stderr = logf
+	s.cmd.SysProcAttr = sysProcAttr()
+	s.done = make(chan struct{})
+	started := make(chan error, 1)
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		// On Linux the server gets SIGKILL when the thread that started it
+		// exits (Pdeathsig), so start and wait on one locked thread that
+		// lives exactly as long as the server.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.werr = cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	if err := <-started; err != nil {
+		s.cmd = nil
+		return fmt.Errorf("internal/testdb: starting %s: %w", s.bin, err)
+	}
+
+	cfg := mysql.NewConfig()
+	cfg.User = "root"
+	cfg.Net = "unix"
+	cfg.Addr = s.socket
+	cfg.Timeout = 2 * time.Second
+	cfg.Logger = mysql.Logger(nopLogger{})
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return fmt.Errorf("internal/testdb: %w", err)
+	}
+	admin := sql.OpenDB(conn)
+	var lastErr error
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		lastErr = admin.PingContext(ctx)
+		cancel()
+		if lastErr == nil {
+			break
+		}
+		select {
+		case <-s.done:
+			admin.Close()
+			log := s.logTail()
+			if strings.Contains(log, "Address already in use") {
+				return fmt.Errorf("internal/testdb: %w: %d", errPortInUse, port)
+			}
+			return fmt.Errorf("internal/testdb: %s exited during start-up (%v); its log %s ends:\n%s", s.bin, s.werr, s.logPath, log)
+		case <-time.After(25 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			admin.Close()
+			return fmt.Errorf("internal/testdb: %s did not accept connections within %v (last error: %v); its log %s ends:\n%s", s.bin, startTimeout, lastErr, s.logPath, s.logTail())
+		}
+	}
+	admin.SetMaxOpenConns(4)
+	s.admin = admin
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := admin.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
+		return fmt.Errorf("internal/testdb: SELECT VERSION(): %w", err)
+	}
+	// MariaDB's install-db creates root@127.0.0.1; MySQL's --initialize-insecure
+	// creates only root@localhost, which a TCP login with skip-name-resolve
+	// does not match.
+	for _, q := range []string{
+		"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'",
+		"GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION",
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("internal/testdb: %s: %w", q, err)
+		}
+	}
+	tcp, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return fmt.Errorf("internal/testdb: %w", err)
+	}
+	defer tcp.Close()
+	if err := tcp.PingContext(ctx); err != nil {
+		return fmt.Errorf("internal/testdb: the server accepts socket connections but not TCP on 127.0.0.1:%d: %w", port, err)
+	}
+	return nil
+}
+
+// nopLogger silences the driver's "[mysql] ... connection refused" lines
+// while the server is starting.
+type nopLogger struct{}
+
+func (nopLogger) Print(...any) {}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// kill ends a server that failed to start (no grace period).
+func (s *Server) kill() {
+	if s.admin != nil {
+		s.admin.Close()
+		s.admin = nil
+	}
+	if s.cmd == nil || s.cmd.Process == nil || s.done == nil {
+		return
+	}
+	select {
+	case <-s.done:
+	default:
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// Stop shuts the server down (SIGTERM, then SIGKILL after 30 s) and removes
+// its temp dir. It returns an error when the server had already exited on
+// its own, needed SIGKILL, or the dir could not be removed. Calling it again
+// returns the first result.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop() })
+	return s.stopErr
+}
+
+func (s *Server) stop() error {
+	var errs []error
+	if s.admin != nil {
+		s.admin.Close()
+	}
+	select {
+	case <-s.done:
+		errs = append(errs, fmt.Errorf("internal/testdb: the server had exited before Stop (%v); its log ends:\n%s", s.werr, s.logTail()))
+	default:
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(stopTimeout):
+			_ = s.cmd.Process.Kill()
+			<-s.done
+			errs = append(errs, fmt.Errorf("internal/testdb: the server did not stop within %v of SIGTERM and was killed", stopTimeout))
+		}
+	}
+	if err := os.RemoveAll(s.dir); err != nil {
+		errs = append(errs, fmt.Errorf("internal/testdb: removing %s: %w", s.dir, err))
+	}
+	return errors.Join(errs...)
+}
+
+// Host returns the address the server listens on: "127.0.0.1".
+func (s *Server) Host() string { return "127.0.0.1" }
+
+// Port returns the server's TCP port on Host.
+func (s *Server) Port() int { return s.port }
+
+// Socket returns the path of the server's Unix socket.
+func (s *Server) Socket() string { return s.socket }
+
+// User returns the administrative user, "root", whose password is empty.
+func (s *Server) User() string { return "root" }
+
+// Version returns the server's SELECT VERSION(), e.g. "10.11.19-MariaDB-0+deb12u1".
+func (s *Server) Version() string { return s.version }
+
+// MariaDB reports whether the server is MariaDB (rather than Oracle MySQL).
+func (s *Server) MariaDB() bool { return s.mariadb }
+
+// DSN returns a go-sql-driver/mysql DSN for root over TCP, with db as the
+// default database (may be empty): "root@tcp(127.0.0.1:PORT)/db".
+func (s *Server) DSN(db string) string {
+	return fmt.Sprintf("%s@tcp(%s)/%s", s.User(), net.JoinHostPort(s.Host(), strconv.Itoa(s.port)), db)
+}
+
+// NewDatabase creates a database with a name unique on this server, derived
+// from the test's name, and drops it when the test and its subtests finish.
+// It fails the test if the database cannot be created.
+func (s *Server) NewDatabase(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("t_%s_%d", sanitize(t.Name()), s.dbSeq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
+		t.Fatalf("internal/testdb: CREATE DATABASE %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := s.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("internal/testdb: DROP DATABASE %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// sanitize turns a test name into a short identifier part.
+func sanitize(name string) string {
+	s := strings.Trim(nonIdent.ReplaceAllString(name, "_"), "_")
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.ToLower(s)
+}
+
+func (s *Server) logTail() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", s.logPath, err)
+	}
+	return tail(b, 30)
+}
+
+// tail returns the last n lines of b.
+func tail(b []byte, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// removeStaleDirs removes temp dirs of servers whose test process and server
+// process have both gone (a test binary killed by a timeout, say). It never
+// signals any process.
+func removeStaleDirs(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, dirPrefix+"*"))
+	for _, d := range dirs {
+		owner, ok := readPID(filepath.Join(d, "owner.pid"))
+		if !ok || processAlive(owner) {
+			continue
+		}
+		if srv, ok := readPID(filepath.Join(d, "mysqld.pid")); ok && processAlive(srv) {
+			continue
+		}
+		os.RemoveAll(d)
+	}
+}
+
+func readPID(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid, err == nil && pid > 0
+}
+
+// shared is the one server of this test binary.
+var shared struct {
+	once sync.Once
+	mu   sync.Mutex
+	srv  *Server
+	err  error
+}
+
+// Shared returns the test binary's server, starting it on first use. It
+// skips the test when no server binary exists (ErrNoServerBinary) and fails
+// it when a binary exists but the server does not start. Stop it with Main.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	shared.once.Do(func() {
+		srv, err := Start()
+		shared.mu.Lock()
+		shared.srv, shared.err = srv, err
+		shared.mu.Unlock()
+	})
+	shared.mu.Lock()
+	srv, err := shared.srv, shared.err
+	shared.mu.Unlock()
+	if errors.Is(err, ErrNoServerBinary) {
+		t.Skip(ErrNoServerBinary.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// Main runs the tests of a package and then stops the shared server, if one
+// was started. Use it as the package's TestMain:
+//
+//	func TestMain(m *testing.M) { testdb.Main(m) }
+//
+// It exits with m.Run's code, or 1 when the tests passed but the server did
+// not stop cleanly.
+func Main(m *testing.M) {
+	code := m.Run()
+	shared.mu.Lock()
+	srv := shared.srv
+	shared.mu.Unlock()
+	if srv != nil {
+		if err := srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}

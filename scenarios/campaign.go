@@ -1,0 +1,410 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+// Options are the campaign's run-time choices, from the command line.
+type Options struct {
+	// Simulate runs against an in-process vcsim, with each VM's database
+	// an embedded SQLite file, or a database on DBServer when set, and the
+	// campaign's simulate: sizes.
+	Simulate bool
+	// DBServer, in simulation, is a database server (from --db-dsn) on
+	// which each VM gets a database named after it.
+	DBServer *DB
+	// VSphere is the connection and placement for a real vCenter (GOVC_*
+	// environment and flags); ignored in simulation.
+	VSphere vsphere.Config
+	// ResultsDir is the parent of the campaign's results directory
+	// (default "results").
+	ResultsDir string
+	// KeepVMs leaves the VMs (and databases) in place at the end.
+	KeepVMs bool
+	// Drivers maps a workload tool name (sysbench) to its Driver.
+	Drivers map[string]Driver
+	// Out receives the review table; Log receives progress lines.
+	Out, Log io.Writer
+	// Getenv reads the environment (database password variable).
+	Getenv func(string) string
+	// StartDelay is the margin between the end of prepare and the common
+	// start of all VMs (default 2 s).
+	StartDelay time.Duration
+}
+
+// Outcome is what a finished campaign leaves.
+type Outcome struct {
+	Dir    string // the results directory
+	Review *Review
+	Merged *oltp.Result
+}
+
+// Check validates everything about a campaign that can be checked without
+// touching anything: the spec, the workload's flags (through its Driver)
+// and the VM layout. It is what makes bad input exit 2 with nothing created.
+func Check(spec *Spec, opts Options) (Driver, vsphere.Layout, error) {
+	var errs []error
+	d, ok := opts.Drivers[spec.Workload.Tool]
+	if !ok {
+		errs = append(errs, fmt.Errorf("workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(driverNames(opts.Drivers), ", ")))
+	} else if err := d.Check(spec.Workload.Name, spec.Workload.Args()); err != nil {
+		errs = append(errs, fmt.Errorf("workload %s %s: %w", spec.Workload.Tool, spec.Workload.Name, err))
+	}
+	layout, err := vsphere.LayoutFor(spec.VMs.Role)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("vms.role: %w", err))
+	} else if err := layout.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("vms.role %s: %w", spec.VMs.Role, err))
+	}
+	if !opts.Simulate {
+		if err := opts.VSphere.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+		if spec.Database.PasswordEnv != "" && opts.Getenv(spec.Database.PasswordEnv) == "" {
+			errs = append(errs, fmt.Errorf("database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
+		}
+	}
+	return d, layout, errors.Join(errs...)
+}
+
+func driverNames(m map[string]Driver) []string {
+	var n []string
+	for k := range m {
+		n = append(n, k)
+	}
+	return n
+}
+
+// campaign is one run's state.
+type campaign struct {
+	spec   *Spec
+	opts   Options
+	driver Driver
+	layout vsphere.Layout
+	id     string
+	dir    string // results directory, while incomplete
+	log    io.Writer
+	step   int
+}
+
+const steps = 8
+
+func (c *campaign) stepf(format string, args ...any) {
+	c.step++
+	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, steps, fmt.Sprintf(format, args...))
+}
+
+func (c *campaign) logf(format string, args ...any) {
+	fmt.Fprintf(c.log, "    "+format+"\n", args...)
+}
+
+// Run runs a whole campaign (spec already Simulated() when opts.Simulate)
+// and returns where its results are. On success the results directory is
+// <ResultsDir>/<name>-<time>; until then it is named with ".incomplete",
+// so a crash never leaves a directory that looks finished. VMs are
+// destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
+func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error) {
+	d, layout, err := Check(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ResultsDir == "" {
+		opts.ResultsDir = "results"
+	}
+	if opts.StartDelay == 0 {
+		opts.StartDelay = 2 * time.Second
+	}
+	now := time.Now()
+	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: opts.Log,
+		id: fmt.Sprintf("%s-%s", spec.Name, now.UTC().Format("20060102T150405Z"))}
+	final := filepath.Join(opts.ResultsDir, c.id)
+	c.dir = final + ".incomplete"
+	if err := os.MkdirAll(filepath.Join(c.dir, "vms"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := c.writeResolved(); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
+		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
+
+	res, err := c.run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w (partial results in %s)", spec.Name, err, c.dir)
+	}
+	if err := os.Rename(c.dir, final); err != nil {
+		return nil, err
+	}
+	res.Dir = final
+	return res, nil
+}
+
+func (c *campaign) writeResolved() error {
+	b, err := yaml.Marshal(c.spec)
+	if err != nil {
+		return err
+	}
+	hdr := fmt.Sprintf("# resolved campaign %s (simulate: %v)\n", c.spec.Name, c.opts.Simulate)
+	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), append([]byte(hdr), b...))
+}
+
+func (c *campaign) run(ctx context.Context) (*Outcome, error) {
+	sess, closeSess, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSess()
+
+	pspec := c.provisionSpec(sess)
+	c.stepf("preflight")
+	rep, err := sess.Preflight(ctx, pspec)
+	if err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
+	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
+		c.logf("%s", l)
+	}
+
+	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
+		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
+	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
+	if err != nil {
+		return nil, fmt.Errorf("provision: %w", err)
+	}
+	if !c.opts.KeepVMs {
+		defer c.teardown(sess)
+	}
+
+	c.stepf("a database per VM")
+	dbs, dropDBs, err := c.databases(ctx, vms)
+	if err != nil {
+		return nil, err
+	}
+	defer dropDBs()
+
+	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
+	if err := c.prepare(ctx, vms, dbs); err != nil {
+		return nil, err
+	}
+
+	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
+	results, err := c.runAll(ctx, vms, dbs)
+	if err != nil {
+		return nil, err
+	}
+
+	c.stepf("collect and aggregate")
+	return c.aggregate(results)
+}
+
+// connect opens the vSphere session: an in-process vcsim in simulation.
+func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error) {
+	cfg := c.opts.VSphere
+	stop := func() {}
+	if c.opts.Simulate {
+		n := 8
+		if len(c.spec.VMs.Datastores) > 0 {
+			n = len(c.spec.VMs.Datastores)
+		}
+		hosts := 1 // a review measures one server
+		if s := c.spec.Simulate; s != nil {
+			if s.Datastores > 0 {
+				n = s.Datastores
+			}
+			if s.Hosts > 0 {
+				hosts = s.Hosts
+			}
+		}
+		sim, err := vsphere.StartSimulator(ctx, vsphere.SimOptions{Hosts: hosts, Datastores: n})
+		if err != nil {
+			return nil, nil, fmt.Errorf("starting the vSphere simulator: %w", err)
+		}
+		cfg = sim.Config()
+		stop = sim.Close
+		fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
+	}
+	sess, err := vsphere.Connect(ctx, cfg)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return sess, func() {
+		_ = sess.Close(context.WithoutCancel(ctx))
+		stop()
+	}, nil
+}
+
+func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
+	cfg := sess.Config()
+	ds := c.spec.VMs.Datastores
+	if d := cfg.Datastores(); len(d) > 0 {
+		ds = d // GOVC_DATASTORE / --datastore win over the file
+	}
+	tmpl := c.spec.VMs.Template
+	if cfg.Template != "" {
+		tmpl = cfg.Template
+	}
+	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
+		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
+		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Parallel: c.spec.VMs.Parallel, PowerOn: true,
+		IPTimeout: time.Duration(c.spec.VMs.IPTimeout)}
+	if c.opts.Simulate {
+		p.SimulatedIP = "127.0.0.1"
+	}
+	return p
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// teardown destroys the campaign's VMs with its own context, so that a
+// cancelled campaign still cleans up.
+func (c *campaign) teardown(sess *vsphere.Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	fmt.Fprintf(c.log, "==> teardown: destroying the VMs of campaign %s\n", c.id)
+	n, err := sess.Destroy(ctx, c.id, func(m string) { c.logf("%s", m) })
+	if err != nil {
+		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    list what is left with: vmbench vsphere ls --campaign %s\n", n, err, c.id)
+		return
+	}
+	c.logf("destroyed %d VMs", n)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// databases decides where each VM's database is and creates it.
+func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
+	dbs := make([]DB, len(vms))
+	var tmp string
+	for i, vm := range vms {
+		switch {
+		case c.opts.Simulate && c.opts.DBServer != nil:
+			d := *c.opts.DBServer
+			d.Database = "vmbench_" + unsafeName.ReplaceAllString(vm.Name, "_")
+			dbs[i] = d
+		case c.opts.Simulate:
+			if tmp == "" {
+				var err error
+				if tmp, err = os.MkdirTemp("", "vmbench-"+c.spec.Name+"-"); err != nil {
+					return nil, nil, err
+				}
+			}
+			dbs[i] = DB{Driver: "sqlite", SQLitePath: filepath.Join(tmp, vm.Name+".db")}
+		default:
+			db := c.spec.Database
+			dbs[i] = DB{Driver: db.Driver, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
+			if db.PasswordEnv != "" {
+				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
+			}
+		}
+	}
+	var created []DB
+	drop := func() {
+		if c.opts.KeepVMs {
+			return
+		}
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, d := range created {
+			if err := c.driver.DropDatabase(dctx, d); err != nil {
+				c.logf("dropping %s: %v", d, err)
+			}
+		}
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}
+	for i, d := range dbs {
+		if err := c.driver.CreateDatabase(ctx, d); err != nil {
+			drop()
+			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, d, err)
+		}
+		if c.opts.Simulate && c.opts.DBServer != nil {
+			created = append(created, d)
+		}
+		c.logf("%s: %s", vms[i].Name, d)
+	}
+	return dbs, drop, nil
+}
+
+// prepare loads every VM's database in parallel; progress goes to the
+// log, prefixed with the VM name, one line at a time.
+func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, dbs []DB) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(2, min(len(vms), 8)))
+	args := c.spec.Workload.Args()
+	start := time.Now()
+	for i, vm := range vms {
+		g.Go(func() error {
+			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log, mu: &logMu}
+			if err := c.driver.Prepare(gctx, c.spec.Workload.Name, args, dbs[i], w); err != nil {
+				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
+			}
+			w.Flush()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	c.logf("prepared %d databases in %s", len(vms), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+var logMu sync.Mutex
+
+// prefixWriter writes whole lines with a prefix, under a shared mutex, so
+// that several VMs' progress lines never interleave mid-line. A carriage
+// return (an in-place progress redraw) ends a line too.
+type prefixWriter struct {
+	prefix string
+	w      io.Writer
+	mu     *sync.Mutex
+	buf    bytes.Buffer
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.buf.Write(b)
+	for {
+		i := bytes.IndexAny(p.buf.Bytes(), "\r\n")
+		if i < 0 {
+			return len(b), nil
+		}
+		line := strings.TrimSpace(string(p.buf.Next(i + 1)))
+		if line != "" {
+			p.mu.Lock()
+			fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Flush writes a last unterminated line.
+func (p *prefixWriter) Flush() {
+	if p.buf.Len() > 0 {
+		p.Write([]byte("\n"))
+	}
+}

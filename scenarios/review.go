@@ -1,0 +1,190 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// VMRow is one VM's line of the review table. Latencies are in ms; TPS is
+// events (transactions) per second over the VM's measured time.
+type VMRow struct {
+	VM         string
+	Datastore  string
+	Threads    int
+	Events     int64
+	TPS        float64
+	AvgMs      float64
+	P95Ms      float64
+	P99Ms      float64
+	Errors     int64 // retried errors (deadlocks, lock waits...)
+	Reconnects int64
+}
+
+// Review is the table a server review publishes for one OLTP test: a row
+// per VM and the aggregate row. Two kinds of aggregate latency are given:
+//
+//   - Published: the mean of the per-VM averages and the mean of the
+//     per-VM p99s, which is how the reviews in METHODOLOGY.md compute
+//     their "aggregate" figures (R7415: per-VM averages 16.3-17.6 ms,
+//     aggregate 16.9 ms).
+//   - Exact: the average over every event of every VM (pooled: total time
+//     / total events) and the true p99 of the merged histograms.
+//
+// They differ when VMs differ; both are labelled wherever printed.
+type Review struct {
+	Campaign string
+	Workload string
+	Measured string
+	Elapsed  time.Duration // mean measured time per VM
+	VMs      []VMRow
+
+	TPSSum, TPSMin, TPSMax float64
+	AvgPublishedMs         float64
+	AvgExactMs             float64
+	P95ExactMs             float64
+	P99PublishedMs         float64
+	P99ExactMs             float64
+	Errors, Reconnects     int64
+	// LittleMs is Little's law's prediction of the average latency of a
+	// closed loop: mean over VMs of threads / TPS, in ms.
+	LittleMs float64
+}
+
+// NewReview builds the review table from one measure-phase Result per VM
+// (labelled vm and datastore) and their Merge. Latency merges every op of
+// a result (all transaction types).
+func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Review, error) {
+	if len(perVM) == 0 {
+		return nil, fmt.Errorf("review: no results")
+	}
+	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: merged.Measured, Elapsed: merged.Elapsed}
+	closed := merged.Loop == oltp.ClosedLoop
+	for i, r := range perVM {
+		h, err := allOps(r)
+		if err != nil {
+			return nil, err
+		}
+		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
+			TPS: r.PerSecond(h.Count()), AvgMs: ms(h.Mean()), P95Ms: ms(h.Percentile(95)), P99Ms: ms(h.Percentile(99)),
+			Errors: sumPrefix(r.Counters, "errors."), Reconnects: r.Counters["reconnects"]}
+		rv.VMs = append(rv.VMs, row)
+		rv.TPSSum += row.TPS
+		if i == 0 || row.TPS < rv.TPSMin {
+			rv.TPSMin = row.TPS
+		}
+		rv.TPSMax = max(rv.TPSMax, row.TPS)
+		rv.AvgPublishedMs += row.AvgMs / float64(len(perVM))
+		rv.P99PublishedMs += row.P99Ms / float64(len(perVM))
+		rv.Errors += row.Errors
+		rv.Reconnects += row.Reconnects
+		if closed && row.TPS > 0 {
+			rv.LittleMs += float64(row.Threads) / row.TPS * 1000 / float64(len(perVM))
+		}
+	}
+	h, err := allOps(merged)
+	if err != nil {
+		return nil, err
+	}
+	rv.AvgExactMs, rv.P95ExactMs, rv.P99ExactMs = ms(h.Mean()), ms(h.Percentile(95)), ms(h.Percentile(99))
+	return rv, nil
+}
+
+func allOps(r *oltp.Result) (*hist.Histogram, error) {
+	all := hist.New()
+	for _, o := range r.Ops {
+		h, err := o.Latency.Histogram()
+		if err != nil {
+			return nil, fmt.Errorf("result of %s: op %s: %w", r.Labels["vm"], o.Name, err)
+		}
+		all.Merge(h)
+	}
+	return all, nil
+}
+
+func sumPrefix(m map[string]int64, prefix string) int64 {
+	var n int64
+	for k, v := range m {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteText prints the review as fixed-width columns.
+func (rv *Review) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "VM\tdatastore\tTPS\tavg (ms)\tp95 (ms)\tp99 (ms)\terrors\treconn\t")
+	for _, r := range rv.VMs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", r.VM, r.Datastore, num(r.TPS), r.AvgMs, r.P95Ms, r.P99Ms, r.Errors, r.Reconnects)
+	}
+	fmt.Fprintf(tw, "aggregate\t\t%s\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", num(rv.TPSSum), rv.AvgPublishedMs, rv.P95ExactMs, rv.P99PublishedMs, rv.Errors, rv.Reconnects)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range rv.summaryLines() {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+func (rv *Review) summaryLines() []string {
+	l := []string{
+		"",
+		fmt.Sprintf("aggregate TPS (sum over VMs):          %s  (per VM %s - %s)", num(rv.TPSSum), num(rv.TPSMin), num(rv.TPSMax)),
+		fmt.Sprintf("average latency, published (mean of per-VM averages): %.2f ms;  exact (all events pooled): %.2f ms", rv.AvgPublishedMs, rv.AvgExactMs),
+		fmt.Sprintf("p99 latency, published (mean of per-VM p99s):          %.2f ms;  exact (merged histograms):   %.2f ms", rv.P99PublishedMs, rv.P99ExactMs),
+		fmt.Sprintf("p95 latency, exact (merged histograms): %.2f ms", rv.P95ExactMs),
+	}
+	if rv.LittleMs > 0 {
+		l = append(l, fmt.Sprintf("Little's law (threads / TPS per VM):    %.2f ms expected average latency", rv.LittleMs))
+	}
+	return l
+}
+
+// WriteMarkdown writes the review as a Markdown table (report.md).
+func (rv *Review) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "# %s\n\n", rv.Campaign)
+	fmt.Fprintf(w, "Workload `%s`, %d VMs, %s measured per VM.\n\n", rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
+	fmt.Fprintln(w, "| VM | datastore | TPS | avg (ms) | p95 (ms) | p99 (ms) | errors | reconnects |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rv.VMs {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %d | %d |\n", r.VM, r.Datastore, num(r.TPS), r.AvgMs, r.P95Ms, r.P99Ms, r.Errors, r.Reconnects)
+	}
+	fmt.Fprintf(w, "| **aggregate** | | **%s** | **%.2f**¹ | %.2f² | **%.2f**¹ | %d | %d |\n\n", num(rv.TPSSum), rv.AvgPublishedMs, rv.P95ExactMs, rv.P99PublishedMs, rv.Errors, rv.Reconnects)
+	fmt.Fprintln(w, "| aggregate figure | published way | exact |")
+	fmt.Fprintln(w, "|---|---:|---:|")
+	fmt.Fprintf(w, "| TPS | %s (sum; per VM %s – %s) | %s |\n", num(rv.TPSSum), num(rv.TPSMin), num(rv.TPSMax), num(rv.TPSSum))
+	fmt.Fprintf(w, "| average latency (ms) | %.2f (mean of per-VM averages) | %.2f (all events pooled) |\n", rv.AvgPublishedMs, rv.AvgExactMs)
+	fmt.Fprintf(w, "| p99 latency (ms) | %.2f (mean of per-VM p99s) | %.2f (merged histograms) |\n", rv.P99PublishedMs, rv.P99ExactMs)
+	if rv.LittleMs > 0 {
+		fmt.Fprintf(w, "| Little's law check (ms) | %.2f (threads / TPS per VM) | |\n", rv.LittleMs)
+	}
+	fmt.Fprintln(w, "\n¹ as reviews publish it: the mean of the per-VM values. ² from the merged histograms of all VMs.")
+	return nil
+}
+
+// num formats a rate with thousands separators and one decimal.
+func num(v float64) string {
+	s := fmt.Sprintf("%.1f", v)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 && intPart[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String() + "." + frac
+}

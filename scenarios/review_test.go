@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// vmResult builds a 10 s measure-phase Result with the given TPS, average
+// and p99 latency (ms): 98% of the events at one latency, 2% at the p99.
+func vmResult(t *testing.T, vm string, tps, avgMs, p99Ms float64) *oltp.Result {
+	t.Helper()
+	const secs = 10
+	n := int64(math.Round(tps * secs))
+	hi := int64(math.Ceil(float64(n) * 0.02))
+	lo := (avgMs*float64(n) - p99Ms*float64(hi)) / float64(n-hi)
+	h := hist.New()
+	for i := int64(0); i < n; i++ {
+		v := lo
+		if i < hi {
+			v = p99Ms
+		}
+		h.Record(time.Duration(v * float64(time.Millisecond)))
+	}
+	return &oltp.Result{Version: oltp.ResultVersion, Workload: "oltp_read_write", Flags: map[string]string{"threads": "32"},
+		Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:]}, Phase: oltp.PhaseMeasure, Loop: oltp.ClosedLoop,
+		Measured: "service time of each event (start to end, retries included), closed loop, 32 threads",
+		Threads:  32, Start: t0, End: t0.Add(secs * time.Second), Elapsed: secs * time.Second, Parts: 1,
+		Ops: []oltp.OpResult{{Name: "transaction", Latency: h.Snapshot()}}, Counters: map[string]int64{"errors.deadlock": 1}}
+}
+
+// The PowerEdge R7415 4-VM sysbench row of METHODOLOGY.md: aggregate TPS
+// 7,567.3 (per VM 1,817.6 - 1,967.1), average 16.9 ms (16.3 - 17.6), p99
+// 45.4 ms (42.7 - 48.1). The middle VMs' figures are chosen to match the
+// published sums and means.
+func r7415(t *testing.T) []*oltp.Result {
+	return []*oltp.Result{
+		vmResult(t, "sysbench-01", 1817.6, 16.3, 42.7),
+		vmResult(t, "sysbench-02", 1890.0, 16.8, 45.0),
+		vmResult(t, "sysbench-03", 1892.6, 16.9, 45.8),
+		vmResult(t, "sysbench-04", 1967.1, 17.6, 48.1),
+	}
+}
+
+func TestReviewReproducesPublishedAggregation(t *testing.T) {
+	vms := r7415(t)
+	merged, err := oltp.Merge(vms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := NewReview("sysbench-4vm", vms, merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(name string, got, want, tol float64) {
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.4f, want %.4f ± %g", name, got, want, tol)
+		}
+	}
+	near("aggregate TPS", rv.TPSSum, 7567.3, 0.05)
+	near("per-VM TPS min", rv.TPSMin, 1817.6, 0.05)
+	near("per-VM TPS max", rv.TPSMax, 1967.1, 0.05)
+	near("average latency (published)", rv.AvgPublishedMs, 16.9, 0.001)
+	near("p99 latency (published)", rv.P99PublishedMs, 45.4, 45.4*0.001)
+	// The exact pooled average weights VMs by their event counts.
+	var sumMs, n float64
+	for _, v := range rv.VMs {
+		sumMs += v.AvgMs * float64(v.Events)
+		n += float64(v.Events)
+	}
+	near("average latency (exact)", rv.AvgExactMs, sumMs/n, 0.001)
+	// Little's law on these figures: 32 threads / TPS.
+	near("Little's law", rv.LittleMs, (32/1817.6+32/1890.0+32/1892.6+32/1967.1)/4*1000, 0.001)
+	if rv.Errors != 4 {
+		t.Errorf("errors %d, want 4 (one per VM)", rv.Errors)
+	}
+}
+
+func TestReviewGolden(t *testing.T) {
+	vms := r7415(t)
+	merged, err := oltp.Merge(vms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := NewReview("sysbench-4vm", vms, merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file  string
+		write func(*bytes.Buffer) error
+	}{
+		{"review.txt", func(b *bytes.Buffer) error { return rv.WriteText(b) }},
+		{"review.md", func(b *bytes.Buffer) error { return rv.WriteMarkdown(b) }},
+	} {
+		var b bytes.Buffer
+		if err := tc.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tc.file, b.Bytes())
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
+	}
+}

@@ -1,0 +1,218 @@
+// Package scenarios reads campaign files and runs campaigns: preflight,
+// provisioning, a database per VM, prepare, a common start, precondition,
+// measure, collection, aggregation across VMs, the review table, and
+// teardown. It names workloads by tool and flags; the workload code itself
+// is reached through the Driver interface, which cmd/vmbench implements.
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Spec is a campaign file. Keys are strict: an unknown key is an error
+// that names the file and line.
+//
+//	name: sysbench-8vm
+//	description: ...
+//	vms: {role: sysbench, count: 8, template: ..., datastores: [...]}
+//	database: {driver: mysql, port: 3306, user: sbtest, password-env: ..., db: sbtest}
+//	workload: {tool: sysbench, name: oltp_read_write, flags: {tables: 100, ...}}
+//	simulate: {vms: {count: 8}, workload: {flags: {tables: 4, ...}}}
+type Spec struct {
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description,omitempty"`
+	Source      string       `yaml:"source,omitempty"` // where the protocol comes from
+	VMs         VMSpec       `yaml:"vms"`
+	VSphere     VSphereSpec  `yaml:"vsphere,omitempty"`
+	Database    DatabaseSpec `yaml:"database"`
+	Workload    WorkloadSpec `yaml:"workload"`
+	Simulate    *SimSpec     `yaml:"simulate,omitempty"`
+}
+
+// VMSpec says which VMs to provision.
+type VMSpec struct {
+	Role       string   `yaml:"role"`                 // a vsphere layout: sysbench, sqlserver
+	Count      int      `yaml:"count"`                // 4, 8 or 16 in the published protocol
+	Template   string   `yaml:"template,omitempty"`   // template VM to clone (default: GOVC_VM-style env or --template)
+	Datastores []string `yaml:"datastores,omitempty"` // VMs are spread evenly over these
+	Parallel   int      `yaml:"parallel,omitempty"`   // clones at once (default 4)
+	IPTimeout  Duration `yaml:"ip-timeout,omitempty"` // wait for VMware Tools to report an IP (default 10m)
+}
+
+// VSphereSpec holds placement defaults; GOVC_* environment variables and
+// command-line flags take precedence.
+type VSphereSpec struct {
+	Datacenter   string `yaml:"datacenter,omitempty"`
+	ResourcePool string `yaml:"resource-pool,omitempty"`
+	Folder       string `yaml:"folder,omitempty"`
+}
+
+// DatabaseSpec is how the driver reaches each VM's database when running
+// against a real vCenter (host = the IP VMware Tools reports).
+type DatabaseSpec struct {
+	Driver      string `yaml:"driver"` // mysql
+	Port        int    `yaml:"port,omitempty"`
+	User        string `yaml:"user,omitempty"`
+	PasswordEnv string `yaml:"password-env,omitempty"` // the environment variable holding the password
+	DB          string `yaml:"db,omitempty"`
+}
+
+// WorkloadSpec names a workload and its flags, exactly as on the command
+// line of `vmbench <tool> run <name>` (keys without the leading --).
+type WorkloadSpec struct {
+	Tool  string         `yaml:"tool"` // sysbench
+	Name  string         `yaml:"name"` // oltp_read_write
+	Flags map[string]any `yaml:"flags"`
+}
+
+// SimSpec scales a campaign down for --simulate: VM count, simulator shape
+// and workload flags that override the real ones.
+type SimSpec struct {
+	VMs        *SimVMs        `yaml:"vms,omitempty"`
+	Hosts      int            `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 4)
+	Datastores int            `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
+	Workload   *SimWorkload   `yaml:"workload,omitempty"`
+}
+
+// SimVMs overrides the VM count in simulation.
+type SimVMs struct {
+	Count int `yaml:"count"`
+}
+
+// SimWorkload overrides workload flags in simulation.
+type SimWorkload struct {
+	Flags map[string]any `yaml:"flags"`
+}
+
+// Duration is a time.Duration that reads "10m", "2h" or plain seconds.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a Go duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 90s, 10m, 2h)", s)
+	}
+	return d, nil
+}
+
+// Load reads and strictly decodes a campaign file. Errors name the file
+// and, where yaml knows it, the line.
+func Load(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
+
+// Parse strictly decodes a campaign from b; name is used in errors.
+func Parse(name string, b []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		msg := yamlLine.ReplaceAllString(err.Error(), "")
+		msg = strings.ReplaceAll(msg, "\n  ", "; ")
+		return nil, fmt.Errorf("%s: %s", name, msg)
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &s, nil
+}
+
+func (s *Spec) validate() error {
+	var errs []error
+	if s.Name == "" {
+		errs = append(errs, errors.New("name: missing"))
+	}
+	if s.VMs.Role == "" {
+		errs = append(errs, errors.New("vms.role: missing (e.g. sysbench)"))
+	}
+	if s.VMs.Count < 1 {
+		errs = append(errs, fmt.Errorf("vms.count: %d is not valid (at least 1; the protocol uses 4, 8 or 16)", s.VMs.Count))
+	}
+	if s.Workload.Tool == "" || s.Workload.Name == "" {
+		errs = append(errs, errors.New("workload: tool and name are required (e.g. tool: sysbench, name: oltp_read_write)"))
+	}
+	if s.Database.Driver == "" {
+		errs = append(errs, errors.New("database.driver: missing (mysql)"))
+	}
+	if s.Simulate != nil && s.Simulate.VMs != nil && s.Simulate.VMs.Count < 1 {
+		errs = append(errs, fmt.Errorf("simulate.vms.count: %d is not valid (at least 1)", s.Simulate.VMs.Count))
+	}
+	return errors.Join(errs...)
+}
+
+// Simulated returns the campaign as --simulate runs it: the simulate
+// block's VM count and workload flags override the real ones.
+func (s *Spec) Simulated() *Spec {
+	c := *s
+	c.Workload.Flags = merged(s.Workload.Flags, nil)
+	if s.Simulate == nil {
+		return &c
+	}
+	if s.Simulate.VMs != nil {
+		c.VMs.Count = s.Simulate.VMs.Count
+	}
+	if s.Simulate.Workload != nil {
+		c.Workload.Flags = merged(s.Workload.Flags, s.Simulate.Workload.Flags)
+	}
+	return &c
+}
+
+func merged(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+// Args renders the workload flags as command-line arguments
+// (--key=value), sorted by key, for the workload's own flag parser.
+func (w WorkloadSpec) Args() []string {
+	keys := make([]string, 0, len(w.Flags))
+	for k := range w.Flags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	args := make([]string, 0, len(keys))
+	for _, k := range keys {
+		args = append(args, fmt.Sprintf("--%s=%v", strings.TrimPrefix(k, "--"), w.Flags[k]))
+	}
+	return args
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

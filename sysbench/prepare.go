@@ -1,0 +1,327 @@
+package sysbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/dialect"
+)
+
+// ErrTablesExist is wrapped by Prepare's error when sbtest tables already
+// exist: prepare never loads into or over existing tables.
+var ErrTablesExist = errors.New("sbtest tables already exist")
+
+// BulkInsertBytes bounds one multi-row INSERT of the loader: 512 KiB,
+// sysbench's bulk insert buffer (BULK_PACKET_SIZE), well under MySQL's
+// max_allowed_packet (4 MiB or more since MySQL 5.6 and MariaDB 10.2).
+const BulkInsertBytes = 512 << 10
+
+// sqliteBatchesPerTrx is how many bulk INSERTs the SQLite loader commits
+// together (one fsync per transaction rather than per statement).
+const sqliteBatchesPerTrx = 8
+
+// Prepare creates the sbtest tables of cfg and loads them (sysbench
+// prepare): it creates the database when missing (MySQL), refuses to touch
+// existing tables (ErrTablesExist, before creating anything), then shares
+// the tables out over --threads loaders as sysbench does (thread t loads
+// tables t+1, t+1+threads, ...; on SQLite, which has one writer at a time,
+// a single loader), each creating its table, inserting --table-size rows
+// with multi-row INSERTs of at most BulkInsertBytes (inside transactions on
+// SQLite), creating the secondary index k_<n> on k after the load
+// (--create-secondary) and checking that the table holds exactly
+// --table-size rows with ids 1..table-size. For oltp_insert with
+// --auto-inc=off the tables are left empty, as sysbench does. Row values come from the
+// table's own random stream, so the same --rand-seed loads the same data.
+//
+// Progress goes to progress (nil discards it): with terminal set, one line
+// redrawn in place with rows, percent and rows/s; otherwise a line every 5 s.
+// On failure the tables created so far are left; the error says to run
+// cleanup.
+func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	dcfg := cfg.DialectConfig()
+	if err := dialect.EnsureDatabase(ctx, dcfg); err != nil {
+		return err
+	}
+	db, err := dialect.Open(ctx, dcfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	d := db.Dialect
+
+	var existing []string
+	for n := 1; n <= cfg.Tables; n++ {
+		ok, err := tableExists(ctx, db, d, tableName(n))
+		if err != nil {
+			return fmt.Errorf("checking for table %s: %w", tableName(n), err)
+		}
+		if ok {
+			existing = append(existing, tableName(n))
+		}
+	}
+	if len(existing) > 0 {
+		other := "--mysql-db"
+		if cfg.Conn.Driver == dialect.SQLite {
+			other = "--sqlite-path"
+		}
+		return fmt.Errorf("%w: %s in %s; run 'vmbench sysbench cleanup --tables=%d' first, or use another %s",
+			ErrTablesExist, describeTables(existing), dcfg, cfg.Tables, other)
+	}
+
+	if cfg.Workload == Insert && !cfg.AutoInc {
+		// sysbench 1.0 oltp_insert.lua: with --auto-inc=off the run draws
+		// its own ids, so prepare creates empty tables.
+		cfg.TableSize = 0
+	}
+	loaders := max(min(cfg.Threads, cfg.Tables), 1)
+	if !d.Capabilities().ConcurrentWriters {
+		loaders = 1
+	}
+	fmt.Fprintf(progress, "Creating %d table(s) sbtest1..sbtest%d of %s rows in %s, %d loader thread(s)\n",
+		cfg.Tables, cfg.Tables, thousands(cfg.TableSize), dcfg, loaders)
+	p := newProgress(progress, terminal, cfg)
+	p.start()
+	seed := cfg.Rand.seed()
+	g, gctx := errgroup.WithContext(ctx)
+	for l := range loaders {
+		g.Go(func() error {
+			for n := l + 1; n <= cfg.Tables; n += loaders {
+				if err := loadTable(gctx, db, cfg, n, seed, p); err != nil {
+					return fmt.Errorf("table %s: %w", tableName(n), err)
+				}
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	elapsed := p.stop()
+	if err != nil {
+		return fmt.Errorf("prepare failed (run 'vmbench sysbench cleanup' before trying again): %w", err)
+	}
+	total := int64(cfg.Tables) * cfg.TableSize
+	idx := ""
+	if cfg.CreateSecondary {
+		idx = fmt.Sprintf(", secondary index k_<n> on %d table(s)", cfg.Tables)
+	}
+	fmt.Fprintf(progress, "Loaded %s rows into %d table(s) in %.2fs (%s rows/s)%s; row counts checked\n",
+		thousands(total), cfg.Tables, elapsed.Seconds(), thousands(int64(float64(total)/max(elapsed.Seconds(), 1e-9))), idx)
+	return nil
+}
+
+func describeTables(names []string) string {
+	if len(names) <= 4 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, %s ... %s (%d tables)", names[0], names[1], names[len(names)-1], len(names))
+}
+
+// loadTable creates, fills, indexes and checks table n on its own
+// connection.
+func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint64, p *progress) error {
+	d := db.Dialect
+	caps := d.Capabilities()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ddl := createTableSQL(d, tableName(n), cfg.AutoInc)
+	if _, err := conn.ExecContext(ctx, ddl); err != nil {
+		return fmt.Errorf("%s: %w", firstLine(ddl), err)
+	}
+	src := newRowSource(cfg, seed, n)
+	prefix := insertPrefix(d, n, cfg.AutoInc)
+	inTrx := !caps.ConcurrentWriters
+	buf := make([]byte, 0, BulkInsertBytes+1024)
+	batches := 0
+	exec := func(q string) error {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(q), err)
+		}
+		return nil
+	}
+	for !src.done() {
+		if inTrx && batches%sqliteBatchesPerTrx == 0 {
+			if err := exec(d.Begin()); err != nil {
+				return err
+			}
+		}
+		buf = append(buf[:0], prefix...)
+		rows := 0
+		for !src.done() && len(buf) < BulkInsertBytes && (caps.MaxRowsPerInsert == 0 || rows < caps.MaxRowsPerInsert) {
+			if rows > 0 {
+				buf = append(buf, ',')
+			}
+			buf = src.appendRow(buf)
+			rows++
+		}
+		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
+			return fmt.Errorf("%s... (%d rows): %w", prefix, rows, err)
+		}
+		batches++
+		if inTrx && (batches%sqliteBatchesPerTrx == 0 || src.done()) {
+			if err := exec(d.Commit()); err != nil {
+				return err
+			}
+		}
+		p.rows.Add(int64(rows))
+	}
+	if cfg.CreateSecondary {
+		if err := exec(secondaryIndexSQL(d, n)); err != nil {
+			return err
+		}
+		p.indexes.Add(1)
+	}
+	return checkTable(ctx, conn, d, n, cfg.TableSize)
+}
+
+// checkTable verifies that sbtest<n> holds exactly size rows with ids
+// 1..size, which the run's id draws rely on.
+func checkTable(ctx context.Context, q queryer, d dialect.Dialect, n int, size int64) error {
+	query := "SELECT COUNT(*), COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM " + d.QuoteIdent(tableName(n))
+	var count, lo, hi int64
+	if err := q.QueryRowContext(ctx, query).Scan(&count, &lo, &hi); err != nil {
+		return fmt.Errorf("%s: %w", query, err)
+	}
+	if count != size {
+		return fmt.Errorf("holds %d rows after the load, expected --table-size=%d", count, size)
+	}
+	if size > 0 && (lo != 1 || hi != size) {
+		return fmt.Errorf("ids run from %d to %d after the load, expected 1 to %d (is auto_increment_increment or auto_increment_offset not 1? try --auto-inc=off)",
+			lo, hi, size)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+// progress reports the loader's advance to a writer.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	total    int64
+	tables   int
+	secIdx   bool
+	every    time.Duration
+	rows     atomic.Int64
+	indexes  atomic.Int64
+
+	begin time.Time
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// Progress display intervals: a terminal line is redrawn often; a log
+// (file, pipe) gets a line every few seconds.
+const (
+	progressTerminalEvery = 500 * time.Millisecond
+	progressLogEvery      = 5 * time.Second
+)
+
+func newProgress(w io.Writer, terminal bool, cfg Config) *progress {
+	p := &progress{w: w, terminal: terminal, total: int64(cfg.Tables) * cfg.TableSize, tables: cfg.Tables,
+		secIdx: cfg.CreateSecondary, every: progressLogEvery, quit: make(chan struct{})}
+	if terminal {
+		p.every = progressTerminalEvery
+	}
+	return p
+}
+
+func (p *progress) start() {
+	p.begin = time.Now()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case now := <-t.C:
+				p.print(now.Sub(p.begin))
+			}
+		}
+	}()
+}
+
+// stop ends the display, clears a terminal line and returns the time since
+// start.
+func (p *progress) stop() time.Duration {
+	close(p.quit)
+	p.wg.Wait()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	return time.Since(p.begin)
+}
+
+func (p *progress) print(elapsed time.Duration) {
+	line := p.line(p.rows.Load(), p.indexes.Load(), elapsed)
+	if p.terminal {
+		fmt.Fprint(p.w, "\r"+line+"\x1b[K")
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// line formats one progress line, e.g. "loading: 1,234,567/4,000,000 rows
+// (30.9%), 345,678 rows/s, indexes 0/4, 3.6s".
+func (p *progress) line(rows, indexes int64, elapsed time.Duration) string {
+	pct := 100.0
+	if p.total > 0 {
+		pct = 100 * float64(rows) / float64(p.total)
+	}
+	rate := int64(0)
+	if elapsed > 0 {
+		rate = int64(float64(rows) / elapsed.Seconds())
+	}
+	s := fmt.Sprintf("loading: %s/%s rows (%.1f%%), %s rows/s", thousands(rows), thousands(p.total), pct, thousands(rate))
+	if p.secIdx {
+		s += fmt.Sprintf(", indexes %d/%d", indexes, p.tables)
+	}
+	return s + fmt.Sprintf(", %.1fs", elapsed.Seconds())
+}
+
+// thousands formats n with comma separators: 1234567 -> "1,234,567".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

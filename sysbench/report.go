@@ -1,0 +1,190 @@
+package sysbench
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// Counter names of a sysbench Spec, beside "errors.<name>" per error class
+// name (dialect.Name).
+const (
+	// CounterRead counts statements that returned a result set (sysbench's
+	// "read" queries).
+	CounterRead = "queries.read"
+	// CounterWrite counts statements without a result set that affected at
+	// least one row ("write").
+	CounterWrite = "queries.write"
+	// CounterOther counts every other statement: BEGIN, COMMIT, ROLLBACK and
+	// UPDATE/DELETE that matched no row ("other").
+	CounterOther = "queries.other"
+	// CounterRetries counts restarts of an event after an ignored error
+	// (deadlock, lock wait timeout, lost connection): sysbench's "ignored
+	// errors".
+	CounterRetries = "retries"
+	// CounterReconnects counts successful reconnections after a lost
+	// connection.
+	CounterReconnects = "reconnects"
+	// ErrorCounterPrefix starts the per-class error counters.
+	ErrorCounterPrefix = "errors."
+)
+
+// OpTransaction is the one operation of every sysbench Spec: an event is a
+// transaction (or, for the single-statement workloads, one statement).
+const OpTransaction = "transaction"
+
+// WriteInterval writes rep as sysbench's interval line (sysbench 1.0
+// --report-interval, src/db_driver.c), rates per second over this
+// interval and the latency percentile of this interval's events only:
+//
+//	[ 10s ] thds: 32 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 30.81 err/s: 0.00 reconn/s: 0.00
+//
+// In open loop (--rate) the latency is measured from each event's intended
+// start, as sysbench adds the queueing time, and a second line gives the
+// queue length (events due but not started). A warm-up interval is marked
+// "(warm-up)". percentile 0 prints the average instead ("lat (ms,avg)").
+func WriteInterval(w io.Writer, rep oltp.IntervalReport, percentile float64) error {
+	secs := rep.Length.Seconds()
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	var lat *hist.Histogram
+	if len(rep.Intended) > 0 {
+		lat = rep.Intended[0]
+	} else if len(rep.Latency) > 0 {
+		lat = rep.Latency[0]
+	}
+	var events int64
+	if lat != nil {
+		events = lat.Count()
+	}
+	r, wr, o := rep.Counters[CounterRead], rep.Counters[CounterWrite], rep.Counters[CounterOther]
+	at := elapsedLabel(rep.At, rep.Length)
+	mark := ""
+	if rep.Phase == oltp.PhasePrecondition {
+		mark = "(warm-up) "
+	}
+	latLabel, latMs := "avg", 0.0
+	if lat != nil {
+		latMs = ms(lat.Mean())
+		if percentile > 0 {
+			latLabel, latMs = pctLabel(percentile)+"%", ms(lat.Percentile(percentile))
+		}
+	}
+	_, err := fmt.Fprintf(w, "[ %s ] %sthds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%s): %.2f err/s: %.2f reconn/s: %.2f\n",
+		at, mark, rep.Threads, rate(events), rate(r+wr+o), rate(r), rate(wr), rate(o), latLabel, latMs,
+		rate(rep.Counters[CounterRetries]), rate(rep.Counters[CounterReconnects]))
+	if err == nil && len(rep.Intended) > 0 {
+		_, err = fmt.Fprintf(w, "[ %s ] queue length: %d\n", at, rep.Backlog)
+	}
+	return err
+}
+
+// elapsedLabel prints the interval end in whole seconds, as sysbench does,
+// unless the interval is shorter than a second.
+func elapsedLabel(at, length time.Duration) string {
+	if length >= 900*time.Millisecond {
+		return strconv.FormatInt(int64(math.Round(at.Seconds())), 10) + "s"
+	}
+	return strconv.FormatFloat(at.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "s"
+}
+
+func pctLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteSummary writes res as sysbench 1.0.20's final report: SQL
+// statistics (queries by read/write/other, transactions, queries, ignored
+// errors and reconnects with their rates), general statistics (total time,
+// events) and latency in milliseconds (min, avg, max, the --percentile
+// percentile, the 99th percentile, sum). Threads fairness is omitted: the
+// Result keeps no per-thread figures. Then one line saying what was measured
+// and, when a warm-up ran, that it is excluded. percentile 0 leaves out the
+// --percentile line (the 99th stays: it is what reviews publish).
+//
+// In open loop the latency block is measured from each event's intended
+// start (sysbench --rate includes the queueing time) and a line gives the
+// service time beside it.
+func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
+	bw := bufio.NewWriter(w)
+	c := res.Counters
+	op := res.Op(OpTransaction)
+	var lat, svc *hist.Histogram
+	if op != nil {
+		var err error
+		if svc, err = op.Latency.Histogram(); err != nil {
+			return err
+		}
+		lat = svc
+		if op.Intended != nil {
+			if lat, err = op.Intended.Histogram(); err != nil {
+				return err
+			}
+		}
+	} else {
+		lat, svc = hist.New(), hist.New()
+	}
+	r, wr, o := c[CounterRead], c[CounterWrite], c[CounterOther]
+	line := func(label string, v any) { fmt.Fprintf(bw, "    %-37s%v\n", label, v) }
+	withRate := func(label string, n int64) {
+		line(label, fmt.Sprintf("%-6d (%.2f per sec.)", n, res.PerSecond(n)))
+	}
+	fmt.Fprintln(bw, "SQL statistics:")
+	fmt.Fprintln(bw, "    queries performed:")
+	for _, q := range []struct {
+		name string
+		n    int64
+	}{{"read:", r}, {"write:", wr}, {"other:", o}, {"total:", r + wr + o}} {
+		fmt.Fprintf(bw, "        %-33s%d\n", q.name, q.n)
+	}
+	withRate("transactions:", lat.Count())
+	withRate("queries:", r+wr+o)
+	withRate("ignored errors:", c[CounterRetries])
+	withRate("reconnects:", c[CounterReconnects])
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, "General statistics:")
+	line("total time:", fmt.Sprintf("%.4fs", res.Elapsed.Seconds()))
+	line("total number of events:", lat.Count())
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, "Latency (ms):")
+	latLine := func(label string, d time.Duration) { fmt.Fprintf(bw, "         %-24s%16.2f\n", label, ms(d)) }
+	latLine("min:", lat.Min())
+	latLine("avg:", lat.Mean())
+	latLine("max:", lat.Max())
+	if percentile > 0 && percentile != 99 {
+		latLine(pctLabel(percentile)+"th percentile:", lat.Percentile(percentile))
+	}
+	latLine("99th percentile:", lat.Percentile(99))
+	latLine("sum:", lat.Sum())
+	fmt.Fprintln(bw)
+	if op != nil && op.Intended != nil {
+		fmt.Fprintf(bw, "Latency above is from each transaction's intended start (queueing included, as sysbench --rate);\nservice time: avg %.2f ms, 99th percentile %.2f ms.\n",
+			ms(svc.Mean()), ms(svc.Percentile(99)))
+	}
+	fmt.Fprintf(bw, "Measured: %s.\n", strings.TrimSuffix(res.Measured, "."))
+	if p := res.Precondition; p != nil {
+		fmt.Fprintf(bw, "Warm-up: a %.0fs precondition phase (%d transactions) ran first and is excluded from these figures.\n",
+			p.Elapsed.Seconds(), eventCount(p))
+	}
+	if res.Interrupted {
+		fmt.Fprintf(bw, "Interrupted: the run was stopped early; the figures cover the %.1fs measured.\n", res.Elapsed.Seconds())
+	}
+	return bw.Flush()
+}
+
+func eventCount(r *oltp.Result) int64 {
+	if op := r.Op(OpTransaction); op != nil {
+		return op.Latency.Count
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+)
+
+// Run runs cfg.Workload against the database of cfg with the Runner
+// configuration rc (start from cfg.RunConfig(); add Labels, StartAt or
+// callbacks as needed) and writes to out (nil discards) what sysbench
+// prints: a header, an interval line per --report-interval (WriteInterval)
+// and the final report (WriteSummary). It opens and closes its own
+// connection pool, one connection per thread.
+//
+// The Result is returned together with any error: on Ctrl-C (ctx
+// cancelled) it covers what was measured, is marked Interrupted and its
+// report is printed, and the error wraps oltp.ErrInterrupted and
+// context.Canceled.
+func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*oltp.Result, error) {
+	cfg.Threads = rc.Threads
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	dcfg := cfg.DialectConfig()
+	db, err := dialect.Open(ctx, dcfg)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxIdleConns(rc.Threads + 1) // reconnects reuse pooled connections
+	spec, err := NewSpec(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	writeHeader(out, cfg, rc, dcfg.String())
+
+	userInterval, userPhase := rc.OnInterval, rc.OnPhase
+	rc.OnInterval = func(rep oltp.IntervalReport) {
+		if rc.ReportInterval > 0 {
+			_ = WriteInterval(out, rep, cfg.Percentile)
+		}
+		if userInterval != nil {
+			userInterval(rep)
+		}
+	}
+	rc.OnPhase = func(phase string, length time.Duration) {
+		if rc.WarmupTime > 0 {
+			switch phase {
+			case oltp.PhasePrecondition:
+				fmt.Fprintf(out, "Warm-up for %s (excluded from the results)...\n", length)
+			case oltp.PhaseMeasure:
+				fmt.Fprintln(out, "Warm-up done; measuring.")
+			}
+		}
+		if userPhase != nil {
+			userPhase(phase, length)
+		}
+	}
+	res, err := oltp.Run(ctx, spec, rc)
+	if res != nil {
+		fmt.Fprintln(out)
+		if werr := WriteSummary(out, res, cfg.Percentile); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return res, err
+}
+
+// writeHeader prints what is about to run, sysbench-style.
+func writeHeader(out io.Writer, cfg Config, rc oltp.RunConfig, target string) {
+	fmt.Fprintf(out, "vmbench sysbench %s (sysbench 1.0 workload) on %s\n", cfg.Workload, target)
+	fmt.Fprintln(out, "Running the test with following options:")
+	fmt.Fprintf(out, "Number of threads: %d\n", rc.Threads)
+	fmt.Fprintf(out, "Tables: %d x %s rows\n", cfg.Tables, thousands(cfg.TableSize))
+	if rc.Rate > 0 {
+		fmt.Fprintf(out, "Target transaction rate: %g per second (open loop, Poisson arrivals)\n", rc.Rate)
+	}
+	if rc.ReportInterval > 0 {
+		fmt.Fprintf(out, "Report intermediate results every %s\n", rc.ReportInterval)
+	}
+	if cfg.Rand.Seed == 0 {
+		fmt.Fprintf(out, "Random numbers: %s, seeded from the current time\n", cfg.Rand.Type)
+	} else {
+		fmt.Fprintf(out, "Random numbers: %s, seed %d\n", cfg.Rand.Type, cfg.Rand.Seed)
+	}
+	switch {
+	case rc.Time > 0 && rc.Events > 0:
+		fmt.Fprintf(out, "Stopping after %s or %d transactions\n", rc.Time, rc.Events)
+	case rc.Time > 0:
+		fmt.Fprintf(out, "Running for %s\n", rc.Time)
+	case rc.Events > 0:
+		fmt.Fprintf(out, "Stopping after %d transactions\n", rc.Events)
+	default:
+		fmt.Fprintln(out, "Running until interrupted (--time=0, --events=0)")
+	}
+	fmt.Fprintln(out)
+}

@@ -1,0 +1,262 @@
+package sysbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/internal/testdb"
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// mariaConfig returns a Config for a fresh database on the shared test
+// server: 2 tables x 500 rows, 2 threads, a fixed seed, --events runs.
+func mariaConfig(t *testing.T, w Workload) Config {
+	t.Helper()
+	srv := testdb.Shared(t)
+	c := DefaultConfig()
+	c.Workload = w
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
+	c.Tables, c.TableSize, c.Threads = 2, 500, 2
+	c.Rand.Seed = 12345
+	c.Time, c.Events = 0, 200
+	return c
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func openT(t *testing.T, c Config) *dialect.DB {
+	t.Helper()
+	db, err := dialect.Open(ctxT(t), c.DialectConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func totalRows(t *testing.T, db *dialect.DB, c Config) int64 {
+	t.Helper()
+	var sum int64
+	for n := 1; n <= c.Tables; n++ {
+		k, err := countRows(context.Background(), db, db.Dialect, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += k
+	}
+	return sum
+}
+
+func sumK(t *testing.T, db *dialect.DB, c Config) int64 {
+	t.Helper()
+	var total int64
+	for n := 1; n <= c.Tables; n++ {
+		var s int64
+		if err := db.QueryRow("SELECT SUM(k) FROM " + tableName(n)).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		total += s
+	}
+	return total
+}
+
+// TestWorkloadsMariaDB prepares, runs and cleans up every workload and
+// checks row counts and query accounting against sysbench semantics.
+func TestWorkloadsMariaDB(t *testing.T) {
+	for _, w := range Workloads() {
+		t.Run(string(w), func(t *testing.T) {
+			c := mariaConfig(t, w)
+			ctx := ctxT(t)
+			var prog bytes.Buffer
+			if err := Prepare(ctx, c, &prog, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(prog.String(), "Loaded 1,000 rows into 2 table(s)") {
+				t.Errorf("prepare output:\n%s", prog.String())
+			}
+			db := openT(t, c)
+			rows0, k0 := totalRows(t, db, c), sumK(t, db, c)
+			if rows0 != 1000 {
+				t.Fatalf("after prepare: %d rows, want 1000", rows0)
+			}
+			var out bytes.Buffer
+			res, err := Run(ctx, c, c.RunConfig(), &out)
+			if err != nil {
+				t.Fatalf("run: %v\n%s", err, out.String())
+			}
+			if res.Workload != string(w) || res.Flags["table-size"] != "500" {
+				t.Errorf("result workload %q flags %v", res.Workload, res.Flags)
+			}
+			n := res.Op(OpTransaction).Latency.Count
+			if n != c.Events {
+				t.Errorf("%d transactions, want --events=%d", n, c.Events)
+			}
+			r, wr, o, retries := res.Counters[CounterRead], res.Counters[CounterWrite], res.Counters[CounterOther], res.Counters[CounterRetries]
+			rows1 := totalRows(t, db, c)
+			exact := retries == 0 // failed attempts add statements
+			switch w {
+			case ReadWrite:
+				if exact && (r != 14*n || wr != 4*n || o != 2*n) {
+					t.Errorf("r/w/o = %d/%d/%d, want %d/%d/%d", r, wr, o, 14*n, 4*n, 2*n)
+				}
+				if rows1 != rows0 {
+					t.Errorf("delete/insert changed the row count: %d -> %d", rows0, rows1)
+				}
+			case ReadOnly:
+				if r != 14*n || wr != 0 || o != 2*n {
+					t.Errorf("r/w/o = %d/%d/%d, want %d/0/%d", r, wr, o, 14*n, 2*n)
+				}
+			case WriteOnly:
+				if exact && (r != 0 || wr != 4*n || o != 2*n) {
+					t.Errorf("r/w/o = %d/%d/%d, want 0/%d/%d", r, wr, o, 4*n, 2*n)
+				}
+				if rows1 != rows0 {
+					t.Errorf("delete/insert changed the row count: %d -> %d", rows0, rows1)
+				}
+			case PointSelect:
+				if r != n || wr != 0 || o != 0 {
+					t.Errorf("r/w/o = %d/%d/%d, want %d/0/0", r, wr, o, n)
+				}
+			case UpdateIndex:
+				if wr != n || o != 0 {
+					t.Errorf("w/o = %d/%d, want %d/0", wr, o, n)
+				}
+				if k1 := sumK(t, db, c); k1-k0 != n {
+					t.Errorf("SUM(k) grew by %d, want one per UPDATE k=k+1 (%d)", k1-k0, n)
+				}
+			case UpdateNonIndex:
+				if wr != n || o != 0 {
+					t.Errorf("w/o = %d/%d, want %d/0", wr, o, n)
+				}
+			case Insert:
+				if wr != n || rows1 != rows0+n {
+					t.Errorf("writes %d, rows %d -> %d; want %d inserts", wr, rows0, rows1, n)
+				}
+			case Delete:
+				// Each event deletes a random id; ids already deleted match no
+				// row and count as "other" (sysbench's accounting).
+				if wr+o != n || wr == 0 || rows1 != rows0-wr {
+					t.Errorf("w/o = %d/%d, rows %d -> %d; want w+o = %d and rows - w", wr, o, rows0, rows1, n)
+				}
+			}
+			if retries != 0 {
+				t.Logf("%d retries (deadlocks between the 2 threads)", retries)
+			}
+			if !strings.Contains(out.String(), "SQL statistics:") || !strings.Contains(out.String(), "total number of events:") {
+				t.Errorf("run output lacks the summary:\n%s", out.String())
+			}
+			if err := Cleanup(ctx, c, nil); err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := tableExists(ctx, db, db.Dialect, "sbtest1"); ok {
+				t.Error("sbtest1 exists after cleanup")
+			}
+			if err := Cleanup(ctx, c, nil); err != nil {
+				t.Errorf("second cleanup: %v", err)
+			}
+		})
+	}
+}
+
+func TestPrepareRefusesExistingTables(t *testing.T) {
+	c := mariaConfig(t, ReadWrite)
+	c.Tables, c.TableSize = 3, 10
+	ctx := ctxT(t)
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	err := Prepare(ctx, c, nil, false)
+	if !errors.Is(err, ErrTablesExist) || !strings.Contains(err.Error(), "cleanup") {
+		t.Fatalf("second prepare: %v, want ErrTablesExist telling to run cleanup", err)
+	}
+	c2 := c
+	c2.Tables = 5 // sbtest4, sbtest5 new, 1..3 exist: nothing may be created
+	if err := Prepare(ctx, c2, nil, false); !errors.Is(err, ErrTablesExist) {
+		t.Fatalf("prepare over partly existing tables: %v", err)
+	}
+	db := openT(t, c)
+	if ok, _ := tableExists(ctx, db, db.Dialect, "sbtest4"); ok {
+		t.Error("prepare created sbtest4 although it refused")
+	}
+	if err := Cleanup(ctx, c, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatalf("prepare after cleanup: %v", err)
+	}
+}
+
+func TestPrepareAutoIncOffAndNoSecondary(t *testing.T) {
+	c := mariaConfig(t, Insert)
+	c.AutoInc, c.CreateSecondary, c.Tables, c.Threads = false, false, 3, 2
+	ctx := ctxT(t)
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	db := openT(t, c)
+	if got := totalRows(t, db, c); got != 0 {
+		t.Errorf("oltp_insert --auto-inc=off prepared %d rows, want empty tables (sysbench 1.0)", got)
+	}
+	var idx int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema=DATABASE() AND index_name LIKE 'k\\_%'").Scan(&idx); err != nil {
+		t.Fatal(err)
+	}
+	if idx != 0 {
+		t.Errorf("%d k_ indexes with --create-secondary=off", idx)
+	}
+	res, err := Run(ctx, c, c.RunConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := totalRows(t, db, c); got != res.Counters[CounterWrite] || got != c.Events {
+		t.Errorf("%d rows after %d inserts with drawn ids", got, res.Counters[CounterWrite])
+	}
+}
+
+// instrument wraps spec.NewWorker so tests can reach the workers.
+func instrument(spec oltp.Spec, f func(w *worker)) oltp.Spec {
+	nw := spec.NewWorker
+	spec.NewWorker = func(ctx context.Context, t int, h *hist.Handle) (oltp.Worker, error) {
+		w, err := nw(ctx, t, h)
+		if err == nil {
+			f(w.(*worker))
+		}
+		return w, err
+	}
+	return spec
+}
+
+// TestLittlesLaw: in a closed loop the average latency equals threads /
+// TPS (within 5%: the gap is the driver's own time between events).
+func TestLittlesLaw(t *testing.T) {
+	c := mariaConfig(t, ReadWrite)
+	c.Tables, c.TableSize, c.Threads, c.Events, c.Time = 4, 2000, 4, 0, 2*time.Second
+	ctx := ctxT(t)
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, c, c.RunConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := res.Op(OpTransaction)
+	tps := res.PerSecond(op.Latency.Count)
+	avg := time.Duration(op.Latency.SumNs / max(op.Latency.Count, 1))
+	little := time.Duration(float64(c.Threads) / tps * float64(time.Second))
+	t.Logf("%d transactions, %.1f tps, avg %s, threads/tps %s", op.Latency.Count, tps, avg, little)
+	if d := float64(avg-little) / float64(little); d > 0.05 || d < -0.05 {
+		t.Errorf("average latency %s vs threads/TPS %s: %.1f%% apart, want within 5%%", avg, little, 100*d)
+	}
+}

@@ -1,0 +1,312 @@
+package vsphere
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vmware/govmomi/fault"
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+	"golang.org/x/sync/errgroup"
+)
+
+// VMInfo is what Inspect reads back from a VM.
+type VMInfo struct {
+	Name  string
+	MoRef string
+	// NumCPU is the vCPU count; CoresPerSocket how they are grouped.
+	NumCPU         int32
+	CoresPerSocket int32
+	// MemoryMB is the configured memory in MiB.
+	MemoryMB int64
+	// Controllers are the disk controllers' types in key order, as govc
+	// names them: "lsilogic-sas", "pvscsi", "lsilogic", "buslogic", "nvme", "ahci".
+	Controllers []string
+	// Disks in controller-key then unit order; Disks[0] is the boot disk.
+	Disks []DiskInfo
+	// Datastore holds the VM's home directory.
+	Datastore  string
+	PowerState string
+	IP         string
+	CampaignID string
+	Role       string
+	Created    time.Time
+}
+
+// DiskInfo is one vDisk of a VM.
+type DiskInfo struct {
+	// SizeGB is the capacity in GiB (rounded down).
+	SizeGB       int64
+	Provisioning Provisioning
+	// Datastore is the datastore of the disk's file.
+	Datastore string
+	// Controller is the type of the controller the disk is on; Bus its bus
+	// number (-1 if not SCSI) and Unit the disk's unit on it.
+	Controller string
+	Bus        int32
+	Unit       int32
+	// File is the datastore path, "[ds] dir/name.vmdk".
+	File string
+}
+
+// vmProps are the properties List reads for every VM of the datacenter.
+var vmProps = []string{"name", "config.extraConfig", "config.template", "runtime.powerState", "guest.ipAddress", "summary.config.vmPathName"}
+
+// List returns the VMs of the session's datacenter that carry campaign id
+// campaignID in extraConfig (KeyCampaign), in name order; campaignID ""
+// returns every VM carrying any vmbench campaign id (to find leftovers).
+// Templates are never listed.
+func (s *Session) List(ctx context.Context, campaignID string) ([]VM, error) {
+	return s.list(ctx, func(e map[string]string) bool {
+		id, ok := e[KeyCampaign]
+		return ok && id != "" && (campaignID == "" || id == campaignID)
+	})
+}
+
+// list returns the non-template VMs whose extraConfig satisfies keep.
+func (s *Session) list(ctx context.Context, keep func(map[string]string) bool) ([]VM, error) {
+	v, err := view.NewManager(s.Client.Client).CreateContainerView(ctx, s.Datacenter.Reference(), []string{"VirtualMachine"}, true)
+	if err != nil {
+		return nil, s.cfg.redact(err)
+	}
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }()
+	var all []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, vmProps, &all); err != nil {
+		return nil, s.cfg.redact(err)
+	}
+	var out []VM
+	for _, m := range all {
+		if m.Config == nil || m.Config.Template {
+			continue
+		}
+		e := extraConfig(m.Config.ExtraConfig)
+		if !keep(e) {
+			continue
+		}
+		out = append(out, vmFromMO(m, e))
+	}
+	sortVMs(out)
+	return out, nil
+}
+
+func vmFromMO(m mo.VirtualMachine, e map[string]string) VM {
+	vm := VM{
+		Name:       m.Name,
+		MoRef:      m.Self.Value,
+		Role:       e[KeyRole],
+		CampaignID: e[KeyCampaign],
+		PowerState: string(m.Runtime.PowerState),
+	}
+	if m.Guest != nil {
+		vm.IP = m.Guest.IpAddress
+	}
+	if m.Summary.Config.VmPathName != "" {
+		vm.Datastore = datastoreOf(m.Summary.Config.VmPathName)
+	}
+	vm.Created, _ = time.Parse(time.RFC3339, e[KeyCreated])
+	return vm
+}
+
+func extraConfig(opts []types.BaseOptionValue) map[string]string {
+	e := make(map[string]string, len(opts))
+	for _, o := range opts {
+		if ov := o.GetOptionValue(); ov != nil {
+			if s, ok := ov.Value.(string); ok {
+				e[ov.Key] = s
+			}
+		}
+	}
+	return e
+}
+
+// datastoreOf returns the datastore name of a "[ds] path" datastore path.
+func datastoreOf(p string) string {
+	var dp object.DatastorePath
+	if dp.FromString(p) {
+		return dp.Datastore
+	}
+	return ""
+}
+
+// Destroy powers off (when on) and destroys every VM carrying campaign id
+// campaignID, at most DefaultParallel at a time, and nothing else: not
+// other campaigns' VMs, not untagged VMs, not templates. An empty or
+// malformed campaignID is an error (it would match too much). It returns
+// how many VMs are gone and the joined errors of those that are not.
+// progress (may be nil) gets one line per VM, one call at a time.
+func (s *Session) Destroy(ctx context.Context, campaignID string, progress func(string)) (int, error) {
+	if !campaignRe.MatchString(campaignID) {
+		return 0, fmt.Errorf("destroy: campaign id %q is empty or malformed: name one campaign (1-64 letters, digits, '.', '_' or '-')", campaignID)
+	}
+	vms, err := s.List(ctx, campaignID)
+	if err != nil {
+		return 0, fmt.Errorf("destroy: find VMs of campaign %s: %w", campaignID, err)
+	}
+	refs := make(map[types.ManagedObjectReference]target, len(vms))
+	for _, vm := range vms {
+		refs[types.ManagedObjectReference{Type: "VirtualMachine", Value: vm.MoRef}] = target{vm.Name, vm.Datastore}
+	}
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		if progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			progress(fmt.Sprintf(format, args...))
+		}
+	}
+	return s.destroyRefs(ctx, refs, say)
+}
+
+// target is a VM to destroy: its name (for messages) and home datastore.
+type target struct{ name, datastore string }
+
+// destroyRefs powers off and destroys the VMs: datastores in parallel (at
+// most DefaultParallel), the VMs of one datastore one after another, so
+// deletes do not compete on a device (and vcsim, which races on concurrent
+// file operations on one datastore, stays consistent). Transient and
+// power-state faults are retried (a power-on may still be running). A VM
+// already gone counts as removed.
+func (s *Session) destroyRefs(ctx context.Context, refs map[types.ManagedObjectReference]target, say func(string, ...any)) (int, error) {
+	byDS := map[string][]types.ManagedObjectReference{}
+	for ref, t := range refs {
+		byDS[t.datastore] = append(byDS[t.datastore], ref)
+	}
+	var (
+		mu   sync.Mutex
+		n    int
+		errs []error
+		g    errgroup.Group
+	)
+	g.SetLimit(DefaultParallel)
+	for _, group := range byDS {
+		sort.Slice(group, func(i, j int) bool { return refs[group[i]].name < refs[group[j]].name })
+		g.Go(func() error {
+			for _, ref := range group {
+				name := refs[ref].name
+				err := s.destroyOne(ctx, object.NewVirtualMachine(s.Client.Client, ref))
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("vm %s: destroy: %w", name, s.cfg.redact(err)))
+				} else {
+					n++
+					say("%s: destroyed", name)
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return n, errors.Join(errs...)
+}
+
+func (s *Session) destroyOne(ctx context.Context, vm *object.VirtualMachine) error {
+	var err error
+	for attempt := range 4 {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+			case <-ctx.Done():
+				return errors.Join(err, ctx.Err())
+			}
+		}
+		err = s.powerOffAndDestroy(ctx, vm)
+		if err == nil || fault.Is(err, &types.ManagedObjectNotFound{}) {
+			return nil
+		}
+		if !fault.IsTransientError(err) && !fault.Is(err, &types.InvalidPowerState{}) && !fault.Is(err, &types.InvalidState{}) {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Session) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMachine) error {
+	state, err := vm.PowerState(ctx)
+	if err != nil {
+		return err
+	}
+	if state != types.VirtualMachinePowerStatePoweredOff {
+		err := wait(ctx, func() (*object.Task, error) { return vm.PowerOff(ctx) })
+		if err != nil && !fault.IsAlreadyPoweredOffError(err) {
+			return fmt.Errorf("power off: %w", err)
+		}
+	}
+	return wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) })
+}
+
+// Inspect reads back one VM by name (or inventory path, or MoRef): vCPU,
+// memory, disk controllers, disks with size, provisioning, datastore,
+// controller and unit, power state, IP and campaign tags. A missing VM is
+// an error naming it.
+func (s *Session) Inspect(ctx context.Context, name string) (VMInfo, error) {
+	obj, err := s.Finder.VirtualMachine(ctx, name)
+	if err != nil {
+		return VMInfo{}, s.notFound(ctx, "VM", name, err, nil)
+	}
+	var m mo.VirtualMachine
+	props := []string{"name", "config.hardware", "config.extraConfig", "runtime.powerState", "guest.ipAddress", "summary.config.vmPathName"}
+	if err := s.Client.RetrieveOne(ctx, obj.Reference(), props, &m); err != nil {
+		return VMInfo{}, fmt.Errorf("inspect %s: %w", name, s.cfg.redact(err))
+	}
+	if m.Config == nil {
+		return VMInfo{}, fmt.Errorf("inspect %s: the VM has no configuration (still being created?)", name)
+	}
+	e := extraConfig(m.Config.ExtraConfig)
+	vm := vmFromMO(m, e)
+	info := VMInfo{
+		Name: m.Name, MoRef: m.Self.Value,
+		NumCPU: m.Config.Hardware.NumCPU, CoresPerSocket: deref32(m.Config.Hardware.NumCoresPerSocket),
+		MemoryMB:  int64(m.Config.Hardware.MemoryMB),
+		Datastore: vm.Datastore, PowerState: vm.PowerState, IP: vm.IP,
+		CampaignID: vm.CampaignID, Role: vm.Role, Created: vm.Created,
+	}
+	devices := object.VirtualDeviceList(m.Config.Hardware.Device)
+	for _, d := range devices {
+		switch d.(type) {
+		case types.BaseVirtualSCSIController, *types.VirtualNVMEController, types.BaseVirtualSATAController:
+			info.Controllers = append(info.Controllers, devices.Type(d))
+		}
+	}
+	for _, disk := range vdisks(devices) {
+		di := DiskInfo{SizeGB: disk.CapacityInBytes / bytesPerGB, Provisioning: provisioningOf(disk), Bus: -1, Unit: unitOf(disk.UnitNumber)}
+		if disk.CapacityInBytes == 0 {
+			di.SizeGB = disk.CapacityInKB / kbPerGB
+		}
+		if b, ok := disk.Backing.(types.BaseVirtualDeviceFileBackingInfo); ok {
+			di.File = b.GetVirtualDeviceFileBackingInfo().FileName
+			di.Datastore = datastoreOf(di.File)
+		}
+		if c := devices.FindByKey(disk.ControllerKey); c != nil {
+			di.Controller = devices.Type(c)
+			if scsi, ok := c.(types.BaseVirtualSCSIController); ok {
+				di.Bus = scsi.GetVirtualSCSIController().BusNumber
+			}
+		}
+		info.Disks = append(info.Disks, di)
+	}
+	return info, nil
+}
+
+// DiskSummary renders the disks as "92G thin (pvscsi:0) + 447G thick (lsilogic-sas:0) ...".
+func (i VMInfo) DiskSummary() string {
+	parts := make([]string, len(i.Disks))
+	for k, d := range i.Disks {
+		parts[k] = fmt.Sprintf("%dG %s (%s:%d)", d.SizeGB, d.Provisioning, d.Controller, d.Unit)
+	}
+	return strings.Join(parts, " + ")
+}
+
+func deref32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,443 @@
+package vsphere
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// PreflightReport is what Preflight found. Problems make Preflight fail;
+// Warnings do not.
+type PreflightReport struct {
+	Template string
+	// IsTemplate is false when Template names an ordinary VM (cloning it
+	// works, but a running VM clones an inconsistent disk).
+	IsTemplate bool
+	// BootDiskGB is the template's boot disk size in GiB.
+	BootDiskGB   int64
+	ResourcePool string
+	Folder       string
+	Hosts        []HostCheck
+	Datastores   []DatastoreCheck
+	// VCPUs is Count x NumCPU; HostCores and HostThreads sum the pool's hosts.
+	VCPUs, HostCores, HostThreads int64
+	// MemoryMB is Count x MemoryMB; HostMemoryMB sums the pool's hosts (MiB).
+	MemoryMB, HostMemoryMB int64
+	Warnings               []string
+	Problems               []string
+}
+
+// HostCheck is one host of the resource pool's compute resource.
+type HostCheck struct {
+	Name           string
+	Cores, Threads int64
+	MemoryMB       int64
+	Connected      bool
+	Maintenance    bool
+}
+
+// DatastoreCheck is the space arithmetic of one datastore, in GiB.
+type DatastoreCheck struct {
+	Name       string
+	Found      bool
+	Type       string
+	Accessible bool
+	// Maintenance is the datastore's maintenance mode ("normal" when not).
+	Maintenance string
+	// MountedHosts counts the pool's hosts that mount the datastore.
+	MountedHosts int
+	CapacityGB   int64
+	FreeGB       int64
+	// VMs placed here (round-robin).
+	VMs int
+	// ReservedGB is what thick and eager-zeroed disks take at creation;
+	// SwapGB the swap files at power-on (memory, no reservation); ThinGB
+	// what thin disks can grow to (not required, reported).
+	ReservedGB, SwapGB, ThinGB int64
+}
+
+// NeededGB is the space that must be free: reserved disks plus swap.
+func (d DatastoreCheck) NeededGB() int64 { return d.ReservedGB + d.SwapGB }
+
+// OK reports whether there are no problems.
+func (r PreflightReport) OK() bool { return len(r.Problems) == 0 }
+
+// Lines renders the report, one line per fact, for printing.
+func (r PreflightReport) Lines() []string {
+	var out []string
+	kind := "template"
+	if !r.IsTemplate {
+		kind = "VM (not a template)"
+	}
+	if r.Template != "" {
+		out = append(out, fmt.Sprintf("template: %s, %s, boot disk %d GB", r.Template, kind, r.BootDiskGB))
+	}
+	out = append(out, fmt.Sprintf("resource pool: %s; folder: %s", orDefault(r.ResourcePool), orDefault(r.Folder)))
+	for _, h := range r.Hosts {
+		out = append(out, fmt.Sprintf("host %s: %d cores, %d threads, %d GB memory, connected=%t, maintenance=%t",
+			h.Name, h.Cores, h.Threads, h.MemoryMB/1024, h.Connected, h.Maintenance))
+	}
+	if r.HostCores > 0 {
+		out = append(out, fmt.Sprintf("CPU: %d vCPU on %d cores (%.2f vCPU per core, %d threads)",
+			r.VCPUs, r.HostCores, float64(r.VCPUs)/float64(r.HostCores), r.HostThreads))
+	}
+	if r.HostMemoryMB > 0 {
+		out = append(out, fmt.Sprintf("memory: %d GB configured on %d GB of host memory (%.0f%%)",
+			r.MemoryMB/1024, r.HostMemoryMB/1024, 100*float64(r.MemoryMB)/float64(r.HostMemoryMB)))
+	}
+	for _, d := range r.Datastores {
+		if !d.Found {
+			out = append(out, fmt.Sprintf("datastore %s: not found", d.Name))
+			continue
+		}
+		out = append(out, fmt.Sprintf("datastore %s (%s): %d VM(s) need %d GB (thick %d + swap %d) of %d GB free (capacity %d GB); thin disks up to %d GB more",
+			d.Name, d.Type, d.VMs, d.NeededGB(), d.ReservedGB, d.SwapGB, d.FreeGB, d.CapacityGB, d.ThinGB))
+	}
+	for _, w := range r.Warnings {
+		out = append(out, "warning: "+w)
+	}
+	for _, p := range r.Problems {
+		out = append(out, "problem: "+p)
+	}
+	return out
+}
+
+// String is Lines joined with newlines.
+func (r PreflightReport) String() string { return strings.Join(r.Lines(), "\n") }
+
+func orDefault(s string) string {
+	if s == "" {
+		return "(default)"
+	}
+	return s
+}
+
+// Preflight checks, without creating anything, that spec can be
+// provisioned: the spec and layout are valid; the template exists (the
+// error lists the templates that do), has a boot disk no larger than the
+// layout's and room for the new SCSI controllers; the pool, folder,
+// network and every datastore exist (a missing one is named with the ones
+// that exist); no VM already has a planned name; each datastore is
+// accessible, not in maintenance, mounted on a host of the pool, and has
+// free space for its VMs' thick disks plus swap (thin disks are reported
+// and warned about, not required). Host CPU and memory overcommit are
+// warnings, except a VM with more vCPUs than a host has threads. It returns
+// the report and, when there are problems, an error joining them (finder
+// and vSphere errors stay reachable with errors.As / fault.As).
+func (s *Session) Preflight(ctx context.Context, spec ProvisionSpec) (PreflightReport, error) {
+	r, _, err := s.preflight(ctx, spec)
+	return r, err
+}
+
+func (s *Session) preflight(ctx context.Context, spec ProvisionSpec) (PreflightReport, *plan, error) {
+	spec = spec.withDefaults()
+	r := PreflightReport{Template: spec.Template, ResourcePool: spec.ResourcePool, Folder: spec.Folder}
+	var errs []error
+	problem := func(err error) {
+		errs = append(errs, err)
+		r.Problems = append(r.Problems, err.Error())
+	}
+	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
+	fail := func() (PreflightReport, *plan, error) {
+		return r, nil, fmt.Errorf("preflight failed, nothing was created: %w", errors.Join(errs...))
+	}
+	if err := spec.Validate(); err != nil {
+		problem(err)
+		return fail()
+	}
+	placement, _ := spec.Layout.Placement()
+	p := &plan{spec: spec, names: spec.VMNames(), placement: placement}
+
+	// One read of every VM's name and template flag: templates to list on a
+	// miss, and planned names that already exist.
+	vmNames, templates, err := s.vmNames(ctx)
+	if err != nil {
+		problem(fmt.Errorf("list VMs: %w", err))
+		return fail()
+	}
+	for _, n := range p.names {
+		if vmNames[n] {
+			problem(fmt.Errorf("a VM named %s already exists (choose another --prefix, or remove it)", n))
+		}
+	}
+
+	if tmpl, err := s.Finder.VirtualMachine(ctx, spec.Template); err != nil {
+		problem(s.notFound(ctx, "template (--template)", spec.Template, err, func() ([]string, error) { return templates, nil }))
+	} else {
+		p.template = tmpl
+		s.checkTemplate(ctx, p, &r, problem, warn)
+	}
+	if ctx.Err() != nil {
+		return r, nil, ctx.Err()
+	}
+
+	if pool, err := s.Finder.ResourcePoolOrDefault(ctx, spec.ResourcePool); err != nil {
+		problem(s.notFound(ctx, "resource pool (--pool / "+EnvResourcePool+")", spec.ResourcePool, err, s.poolPaths(ctx)))
+	} else {
+		p.pool = pool
+		r.ResourcePool = pool.InventoryPath
+	}
+	if folder, err := s.Finder.FolderOrDefault(ctx, spec.Folder); err != nil {
+		problem(s.notFound(ctx, "folder (--folder / "+EnvFolder+")", spec.Folder, err, func() ([]string, error) {
+			l, err := s.Finder.FolderList(ctx, path.Join(s.Datacenter.InventoryPath, "vm", "*"))
+			return names(l, err)
+		}))
+	} else {
+		p.folder = folder
+		r.Folder = folder.InventoryPath
+	}
+	if spec.Network != "" {
+		if n, err := s.Finder.Network(ctx, spec.Network); err != nil {
+			problem(s.notFound(ctx, "network (--net / "+EnvNetwork+")", spec.Network, err, func() ([]string, error) {
+				l, err := s.Finder.NetworkList(ctx, "*")
+				if err != nil {
+					return nil, err
+				}
+				var out []string
+				for _, n := range l {
+					out = append(out, path.Base(n.GetInventoryPath()))
+				}
+				sort.Strings(out)
+				return out, nil
+			}))
+		} else if b, err := n.EthernetCardBackingInfo(ctx); err != nil {
+			problem(fmt.Errorf("network %s: %w", spec.Network, err))
+		} else {
+			p.nicBacking = b
+		}
+	}
+
+	hostRefs := s.checkHosts(ctx, p, &r, problem, warn)
+	s.checkDatastores(ctx, p, &r, hostRefs, problem, warn)
+	if ctx.Err() != nil {
+		return r, nil, ctx.Err()
+	}
+	if len(errs) > 0 {
+		return fail()
+	}
+	return r, p, nil
+}
+
+// vmNames returns every VM name of the datacenter and the template names.
+func (s *Session) vmNames(ctx context.Context) (map[string]bool, []string, error) {
+	v, err := view.NewManager(s.Client.Client).CreateContainerView(ctx, s.Datacenter.Reference(), []string{"VirtualMachine"}, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = v.Destroy(context.WithoutCancel(ctx)) }()
+	var all []mo.VirtualMachine
+	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, []string{"name", "config.template"}, &all); err != nil {
+		return nil, nil, err
+	}
+	seen := make(map[string]bool, len(all))
+	var templates []string
+	for _, m := range all {
+		seen[m.Name] = true
+		if m.Config != nil && m.Config.Template {
+			templates = append(templates, m.Name)
+		}
+	}
+	sort.Strings(templates)
+	return seen, templates, nil
+}
+
+func (s *Session) poolPaths(ctx context.Context) func() ([]string, error) {
+	return func() ([]string, error) {
+		var out []string
+		for _, pat := range []string{"*/Resources", "*/Resources/*"} {
+			l, err := s.Finder.ResourcePoolList(ctx, pat)
+			if err != nil {
+				continue
+			}
+			for _, p := range l {
+				out = append(out, strings.TrimPrefix(p.InventoryPath, s.Datacenter.InventoryPath+"/host/"))
+			}
+		}
+		sort.Strings(out)
+		return out, nil
+	}
+}
+
+// checkTemplate reads the template's devices: boot disk size, SCSI buses.
+func (s *Session) checkTemplate(ctx context.Context, p *plan, r *PreflightReport, problem func(error), warn func(string, ...any)) {
+	var m mo.VirtualMachine
+	if err := s.Client.RetrieveOne(ctx, p.template.Reference(), []string{"name", "config.template", "config.hardware.device"}, &m); err != nil {
+		problem(fmt.Errorf("read template %s: %w", p.spec.Template, s.cfg.redact(err)))
+		return
+	}
+	p.templateName = m.Name
+	if m.Config == nil {
+		problem(fmt.Errorf("template %s has no configuration (inaccessible?)", m.Name))
+		return
+	}
+	r.IsTemplate = m.Config.Template
+	if !r.IsTemplate {
+		warn("%s is a VM, not a template: it is cloned as is (power it off first so its disks are consistent)", m.Name)
+	}
+	devices := object.VirtualDeviceList(m.Config.Hardware.Device)
+	boot := bootDisk(devices)
+	if boot == nil {
+		problem(fmt.Errorf("template %s has no virtual disk to serve as boot disk", m.Name))
+		return
+	}
+	p.bootDisk = boot
+	r.BootDiskGB = boot.CapacityInKB / kbPerGB
+	if want := p.spec.Layout.Disks[0].SizeGB; boot.CapacityInKB > want*kbPerGB {
+		problem(fmt.Errorf("template %s's boot disk is %d GB, larger than the %s layout's %d GB boot disk (vSphere cannot shrink a disk)",
+			m.Name, r.BootDiskGB, p.spec.Layout.Role, want))
+	}
+	if have, add := len(scsiControllers(devices)), p.spec.Layout.NewControllers(); have+add > MaxSCSIControllers {
+		problem(fmt.Errorf("template %s has %d SCSI controllers and the %s layout adds %d: a VM has at most %d",
+			m.Name, have, p.spec.Layout.Role, add, MaxSCSIControllers))
+	}
+}
+
+// checkHosts reads the hosts of the pool's compute resource and reports CPU
+// and memory overcommit. It returns the host references.
+func (s *Session) checkHosts(ctx context.Context, p *plan, r *PreflightReport, problem func(error), warn func(string, ...any)) []types.ManagedObjectReference {
+	if p.pool == nil {
+		return nil
+	}
+	l := p.spec.Layout
+	r.VCPUs = int64(p.spec.Count) * int64(l.NumCPU)
+	r.MemoryMB = int64(p.spec.Count) * l.MemoryMB
+	owner, err := p.pool.Owner(ctx)
+	if err != nil {
+		problem(fmt.Errorf("resource pool %s: read its compute resource: %w", r.ResourcePool, err))
+		return nil
+	}
+	var cr mo.ComputeResource
+	if err := s.Client.RetrieveOne(ctx, owner.Reference(), []string{"host"}, &cr); err != nil {
+		problem(fmt.Errorf("resource pool %s: read its hosts: %w", r.ResourcePool, err))
+		return nil
+	}
+	if len(cr.Host) == 0 {
+		problem(fmt.Errorf("resource pool %s has no hosts", r.ResourcePool))
+		return nil
+	}
+	var hosts []mo.HostSystem
+	if err := s.Client.Retrieve(ctx, cr.Host, []string{"name", "summary.hardware", "summary.runtime"}, &hosts); err != nil {
+		problem(fmt.Errorf("resource pool %s: read host hardware: %w", r.ResourcePool, err))
+		return nil
+	}
+	var maxThreads int64
+	usable := 0
+	for _, h := range hosts {
+		hc := HostCheck{Name: h.Name}
+		if hw := h.Summary.Hardware; hw != nil {
+			hc.Cores, hc.Threads, hc.MemoryMB = int64(hw.NumCpuCores), int64(hw.NumCpuThreads), hw.MemorySize>>20
+		}
+		if rt := h.Summary.Runtime; rt != nil {
+			hc.Connected = rt.ConnectionState == types.HostSystemConnectionStateConnected
+			hc.Maintenance = rt.InMaintenanceMode
+		}
+		if !hc.Connected || hc.Maintenance {
+			warn("host %s is not usable (connected=%t, maintenance=%t)", hc.Name, hc.Connected, hc.Maintenance)
+		} else {
+			usable++
+			r.HostCores += hc.Cores
+			r.HostThreads += hc.Threads
+			r.HostMemoryMB += hc.MemoryMB
+			maxThreads = max(maxThreads, hc.Threads)
+		}
+		r.Hosts = append(r.Hosts, hc)
+	}
+	if usable == 0 {
+		problem(fmt.Errorf("resource pool %s has no connected host out of maintenance mode", r.ResourcePool))
+		return cr.Host
+	}
+	if int64(l.NumCPU) > maxThreads {
+		problem(fmt.Errorf("a %s VM has %d vCPU but the largest host has %d hardware threads: it cannot power on", l.Role, l.NumCPU, maxThreads))
+	}
+	if r.VCPUs > r.HostCores {
+		warn("CPU overcommit: %d vCPU on %d physical cores (%.2f:1)",
+			r.VCPUs, r.HostCores, float64(r.VCPUs)/float64(r.HostCores))
+	}
+	if r.MemoryMB > r.HostMemoryMB {
+		warn("memory overcommit: %d GB of VM memory on %d GB of host memory; VMs will balloon or swap",
+			r.MemoryMB/1024, r.HostMemoryMB/1024)
+	}
+	return cr.Host
+}
+
+// checkDatastores resolves the datastores and does the space arithmetic.
+func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightReport, hosts []types.ManagedObjectReference, problem func(error), warn func(string, ...any)) {
+	spec := p.spec
+	reserved, thin := spec.Layout.DiskGB()
+	swap := spec.Layout.SwapGB()
+	p.datastores = make([]*object.Datastore, len(spec.Datastores))
+	p.dsSlots = make([]chan struct{}, len(spec.Datastores))
+	for i := range p.dsSlots {
+		p.dsSlots[i] = make(chan struct{}, 1)
+	}
+	var missing []string
+	for i, name := range spec.Datastores {
+		dc := DatastoreCheck{Name: name}
+		for k := i; k < spec.Count; k += len(spec.Datastores) {
+			dc.VMs++
+		}
+		dc.ReservedGB, dc.ThinGB, dc.SwapGB = int64(dc.VMs)*reserved, int64(dc.VMs)*thin, int64(dc.VMs)*swap
+		ds, err := s.Finder.Datastore(ctx, name)
+		if err != nil {
+			missing = append(missing, name)
+			r.Datastores = append(r.Datastores, dc)
+			continue
+		}
+		dc.Found = true
+		p.datastores[i] = ds
+		var m mo.Datastore
+		if err := s.Client.RetrieveOne(ctx, ds.Reference(), []string{"summary", "host"}, &m); err != nil {
+			problem(fmt.Errorf("datastore %s: %w", name, s.cfg.redact(err)))
+			r.Datastores = append(r.Datastores, dc)
+			continue
+		}
+		sum := m.Summary
+		dc.Type, dc.Accessible, dc.Maintenance = sum.Type, sum.Accessible, sum.MaintenanceMode
+		dc.CapacityGB, dc.FreeGB = sum.Capacity/bytesPerGB, sum.FreeSpace/bytesPerGB
+		for _, mnt := range m.Host {
+			for _, h := range hosts {
+				if mnt.Key == h && (mnt.MountInfo.Accessible == nil || *mnt.MountInfo.Accessible) {
+					dc.MountedHosts++
+				}
+			}
+		}
+		r.Datastores = append(r.Datastores, dc)
+		switch {
+		case !dc.Accessible:
+			problem(fmt.Errorf("datastore %s is not accessible", name))
+		case dc.Maintenance != "" && dc.Maintenance != string(types.DatastoreSummaryMaintenanceModeStateNormal):
+			problem(fmt.Errorf("datastore %s is in maintenance mode (%s)", name, dc.Maintenance))
+		}
+		if len(hosts) > 0 && dc.MountedHosts == 0 {
+			problem(fmt.Errorf("datastore %s is not mounted on any host of resource pool %s", name, r.ResourcePool))
+		} else if len(hosts) > 0 && dc.MountedHosts < len(hosts) {
+			warn("datastore %s is mounted on %d of the pool's %d hosts; VMs must stay on those", name, dc.MountedHosts, len(hosts))
+		}
+		if dc.NeededGB() > dc.FreeGB {
+			problem(fmt.Errorf("datastore %s has %d GB free but its %d VMs need %d GB (thick disks %d GB + swap %d GB)",
+				name, dc.FreeGB, dc.VMs, dc.NeededGB(), dc.ReservedGB, dc.SwapGB))
+		} else if dc.NeededGB()+dc.ThinGB > dc.FreeGB {
+			warn("datastore %s: thin disks (%d GB) can outgrow the free space left after thick disks and swap (%d GB)",
+				name, dc.ThinGB, dc.FreeGB-dc.NeededGB())
+		}
+		if dc.CapacityGB > 0 && 10*(dc.CapacityGB-dc.FreeGB+dc.NeededGB()) > 9*dc.CapacityGB && dc.NeededGB() <= dc.FreeGB {
+			warn("datastore %s will be more than 90%% full", name)
+		}
+	}
+	if len(missing) > 0 {
+		all, _ := names(s.Finder.DatastoreList(ctx, "*"))
+		problem(fmt.Errorf("datastore(s) %s not found (--ds / %s); available: %s",
+			strings.Join(missing, ", "), EnvDatastore, listOrNone(all)))
+	}
+	if n := len(spec.Datastores); n > 0 && spec.Count%n != 0 {
+		warn("%d VMs do not divide evenly over %d datastores: some datastores get one more VM", spec.Count, n)
+	}
+}

@@ -1,0 +1,433 @@
+package vsphere
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/task"
+	"github.com/vmware/govmomi/vim25/mo"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+	"golang.org/x/sync/errgroup"
+)
+
+// ExtraConfig keys every provisioned VM carries (readable with
+// `govc vm.info -e`). Destroy and teardown select VMs by KeyCampaign.
+const (
+	KeyCampaign  = "vmbench.campaign"  // campaign id
+	KeyCreated   = "vmbench.created"   // creation time, RFC 3339, UTC
+	KeyRole      = "vmbench.role"      // layout role
+	KeyProvision = "vmbench.provision" // id of the Provision call that created the VM
+)
+
+// Defaults applied by Provision and Preflight to a zero ProvisionSpec field.
+const (
+	DefaultParallel  = 4
+	DefaultIPTimeout = 10 * time.Minute // HCIBench gives vm.ip 600 s
+	teardownTimeout  = 10 * time.Minute
+	defaultSettle    = 3 * time.Second
+	// taskTimeout bounds the wait for one vSphere task (a clone, or a
+	// reconfigure that eager-zeroes 500 GB on slow storage, can take long).
+	taskTimeout = 2 * time.Hour
+	ipPoll      = time.Second
+)
+
+// ProvisionSpec says what Provision creates.
+type ProvisionSpec struct {
+	// CampaignID tags every VM (KeyCampaign); required. Letters, digits,
+	// '.', '_' and '-', at most 64 characters. See NewCampaignID.
+	CampaignID string
+	// Layout is the role's VM shape (LayoutFor).
+	Layout Layout
+	// Count is the number of VMs (4, 8 or 16 in the reviews).
+	Count int
+	// NamePrefix names the VMs <prefix>-01 .. <prefix>-NN; default
+	// "vmbench-<role>".
+	NamePrefix string
+	// Template is the template (or VM) to clone; required.
+	Template string
+	// Datastores receive the VMs round-robin: VM i (from 0) and all its
+	// disks go on Datastores[i % len], so 16 VMs on 8 datastores are two per
+	// datastore. Required; no duplicates.
+	Datastores []string
+	// ResourcePool and Folder place the VMs; empty means the default pool
+	// and the datacenter's vm folder.
+	ResourcePool, Folder string
+	// Network, when set, becomes the backing of each VM's first NIC.
+	Network string
+	// Parallel bounds how many VMs are provisioned at once (default 4).
+	Parallel int
+	// PowerOn powers the VMs on and waits for each one's IPv4 address.
+	PowerOn bool
+	// IPTimeout bounds the wait for an IP per VM (default 10 minutes).
+	IPTimeout time.Duration
+	// SimulatedIP, when set, is given to every VM through vcsim's extraConfig
+	// hook SET.guest.ipAddress, so simulated VMs report an IP (127.0.0.1
+	// when the simulated databases are local). Only vcsim understands it;
+	// leave it empty on real vSphere.
+	SimulatedIP string
+
+	// settle is how long teardown waits for clone requests whose reply was
+	// lost (network error, timeout) to appear as tasks; taskTimeout bounds
+	// each vSphere call and task wait. Tests shorten them.
+	settle, taskTimeout time.Duration
+}
+
+// VM is one provisioned VM as Provision returns it and List finds it.
+type VM struct {
+	Name string
+	// MoRef is the managed object id, e.g. "vm-42" (accepted by govc -vm).
+	MoRef string
+	// Datastore holds the VM's home directory (and, as provisioned, its disks).
+	Datastore string
+	// IP is the guest's IPv4 address when known.
+	IP         string
+	Role       string
+	CampaignID string
+	// PowerState is poweredOn, poweredOff or suspended.
+	PowerState string
+	// Created is the KeyCreated time (zero when absent or unparsable).
+	Created time.Time
+}
+
+// StepError is the error Provision returns when a step of one VM fails:
+// it names the VM and the step (clone, reconfigure, power on, wait for IP).
+// Unwrap gives the vSphere error (fault.Is / fault.As work through it).
+type StepError struct {
+	VM   string
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return fmt.Sprintf("vm %s: %s: %v", e.VM, e.Step, e.Err) }
+func (e *StepError) Unwrap() error { return e.Err }
+
+var campaignRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// ValidCampaignID returns an error unless id is 1-64 letters, digits, '.',
+// '_' or '-' (so it is safe in extraConfig, annotations and file names).
+func ValidCampaignID(id string) error {
+	if !campaignRe.MatchString(id) {
+		return fmt.Errorf("campaign id %q: use 1-64 letters, digits, '.', '_' or '-'", id)
+	}
+	return nil
+}
+
+// NewCampaignID returns an id like "vmbench-20260102-150405-a1b2" for now.
+func NewCampaignID(now time.Time) string {
+	return "vmbench-" + now.UTC().Format("20060102-150405") + "-" + randomHex(2)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// withDefaults fills NamePrefix, Parallel and IPTimeout.
+func (p ProvisionSpec) withDefaults() ProvisionSpec {
+	if p.NamePrefix == "" {
+		p.NamePrefix = "vmbench-" + p.Layout.Role
+	}
+	if p.Parallel <= 0 {
+		p.Parallel = DefaultParallel
+	}
+	if p.IPTimeout <= 0 {
+		p.IPTimeout = DefaultIPTimeout
+	}
+	if p.settle <= 0 {
+		p.settle = defaultSettle
+	}
+	if p.taskTimeout <= 0 {
+		p.taskTimeout = taskTimeout
+	}
+	return p
+}
+
+// Validate checks the spec (and its layout) without calling vSphere and
+// reports every problem.
+func (p ProvisionSpec) Validate() error {
+	p = p.withDefaults()
+	var errs []error
+	if err := ValidCampaignID(p.CampaignID); err != nil {
+		errs = append(errs, err)
+	}
+	if err := p.Layout.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if p.Count < 1 {
+		errs = append(errs, fmt.Errorf("count is %d, must be at least 1", p.Count))
+	}
+	if p.Template == "" {
+		errs = append(errs, errors.New("no template: name the template to clone (--template)"))
+	}
+	if len(p.Datastores) == 0 {
+		errs = append(errs, fmt.Errorf("no datastore: name at least one (--ds or %s)", EnvDatastore))
+	}
+	seen := map[string]bool{}
+	for _, d := range p.Datastores {
+		if seen[d] {
+			errs = append(errs, fmt.Errorf("datastore %q is listed twice", d))
+		}
+		seen[d] = true
+	}
+	if names := p.VMNames(); len(names) > 0 && len(names[len(names)-1]) > 80 {
+		errs = append(errs, fmt.Errorf("VM name %q is longer than vSphere's 80 characters", names[len(names)-1]))
+	}
+	return errors.Join(errs...)
+}
+
+// VMNames returns the names Provision gives the VMs: <prefix>-01 .. -NN.
+func (p ProvisionSpec) VMNames() []string {
+	p = p.withDefaults()
+	out := make([]string, max(p.Count, 0))
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%02d", p.NamePrefix, i+1)
+	}
+	return out
+}
+
+// tracker records what one Provision call created, for teardown.
+type tracker struct {
+	mu      sync.Mutex
+	vms     map[string]types.ManagedObjectReference
+	pending map[string]*object.Task // clone tasks whose outcome we did not see
+	unacked int                     // clone requests that failed without a task
+}
+
+func (t *tracker) do(f func()) { t.mu.Lock(); defer t.mu.Unlock(); f() }
+
+// Provision creates spec.Count VMs of spec.Layout by cloning spec.Template,
+// in parallel (at most spec.Parallel at once, and one VM at a time per
+// datastore while disks are created). It runs Preflight first and creates
+// nothing when it fails. Each VM gets, in one clone and one reconfigure:
+// the campaign tags (extraConfig KeyCampaign, KeyCreated, KeyRole,
+// KeyProvision, and an annotation), the layout's vCPU and memory, the boot
+// disk grown to Disks[0].SizeGB, new SCSI controller(s) of type
+// Layout.Controller and the data disks with their provisioning, all on the
+// VM's datastore. With PowerOn it powers each VM on and waits for its IPv4
+// address (IPTimeout).
+//
+// If any step fails or ctx is cancelled, no new step starts; steps already
+// running are waited for (vSphere finishes a clone or reconfigure anyway,
+// and a VM cannot be removed mid-task), then Provision removes every VM
+// this call created, on its own context with a 10-minute timeout: the VMs
+// it saw created, clone tasks it stopped following, and, found by campaign
+// and call id, clones whose request got no answer. It returns a *StepError
+// naming the VM and step (wrapping ctx's error after a cancellation),
+// joined with any teardown failure. progress receives one line per step;
+// it is called from one goroutine at a time and may be nil. The returned
+// VMs are in name order.
+func (s *Session) Provision(ctx context.Context, spec ProvisionSpec, progress func(msg string)) ([]VM, error) {
+	spec = spec.withDefaults()
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		if progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		progress(fmt.Sprintf(format, args...))
+	}
+
+	report, p, err := s.preflight(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range report.Warnings {
+		say("preflight warning: %s", w)
+	}
+	p.token = randomHex(8)
+	p.created = time.Now().UTC().Truncate(time.Second)
+
+	// Teardown is registered before the first clone.
+	tr := &tracker{vms: map[string]types.ManagedObjectReference{}, pending: map[string]*object.Task{}}
+	ok := false
+	defer func() {
+		if !ok { // a panic: still remove what was created
+			_ = s.teardown(ctx, p, tr, say)
+		}
+	}()
+
+	results := make([]VM, spec.Count)
+	err = func() error {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(spec.Parallel)
+		for i := range spec.Count {
+			g.Go(func() error {
+				vm, err := s.provisionOne(gctx, p, i, tr, say)
+				results[i] = vm
+				return err
+			})
+		}
+		err := g.Wait()
+		if err == nil {
+			err = ctx.Err()
+		}
+		return err
+	}()
+	if err == nil {
+		ok = true
+		return results, nil
+	}
+	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("%w (after: %v)", ctx.Err(), err)
+	}
+	// Run teardown now (not in the defer) so its error can be returned.
+	ok = true
+	if tdErr := s.teardown(ctx, p, tr, say); tdErr != nil {
+		return nil, errors.Join(err, tdErr)
+	}
+	return nil, err
+}
+
+// provisionOne clones, reconfigures, powers on and waits for VM i. The
+// steps that create disks hold the VM's datastore (one at a time per
+// datastore). A step already started is waited for even if ctx ends (vSphere
+// would finish it anyway, and teardown cannot remove a VM mid-task); ctx is
+// checked between steps and ends the IP wait.
+func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker, say func(string, ...any)) (VM, error) {
+	name := p.names[i]
+	dsIdx := i % len(p.datastores)
+	ds := p.datastores[dsIdx]
+	fail := func(step string, err error) error {
+		return &StepError{VM: name, Step: step, Err: s.cfg.redact(err)}
+	}
+	// Tasks run on a context that the caller's cancellation does not cut.
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.spec.taskTimeout)
+	defer cancel()
+
+	select {
+	case p.dsSlots[dsIdx] <- struct{}{}:
+	case <-ctx.Done():
+		return VM{}, fail("clone (not started)", ctx.Err())
+	}
+	held := true
+	release := func() {
+		if held {
+			<-p.dsSlots[dsIdx]
+			held = false
+		}
+	}
+	defer release()
+
+	say("%s: cloning %s to datastore %s", name, p.templateName, ds.Name())
+	t, err := p.template.Clone(tctx, p.folder, name, p.cloneSpec(ds))
+	if err != nil {
+		if !soap.IsSoapFault(err) { // no answer: the request may still have reached vSphere
+			tr.do(func() { tr.unacked++ })
+		}
+		return VM{}, fail("clone", err)
+	}
+	tr.do(func() { tr.pending[name] = t })
+	info, err := t.WaitForResult(tctx)
+	if err != nil {
+		var te task.Error
+		if errors.As(err, &te) { // the task ended in an error: nothing created
+			tr.do(func() { delete(tr.pending, name) })
+		}
+		return VM{}, fail("clone", err)
+	}
+	ref, isRef := info.Result.(types.ManagedObjectReference)
+	tr.do(func() {
+		delete(tr.pending, name)
+		if isRef {
+			tr.vms[name] = ref
+		}
+	})
+	if !isRef {
+		return VM{}, fail("clone", fmt.Errorf("clone task returned %T, not a VM reference", info.Result))
+	}
+	vm := object.NewVirtualMachine(s.Client.Client, ref)
+	if err := ctx.Err(); err != nil {
+		return VM{}, fail("reconfigure (not started)", err)
+	}
+
+	var m mo.VirtualMachine
+	if err := s.Client.RetrieveOne(tctx, ref, []string{"config.hardware.device", "config.files.vmPathName"}, &m); err != nil {
+		return VM{}, fail("reconfigure", err)
+	}
+	if m.Config == nil {
+		return VM{}, fail("reconfigure", errors.New("the clone has no configuration"))
+	}
+	cs, err := p.configSpec(object.VirtualDeviceList(m.Config.Hardware.Device), m.Config.Files.VmPathName, ds, name)
+	if err != nil {
+		return VM{}, fail("reconfigure", err)
+	}
+	say("%s: reconfiguring: %d vCPU, %d MB memory, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.diskSummary())
+	if err := wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) }); err != nil {
+		return VM{}, fail("reconfigure", err)
+	}
+
+	out := VM{Name: name, MoRef: ref.Value, Datastore: ds.Name(), Role: p.spec.Layout.Role,
+		CampaignID: p.spec.CampaignID, PowerState: string(types.VirtualMachinePowerStatePoweredOff), Created: p.created}
+	if !p.spec.PowerOn {
+		say("%s: ready (powered off)", name)
+		return out, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return VM{}, fail("power on (not started)", err)
+	}
+	say("%s: powering on", name)
+	if err := wait(tctx, func() (*object.Task, error) { return vm.PowerOn(tctx) }); err != nil {
+		return VM{}, fail("power on", err)
+	}
+	out.PowerState = string(types.VirtualMachinePowerStatePoweredOn)
+	release()
+
+	ip, err := s.waitIP(ctx, ref, p.spec.IPTimeout)
+	if err != nil {
+		return VM{}, fail("wait for IP", err)
+	}
+	out.IP = ip
+	say("%s: ready, IP %s", name, ip)
+	return out, nil
+}
+
+// waitIP polls guest.ipAddress (VMware Tools reports it) until it holds an
+// IPv4 address, timeout passes or ctx ends. Polling, rather than a
+// property-collector wait, leaves nothing running on the server when the
+// caller gives up.
+func (s *Session) waitIP(ctx context.Context, ref types.ManagedObjectReference, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var m mo.VirtualMachine
+		if err := s.Client.RetrieveOne(ctx, ref, []string{"guest.ipAddress"}, &m); err != nil {
+			return "", err
+		}
+		if m.Guest != nil {
+			if ip := net.ParseIP(m.Guest.IpAddress); ip != nil && ip.To4() != nil {
+				return m.Guest.IpAddress, nil
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return "", fmt.Errorf("no IPv4 address after %s (is VMware Tools running, and does the VM's network hand out addresses?)", timeout)
+		}
+		select {
+		case <-time.After(min(ipPoll, left)):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+func wait(ctx context.Context, start func() (*object.Task, error)) error {
+	t, err := start()
+	if err != nil {
+		return err
+	}
+	return t.Wait(ctx)
+}
+
+// sortVMs orders VMs by name.
+func sortVMs(l []VM) { sort.Slice(l, func(i, j int) bool { return l[i].Name < l[j].Name }) }

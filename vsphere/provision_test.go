@@ -1,0 +1,306 @@
+package vsphere
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vmware/govmomi/fault"
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/soap"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+// TestProvisionLayouts provisions 4, 8 and 16 VMs of each role and reads
+// every VM back.
+func TestProvisionLayouts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, role := range Roles() {
+		for _, tc := range []struct{ count, nds int }{{4, 4}, {8, 4}, {16, 8}} {
+			t.Run(fmt.Sprintf("%s/%dVMs-on-%dDS", role, tc.count, tc.nds), func(t *testing.T) {
+				t.Parallel()
+				sim, s := simSession(t, SimOptions{Datastores: 8})
+				all := sim.Datastores()
+				spec := testSpec(t, role, tc.count, all[:tc.nds])
+				spec.NamePrefix = fmt.Sprintf("%s%d", role, tc.count)
+				vms, err := s.Provision(ctx, spec, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					if n, err := s.Destroy(context.Background(), spec.CampaignID, nil); err != nil || n != tc.count {
+						t.Errorf("Destroy: %d, %v", n, err)
+					}
+				})
+				if len(vms) != tc.count {
+					t.Fatalf("%d VMs", len(vms))
+				}
+				perDS := map[string]int{}
+				l := spec.Layout
+				for i, vm := range vms {
+					wantName := fmt.Sprintf("%s-%02d", spec.NamePrefix, i+1)
+					wantDS := all[i%tc.nds]
+					if vm.Name != wantName || vm.Datastore != wantDS || vm.IP != "127.0.0.1" || vm.CampaignID != spec.CampaignID || vm.Role != role {
+						t.Errorf("VM %d: %+v", i, vm)
+					}
+					info, err := s.Inspect(ctx, vm.Name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					perDS[info.Datastore]++
+					if info.NumCPU != l.NumCPU || info.CoresPerSocket != l.NumCPU || info.MemoryMB != l.MemoryMB {
+						t.Errorf("%s: %d vCPU (%d per socket), %d MB", vm.Name, info.NumCPU, info.CoresPerSocket, info.MemoryMB)
+					}
+					if !slices.Contains(info.Controllers, "lsilogic-sas") {
+						t.Errorf("%s: controllers %v", vm.Name, info.Controllers)
+					}
+					if info.PowerState != "poweredOn" || info.IP != "127.0.0.1" || info.CampaignID != spec.CampaignID || info.Created.IsZero() {
+						t.Errorf("%s: %s %q %q %v", vm.Name, info.PowerState, info.IP, info.CampaignID, info.Created)
+					}
+					if len(info.Disks) != len(l.Disks) {
+						t.Fatalf("%s: %d disks, want %d: %+v", vm.Name, len(info.Disks), len(l.Disks), info.Disks)
+					}
+					for k, d := range info.Disks {
+						want := l.Disks[k]
+						if d.SizeGB != want.SizeGB || d.Provisioning != want.Provisioning || d.Datastore != wantDS {
+							t.Errorf("%s disk %d: %+v, want %d GB %s on %s", vm.Name, k, d, want.SizeGB, want.Provisioning, wantDS)
+						}
+						if k > 0 && (d.Controller != "lsilogic-sas" || d.Bus != 1 || d.Unit != int32(k-1)) {
+							t.Errorf("%s disk %d: on %s bus %d unit %d", vm.Name, k, d.Controller, d.Bus, d.Unit)
+						}
+					}
+				}
+				for _, ds := range all[:tc.nds] {
+					if perDS[ds] != tc.count/tc.nds {
+						t.Errorf("datastore %s has %d VMs, want %d (%v)", ds, perDS[ds], tc.count/tc.nds, perDS)
+					}
+				}
+				listed, err := s.List(ctx, spec.CampaignID)
+				if err != nil || len(listed) != tc.count {
+					t.Fatalf("List: %d, %v", len(listed), err)
+				}
+			})
+		}
+	}
+}
+
+// TestProvisionCloneFailsOnFifth injects a method fault on the 5th
+// CloneVM_Task: no VM of the campaign may remain, and the error names VM 5.
+// (vcsim's rule counters are not goroutine-safe, so this runs with one
+// clone at a time; the task-level test below covers parallel clones.)
+func TestProvisionCloneFailsOnFifth(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 4})
+	ctx := context.Background()
+	before := allVMNames(t, s)
+	svc := simulator.ServiceFromContext(sim.model.Service.Context)
+	svc.AddFaultRule(&simulator.FaultInjectionRule{
+		MethodName: "CloneVM_Task", ObjectType: "*", ObjectName: "*",
+		Probability: 1, SkipCount: 4, MaxCount: 1,
+		FaultType: simulator.FaultTypeInsufficientResourcesFault, Message: "injected: 5th clone fails",
+		Enabled: true,
+	})
+	spec := testSpec(t, "sysbench", 8, sim.Datastores())
+	spec.Parallel = 1
+	vms, err := s.Provision(ctx, spec, logf(t))
+	if err == nil {
+		t.Fatalf("Provision succeeded with %d VMs", len(vms))
+	}
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != "clone" || se.VM != "vmbench-sysbench-05" {
+		t.Fatalf("want the clone of vmbench-sysbench-05 to fail, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "vmbench-sysbench-05") || !fault.Is(err, &types.InsufficientResourcesFault{}) {
+		t.Errorf("error %v", err)
+	}
+	if left, err := s.List(ctx, spec.CampaignID); err != nil || len(left) != 0 {
+		t.Fatalf("campaign left %d VMs behind (%v): %+v", len(left), err, left)
+	}
+	if after := allVMNames(t, s); !slices.Equal(after, before) {
+		t.Fatalf("inventory changed: %v -> %v", before, after)
+	}
+}
+
+// outOfSpaceTemplate makes the n-th clone of the template fail as a task,
+// the way vCenter reports a datastore running out of space mid-clone.
+type outOfSpaceTemplate struct {
+	*simulator.VirtualMachine
+	mu     sync.Mutex
+	calls  int
+	failAt int
+}
+
+func (v *outOfSpaceTemplate) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) soap.HasFault {
+	v.mu.Lock()
+	v.calls++
+	n := v.calls
+	v.mu.Unlock()
+	if n != v.failAt {
+		return v.VirtualMachine.CloneVMTask(ctx, req)
+	}
+	task := simulator.CreateTask(v.VirtualMachine, "cloneVm", func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
+		return nil, &types.InsufficientStorageSpace{}
+	})
+	return &methods.CloneVM_TaskBody{Res: &types.CloneVM_TaskResponse{Returnval: task.Run(ctx)}}
+}
+
+func simTemplate(t *testing.T, sim *Simulator) *simulator.VirtualMachine {
+	t.Helper()
+	for _, e := range sim.model.Map().All("VirtualMachine") {
+		if vm := e.(*simulator.VirtualMachine); vm.Name == SimTemplate {
+			return vm
+		}
+	}
+	t.Fatal("no template in the simulator")
+	return nil
+}
+
+func TestProvisionCloneTaskFailsOnFifth(t *testing.T) {
+	t.Parallel()
+	for _, parallel := range []int{1, 4} {
+		t.Run(fmt.Sprintf("parallel%d", parallel), func(t *testing.T) {
+			sim, s := simSession(t, SimOptions{Datastores: 8})
+			ctx := context.Background()
+			before := allVMNames(t, s)
+			sim.model.Map().Put(&outOfSpaceTemplate{VirtualMachine: simTemplate(t, sim), failAt: 5})
+			spec := testSpec(t, "sqlserver", 16, sim.Datastores())
+			spec.Parallel = parallel
+			_, err := s.Provision(ctx, spec, nil)
+			var se *StepError
+			if !errors.As(err, &se) || se.Step != "clone" || !strings.HasPrefix(se.VM, "vmbench-sqlserver-") {
+				t.Fatalf("want a clone to fail, got %v", err)
+			}
+			if parallel == 1 && se.VM != "vmbench-sqlserver-05" {
+				t.Errorf("error names %s, want vmbench-sqlserver-05", se.VM)
+			}
+			var family types.BaseInsufficientResourcesFault
+			if _, ok := fault.As(err, &family); !ok {
+				t.Errorf("fault.As(InsufficientResourcesFault family) failed on %v", err)
+			}
+			if left, _ := s.List(ctx, spec.CampaignID); len(left) != 0 {
+				t.Fatalf("left behind: %+v", left)
+			}
+			if after := allVMNames(t, s); !slices.Equal(after, before) {
+				t.Fatalf("inventory changed: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// slowCloneTemplate delays every clone request on the server side, so a
+// client that gives up on the call leaves a clone that completes afterwards.
+type slowCloneTemplate struct {
+	*simulator.VirtualMachine
+	delay time.Duration
+}
+
+func (v *slowCloneTemplate) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) soap.HasFault {
+	time.Sleep(v.delay)
+	return v.VirtualMachine.CloneVMTask(ctx, req)
+}
+
+func TestProvisionRemovesCloneCompletedAfterGivingUp(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	before := allVMNames(t, s)
+	sim.model.Map().Put(&slowCloneTemplate{VirtualMachine: simTemplate(t, sim), delay: 300 * time.Millisecond})
+	spec := testSpec(t, "sysbench", 2, sim.Datastores())
+	spec.Parallel = 1
+	spec.taskTimeout = 100 * time.Millisecond // the call gives up before vcsim answers
+	spec.settle = 600 * time.Millisecond
+	_, err := s.Provision(context.Background(), spec, logf(t))
+	var se *StepError
+	if !errors.As(err, &se) || se.VM != "vmbench-sysbench-01" || se.Step != "clone" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the clone of vmbench-sysbench-01 to time out, got %v", err)
+	}
+	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+	if after := allVMNames(t, s); !slices.Equal(after, before) {
+		t.Fatalf("inventory changed: %v -> %v", before, after)
+	}
+}
+
+func TestProvisionDeadlineDuringClone(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 4})
+	before := allVMNames(t, s)
+	sim.model.Map().Put(&slowCloneTemplate{VirtualMachine: simTemplate(t, sim), delay: 150 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	spec := testSpec(t, "sqlserver", 4, sim.Datastores())
+	_, err := s.Provision(ctx, spec, logf(t))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the deadline error, got %v", err)
+	}
+	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+	if after := allVMNames(t, s); !slices.Equal(after, before) {
+		t.Fatalf("inventory changed: %v -> %v", before, after)
+	}
+}
+
+func TestProvisionCancelledMidway(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 4})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := testSpec(t, "sqlserver", 8, sim.Datastores())
+	var once sync.Once
+	_, err := s.Provision(ctx, spec, func(m string) {
+		if strings.Contains(m, "powering on") {
+			once.Do(cancel) // Ctrl-C after the first VM is built
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+}
+
+func TestProvisionIPTimeout(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	spec := testSpec(t, "sqlserver", 2, sim.Datastores())
+	spec.SimulatedIP = "" // nothing will report an address
+	spec.IPTimeout = 200 * time.Millisecond
+	_, err := s.Provision(context.Background(), spec, nil)
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != "wait for IP" {
+		t.Fatalf("want a wait-for-IP StepError, got %v", err)
+	}
+	mustContain(t, err, "no IPv4 address after 200ms")
+	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+}
+
+func TestProvisionPoweredOffWithNetwork(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 1})
+	spec := testSpec(t, "sysbench", 1, sim.Datastores())
+	spec.PowerOn = false
+	spec.Network = "VM Network"
+	spec.NamePrefix = "db"
+	vms, err := s.Provision(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vms) != 1 || vms[0].Name != "db-01" || vms[0].PowerState != "poweredOff" || vms[0].IP != "" {
+		t.Fatalf("%+v", vms)
+	}
+	info, err := s.Inspect(context.Background(), "db-01")
+	if err != nil || info.PowerState != "poweredOff" {
+		t.Fatalf("%+v %v", info, err)
+	}
+}

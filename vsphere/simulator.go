@@ -1,0 +1,203 @@
+package vsphere
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/vmware/govmomi/object"
+	"github.com/vmware/govmomi/simulator"
+)
+
+const simUser = "vmbench"
+
+var simSetup sync.Mutex
+
+// SimTemplate is the name of the template StartSimulator creates.
+const SimTemplate = "vmbench-template"
+
+// SimOptions shapes the simulated inventory. Zero fields take the defaults.
+type SimOptions struct {
+	// Hosts in the one cluster (default 1: the reviews run every VM on one
+	// server).
+	Hosts int
+	// Datastores, LocalDS_0 .. LocalDS_<n-1>, each mounted on every host
+	// (default 8, as the 8-drive reviews).
+	Datastores int
+	// DatastoreGB is each datastore's capacity in GiB (default 4096; 16
+	// sysbench VMs on 8 datastores need about 1,740 GB each).
+	DatastoreGB int64
+	// HostCores per host (default 64, threads = 2 x cores) and HostMemoryGB
+	// per host (default 1024), so the review layouts fit as on the reviewed
+	// servers. vcsim's own hosts have 2 cores and 4 GB.
+	HostCores    int
+	HostMemoryGB int64
+}
+
+func (o SimOptions) withDefaults() SimOptions {
+	if o.Hosts <= 0 {
+		o.Hosts = 1
+	}
+	if o.Datastores <= 0 {
+		o.Datastores = 8
+	}
+	if o.DatastoreGB <= 0 {
+		o.DatastoreGB = 4096
+	}
+	if o.HostCores <= 0 {
+		o.HostCores = 64
+	}
+	if o.HostMemoryGB <= 0 {
+		o.HostMemoryGB = 1024
+	}
+	return o
+}
+
+// Simulator is an in-process vcsim (govmomi's simulator package, VPX
+// model): datacenter DC0, cluster DC0_C0 with the hosts, datastores
+// LocalDS_*, network "VM Network" and a template SimTemplate (1 vCPU,
+// 32 MB, one 10 GB thin disk on a pvscsi controller, one NIC). Guest
+// operations are not available: never run programs in its VMs.
+type Simulator struct {
+	model      *simulator.Model
+	server     *simulator.Server
+	datastores []string
+	closeOnce  sync.Once
+}
+
+// StartSimulator builds the inventory and starts the vcsim server on a
+// loopback port with TLS (a self-signed certificate: connect with
+// Insecure). Close it to stop the server and remove its temp directories.
+func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
+	opts = opts.withDefaults()
+	// vcsim's Model.Create and NewServer write package-level defaults
+	// (option settings shared by every model): one at a time.
+	simSetup.Lock()
+	defer simSetup.Unlock()
+	m := simulator.VPX()
+	m.Datacenter = 1
+	m.Cluster = 1
+	m.Host = 0
+	m.ClusterHost = opts.Hosts
+	m.Pool = 0
+	m.Machine = 1
+	m.Datastore = opts.Datastores
+	m.Portgroup = 0
+	m.Autostart = false
+	if err := m.Create(); err != nil {
+		m.Remove()
+		return nil, fmt.Errorf("vcsim: create model: %w", err)
+	}
+	m.Service.TLS = new(tls.Config)
+	// Fixed credentials, checked by vcsim (with its default login any
+	// non-empty pair is accepted, which would hide credential mistakes).
+	m.Service.Listen = &url.URL{User: url.UserPassword(simUser, "vmbench-"+randomHex(6))}
+	sim := &Simulator{model: m}
+	sim.server = m.Service.NewServer()
+	if err := sim.prepare(ctx, opts); err != nil {
+		sim.Close()
+		return nil, fmt.Errorf("vcsim: %w", err)
+	}
+	return sim, nil
+}
+
+// prepare shapes hosts and datastores and turns the model's VM into the
+// template.
+func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {
+	reg := s.model.Map()
+	sctx := s.model.Service.Context
+	for _, obj := range reg.All("HostSystem") {
+		h := obj.(*simulator.HostSystem)
+		reg.WithLock(sctx, h, func() {
+			hw := h.Summary.Hardware
+			hw.NumCpuPkgs = 2
+			hw.NumCpuCores = int16(opts.HostCores)
+			hw.NumCpuThreads = int16(2 * opts.HostCores)
+			hw.MemorySize = opts.HostMemoryGB << 30
+			if h.Hardware != nil {
+				h.Hardware.CpuInfo.NumCpuPackages = 2
+				h.Hardware.CpuInfo.NumCpuCores = int16(opts.HostCores)
+				h.Hardware.CpuInfo.NumCpuThreads = int16(2 * opts.HostCores)
+				h.Hardware.MemorySize = opts.HostMemoryGB << 30
+			}
+		})
+	}
+	for _, obj := range reg.All("Datastore") {
+		ds := obj.(*simulator.Datastore)
+		reg.WithLock(sctx, ds, func() {
+			used := ds.Summary.Capacity - ds.Summary.FreeSpace
+			ds.Summary.Capacity = opts.DatastoreGB << 30
+			ds.Summary.FreeSpace = ds.Summary.Capacity - used
+			info := ds.Info.GetDatastoreInfo()
+			info.FreeSpace = ds.Summary.FreeSpace
+			info.MaxFileSize = ds.Summary.Capacity
+		})
+		s.datastores = append(s.datastores, ds.Name)
+	}
+	sort.Slice(s.datastores, func(i, j int) bool { return dsLess(s.datastores[i], s.datastores[j]) })
+
+	cfg := s.Config()
+	cfg.Template = ""
+	sess, err := Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = sess.Close(ctx) }()
+	vms, err := sess.Finder.VirtualMachineList(ctx, "*")
+	if err != nil || len(vms) == 0 {
+		return fmt.Errorf("model has no VM to turn into the template: %v", err)
+	}
+	vm := vms[0]
+	if t, err := vm.PowerOff(ctx); err == nil {
+		_ = t.Wait(ctx) // already off is fine
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return vm.Rename(ctx, SimTemplate) }); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", vm.Name(), SimTemplate, err)
+	}
+	if err := vm.MarkAsTemplate(ctx); err != nil {
+		return fmt.Errorf("mark %s as template: %w", SimTemplate, err)
+	}
+	return nil
+}
+
+// dsLess orders LocalDS_2 before LocalDS_10.
+func dsLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// Config returns a Config that connects to the simulator: the URL carries
+// its credentials (user "vmbench", a random password; Username and
+// Password stay empty, since govc's rules would read a file named like the
+// user), Insecure, datacenter DC0, every datastore (comma list), the
+// cluster's resource pool and the template.
+func (s *Simulator) Config() Config {
+	return Config{
+		URL:          s.server.URL.String(),
+		Insecure:     true,
+		Datacenter:   "DC0",
+		Datastore:    strings.Join(s.datastores, ","),
+		ResourcePool: "DC0_C0/Resources",
+		Template:     SimTemplate,
+	}
+}
+
+// Datastores returns the datastore names, LocalDS_0 first.
+func (s *Simulator) Datastores() []string { return append([]string(nil), s.datastores...) }
+
+// Close stops the server and removes the model's temp directories. It is
+// safe to call more than once.
+func (s *Simulator) Close() {
+	s.closeOnce.Do(func() {
+		if s.server != nil {
+			s.server.Close()
+		}
+		s.model.Remove()
+	})
+}
