@@ -103,7 +103,9 @@ type campaign struct {
 	step   int
 }
 
-const steps = 8
+// steps counts the numbered steps: preflight, provision, databases,
+// prepare, run, collect, teardown.
+const steps = 7
 
 func (c *campaign) stepf(format string, args ...any) {
 	c.step++
@@ -131,7 +133,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		opts.StartDelay = 2 * time.Second
 	}
 	now := time.Now()
-	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: opts.Log,
+	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: &syncWriter{w: opts.Log},
 		id: fmt.Sprintf("%s-%s", spec.Name, now.UTC().Format("20060102T150405Z"))}
 	final := filepath.Join(opts.ResultsDir, c.id)
 	c.dir = final + ".incomplete"
@@ -187,9 +189,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
-	if !c.opts.KeepVMs {
-		defer c.teardown(sess)
-	}
+	defer c.teardown(sess)
 
 	c.stepf("a database per VM")
 	dbs, dropDBs, err := c.databases(ctx, vms)
@@ -217,7 +217,10 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error) {
 	cfg := c.opts.VSphere
 	stop := func() {}
-	if c.opts.Simulate {
+	// In simulation an in-process vcsim is started, unless a vSphere URL
+	// was given (a vcsim of one's own, or a lab vCenter for the
+	// provisioning steps alone).
+	if c.opts.Simulate && cfg.URL == "" {
 		n := 8
 		if len(c.spec.VMs.Datastores) > 0 {
 			n = len(c.spec.VMs.Datastores)
@@ -282,9 +285,14 @@ func firstNonEmpty(s ...string) string {
 // teardown destroys the campaign's VMs with its own context, so that a
 // cancelled campaign still cleans up.
 func (c *campaign) teardown(sess *vsphere.Session) {
+	c.step = steps - 1
+	if c.opts.KeepVMs {
+		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench vsphere destroy --campaign %s", c.id, c.id)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	fmt.Fprintf(c.log, "==> teardown: destroying the VMs of campaign %s\n", c.id)
+	c.stepf("teardown: destroying the VMs of campaign %s", c.id)
 	n, err := sess.Destroy(ctx, c.id, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    list what is left with: vmbench vsphere ls --campaign %s\n", n, err, c.id)
@@ -359,7 +367,7 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, dbs []DB) erro
 	start := time.Now()
 	for i, vm := range vms {
 		g.Go(func() error {
-			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log, mu: &logMu}
+			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			if err := c.driver.Prepare(gctx, c.spec.Workload.Name, args, dbs[i], w); err != nil {
 				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
 			}
@@ -374,15 +382,25 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, dbs []DB) erro
 	return nil
 }
 
-var logMu sync.Mutex
+// syncWriter serialises writes: VMs are provisioned, prepared and run in
+// parallel, and each write is one whole line.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
 
-// prefixWriter writes whole lines with a prefix, under a shared mutex, so
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+// prefixWriter writes whole lines with a prefix, one Write per line, so
 // that several VMs' progress lines never interleave mid-line. A carriage
 // return (an in-place progress redraw) ends a line too.
 type prefixWriter struct {
 	prefix string
 	w      io.Writer
-	mu     *sync.Mutex
 	buf    bytes.Buffer
 }
 
@@ -395,9 +413,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		}
 		line := strings.TrimSpace(string(p.buf.Next(i + 1)))
 		if line != "" {
-			p.mu.Lock()
 			fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
-			p.mu.Unlock()
 		}
 	}
 }

@@ -150,8 +150,6 @@ func (l *liveView) add(r oltp.IntervalReport) {
 		avg = ms(row.sum) / float64(row.events)
 	}
 	secs := row.length.Seconds()
-	logMu.Lock()
 	fmt.Fprintf(l.c.log, "    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f err/s: %.2f\n",
 		r.At.Seconds(), r.Phase, row.vms, float64(row.events)/secs, avg, ms(row.p95), float64(row.errs)/secs)
-	logMu.Unlock()
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
@@ -123,31 +123,59 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func (rv *Review) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "VM\tdatastore\tTPS\tavg (ms)\tp95 (ms)\tp99 (ms)\terrors\treconn\t")
+	rows := [][]string{{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconn"}}
 	for _, r := range rv.VMs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", r.VM, r.Datastore, num(r.TPS), r.AvgMs, r.P95Ms, r.P99Ms, r.Errors, r.Reconnects)
+		rows = append(rows, []string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)})
 	}
-	fmt.Fprintf(tw, "aggregate\t\t%s\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n", num(rv.TPSSum), rv.AvgPublishedMs, rv.P95ExactMs, rv.P99PublishedMs, rv.Errors, rv.Reconnects)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	rows = append(rows, []string{"aggregate", "", num(rv.TPSSum), f2(rv.AvgPublishedMs) + "¹", f2(rv.P95ExactMs) + "²", f2(rv.P99PublishedMs) + "¹", itoa64(rv.Errors), itoa64(rv.Reconnects)})
+	writeColumns(w, rows, 2) // the first two columns are text, left-aligned
 	for _, l := range rv.summaryLines() {
 		fmt.Fprintln(w, l)
 	}
-	return nil
+	_, err := fmt.Fprintln(w, "¹ mean of the per-VM values, as reviews publish it; ² from the merged histograms of all VMs")
+	return err
 }
+
+// writeColumns prints rows as columns two spaces apart: the first left
+// columns left-aligned, the others right-aligned. Widths count runes.
+func writeColumns(w io.Writer, rows [][]string, left int) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < left {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func itoa64(v int64) string { return fmt.Sprintf("%d", v) }
 
 func (rv *Review) summaryLines() []string {
 	l := []string{
 		"",
-		fmt.Sprintf("aggregate TPS (sum over VMs):          %s  (per VM %s - %s)", num(rv.TPSSum), num(rv.TPSMin), num(rv.TPSMax)),
-		fmt.Sprintf("average latency, published (mean of per-VM averages): %.2f ms;  exact (all events pooled): %.2f ms", rv.AvgPublishedMs, rv.AvgExactMs),
-		fmt.Sprintf("p99 latency, published (mean of per-VM p99s):          %.2f ms;  exact (merged histograms):   %.2f ms", rv.P99PublishedMs, rv.P99ExactMs),
-		fmt.Sprintf("p95 latency, exact (merged histograms): %.2f ms", rv.P95ExactMs),
+		fmt.Sprintf("TPS              %s (sum over VMs; per VM %s - %s)", num(rv.TPSSum), num(rv.TPSMin), num(rv.TPSMax)),
+		fmt.Sprintf("average latency  %.2f ms published (mean of per-VM averages)  %.2f ms exact (all events pooled)", rv.AvgPublishedMs, rv.AvgExactMs),
+		fmt.Sprintf("p99 latency      %.2f ms published (mean of per-VM p99s)      %.2f ms exact (merged histograms)", rv.P99PublishedMs, rv.P99ExactMs),
+		fmt.Sprintf("p95 latency      %.2f ms exact (merged histograms)", rv.P95ExactMs),
 	}
 	if rv.LittleMs > 0 {
-		l = append(l, fmt.Sprintf("Little's law (threads / TPS per VM):    %.2f ms expected average latency", rv.LittleMs))
+		l = append(l, fmt.Sprintf("Little's law     %.2f ms expected average latency (threads / TPS, mean over VMs)", rv.LittleMs))
 	}
 	return l
 }

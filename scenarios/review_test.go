@@ -128,3 +128,16 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
 	}
 }
+
+// newStubResult is a 10 s measure-phase Result with one op of the given
+// latencies (ms), starting at start.
+func newStubResult(start time.Time, latMs []int) *oltp.Result {
+	h := hist.New()
+	for _, l := range latMs {
+		h.Record(time.Duration(l) * time.Millisecond)
+	}
+	return &oltp.Result{Version: oltp.ResultVersion, Workload: "stub", Flags: map[string]string{"threads": "1"},
+		Phase: oltp.PhaseMeasure, Loop: oltp.ClosedLoop, Measured: "stub", Threads: 1,
+		Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second, Parts: 1,
+		Ops: []oltp.OpResult{{Name: "event", Latency: h.Snapshot()}}}
+}

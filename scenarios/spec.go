@@ -78,10 +78,10 @@ type WorkloadSpec struct {
 // SimSpec scales a campaign down for --simulate: VM count, simulator shape
 // and workload flags that override the real ones.
 type SimSpec struct {
-	VMs        *SimVMs        `yaml:"vms,omitempty"`
-	Hosts      int            `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 4)
-	Datastores int            `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
-	Workload   *SimWorkload   `yaml:"workload,omitempty"`
+	VMs        *SimVMs      `yaml:"vms,omitempty"`
+	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 4)
+	Datastores int          `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
+	Workload   *SimWorkload `yaml:"workload,omitempty"`
 }
 
 // SimVMs overrides the VM count in simulation.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vmbench/internal/testdb"
+	"vmbench/oltp"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// runCLI runs vmbench in-process and returns its exit status and output.
+func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
+	err := run(context.Background(), a, args)
+	if err != nil {
+		errb.WriteString("vmbench: " + err.Error() + "\n")
+	}
+	return exitCode(err), out.String(), errb.String()
+}
+
+// tinyCampaign is a 2-VM sysbench campaign whose simulate block runs in a
+// few seconds.
+const tinyCampaign = `name: tiny
+vms: {role: sysbench, count: 8}
+database: {driver: mysql, port: 3306, user: sbtest, db: sbtest}
+workload:
+  tool: sysbench
+  name: oltp_read_write
+  flags: {tables: 100, table-size: 10000000, threads: 32, time: 1h, warmup-time: 2h}
+simulate:
+  vms: {count: 2}
+  datastores: 2
+  workload:
+    flags: {tables: 2, table-size: 500, threads: 2, time: 2s, warmup-time: 1s, report-interval: 1s}
+`
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCampaignSimulateEndToEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"embedded sqlite", nil},
+		{"databases on a MariaDB server", func(t *testing.T) string {
+			srv := testdb.Shared(t)
+			return fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, "tiny.yaml", tinyCampaign)
+			res := t.TempDir()
+			args := []string{"campaign", "run", file, "--simulate", "--results-dir", res}
+			if tc.dsn != nil {
+				args = append(args, "--db-dsn", tc.dsn(t))
+			}
+			code, stdout, stderr := runCLI(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			for _, want := range []string{"sysbench-01", "sysbench-02", "aggregate", "TPS", "published", "exact"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("review table lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, "destroyed 2 VMs") {
+				t.Errorf("no teardown in the log:\n%s", stderr)
+			}
+			dirs, _ := filepath.Glob(filepath.Join(res, "tiny-*"))
+			if len(dirs) != 1 {
+				t.Fatalf("results dirs %v", dirs)
+			}
+			merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if merged.Parts != 2 || merged.Threads != 4 || merged.Precondition == nil || merged.Ops[0].Latency.Count == 0 {
+				t.Errorf("merged result: parts %d threads %d precondition %v count %d", merged.Parts, merged.Threads,
+					merged.Precondition != nil, merged.Ops[0].Latency.Count)
+			}
+			b, _ := json.Marshal(merged)
+			if strings.Contains(string(b), "password") {
+				t.Errorf("a password field reached the result")
+			}
+		})
+	}
+}
+
+func TestBadInputExitsTwoAndCreatesNothing(t *testing.T) {
+	good := writeFile(t, "tiny.yaml", tinyCampaign)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", []string{"campaign", "run"}, "takes FILE"},
+		{"missing file", []string{"campaign", "run", "nope.yaml", "--simulate"}, "nope.yaml does not exist"},
+		{"unknown key", []string{"campaign", "run", writeFile(t, "k.yaml", tinyCampaign+"extra: 1\n"), "--simulate"}, "line 13"},
+		{"bad workload flag", []string{"campaign", "run", writeFile(t, "f.yaml", strings.Replace(tinyCampaign, "threads: 2,", "threads: 0,", 1)), "--simulate"}, "--threads"},
+		{"unknown workload", []string{"campaign", "run", writeFile(t, "w.yaml", strings.Replace(tinyCampaign, "name: oltp_read_write", "name: oltp_nope", 1)), "--simulate"}, "oltp_nope"},
+		{"bad role", []string{"campaign", "run", writeFile(t, "r.yaml", strings.Replace(tinyCampaign, "role: sysbench", "role: web", 1)), "--simulate"}, "web"},
+		{"dsn without simulate", []string{"campaign", "run", good, "--db-dsn", "mysql://root@127.0.0.1/"}, "--db-dsn: only with --simulate"},
+		{"bad dsn", []string{"campaign", "run", good, "--simulate", "--db-dsn", "postgres://x"}, "--db-dsn"},
+		{"no vCenter", []string{"campaign", "run", good}, "GOVC_URL"},
+		{"unknown flag", []string{"campaign", "run", good, "--simulat"}, "unknown flag"},
+		{"unknown command", []string{"campain"}, "unknown command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(tc.args, "--results-dir", dir)
+			if tc.name == "unknown command" {
+				args = tc.args
+			}
+			code, _, stderr := runCLI(t, nil, args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input created %v", entries)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "--version")
+	if code != 0 || !strings.Contains(out, version) {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+}
