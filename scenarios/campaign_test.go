@@ -71,7 +71,9 @@ func (d *stubDriver) Run(ctx context.Context, workload string, args []string, db
 	r.Labels = hooks.Labels
 	return r, nil
 }
-func (d *stubDriver) Cleanup(ctx context.Context, workload string, args []string, db DB) error { return nil }
+func (d *stubDriver) Cleanup(ctx context.Context, workload string, args []string, db DB) error {
+	return nil
+}
 
 func resultOf(start time.Time, latMs ...int) *oltp.Result {
 	r := &oltp.Result{}
