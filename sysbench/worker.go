@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -344,10 +345,11 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 		case dialect.Retry:
 			w.countError(err)
 			if w.s.mix.trx {
-				if rerr := w.rollback(sctx); rerr != nil {
-					if dialect.Classify(rerr) != dialect.ConnLost {
-						return 0, w.fatal(rerr)
-					}
+				// A ROLLBACK that fails leaves the session's transaction
+				// state unknown, so the connection is replaced, except
+				// SQLite's "no transaction is active": the failed statement
+				// was BEGIN itself, or SQLite already rolled back.
+				if rerr := w.rollback(sctx); rerr != nil && !noActiveTransaction(rerr) {
 					if cerr := w.reconnect(ctx); cerr != nil {
 						return 0, cerr
 					}
@@ -401,6 +403,13 @@ func (w *worker) flush() {
 		w.h.Add(w.s.ctr.other, w.n.other)
 	}
 	w.n.read, w.n.write, w.n.other = 0, 0, 0
+}
+
+// noActiveTransaction reports SQLite's answer to a ROLLBACK when no
+// transaction is open (SQLITE_ERROR "cannot rollback - no transaction is
+// active"), which is harmless before a restart.
+func noActiveTransaction(err error) bool {
+	return strings.Contains(err.Error(), "no transaction is active")
 }
 
 func (w *worker) rollback(ctx context.Context) error {
