@@ -8,7 +8,7 @@ import (
 )
 
 // TestSQLiteManyWriters runs 8 threads of oltp_read_write on one SQLite
-// file with a 1 ms busy timeout, the situation of a loaded simulated
+// file with a 10 ms busy timeout, the situation of a loaded simulated
 // campaign whose writers wait longer than the 5 s default: BEGIN IMMEDIATE
 // itself fails with SQLITE_BUSY, after which ROLLBACK finds no transaction.
 // Every collision must be retried and counted, never end the run.
@@ -16,7 +16,7 @@ func TestSQLiteManyWriters(t *testing.T) {
 	c := DefaultConfig()
 	c.Conn.Driver = dialect.SQLite
 	c.Conn.SQLitePath = filepath.Join(t.TempDir(), "sbtest.db")
-	c.Conn.Params = map[string]string{"_busy_timeout": "1"}
+	c.Conn.Params = map[string]string{"_busy_timeout": "10"}
 	c.Tables, c.TableSize, c.Threads, c.Events, c.Time = 2, 500, 8, 400, 0
 	c.Rand.Seed = 7
 	ctx := ctxT(t)
@@ -25,7 +25,7 @@ func TestSQLiteManyWriters(t *testing.T) {
 	}
 	res, err := Run(ctx, c, c.RunConfig(), nil)
 	if err != nil {
-		t.Fatalf("16 writers on SQLite: %v", err)
+		t.Fatalf("8 writers on SQLite: %v", err)
 	}
 	if n := res.Op(OpTransaction).Latency.Count; n != 400 {
 		t.Errorf("%d transactions, want 400", n)
@@ -35,6 +35,6 @@ func TestSQLiteManyWriters(t *testing.T) {
 		t.Errorf("%d rows after delete/insert pairs, want 1000", got)
 	}
 	if res.Counters[CounterRetries] == 0 {
-		t.Errorf("no SQLITE_BUSY retries with 8 writers and a 1 ms busy timeout: the test no longer exercises them")
+		t.Errorf("no SQLITE_BUSY retries with 8 writers and a 10 ms busy timeout: the test no longer exercises them")
 	}
 }
