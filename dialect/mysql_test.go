@@ -222,6 +222,17 @@ func TestMySQLEnsureDropDatabase(t *testing.T) {
 	if exists() {
 		t.Fatal("database still exists after DropDatabase")
 	}
+	// CreateDatabase creates once, then refuses: what a caller drops
+	// later is only ever what it created.
+	if err := CreateDatabase(ctx, cfg); err != nil || !exists() {
+		t.Fatalf("CreateDatabase: %v (exists %v)", err, exists())
+	}
+	if err := CreateDatabase(ctx, cfg); Code(err) != 1007 {
+		t.Errorf("CreateDatabase of an existing database: %v, want error 1007", err)
+	}
+	if err := DropDatabase(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
 	if err := EnsureDatabase(ctx, cfg.WithDatabase("")); err == nil || !strings.Contains(err.Error(), "--mysql-db: empty") {
 		t.Errorf("EnsureDatabase without a name: %v", err)
 	}

@@ -116,6 +116,23 @@ func EnsureDatabase(ctx context.Context, cfg Config) error {
 	return databaseDDL(ctx, cfg, "CREATE DATABASE IF NOT EXISTS ")
 }
 
+// CreateDatabase creates cfg.Database and fails if it exists already
+// (MySQL: CREATE DATABASE `db`, error 1007), so that a caller that will
+// later drop it only ever drops what it created. For SQLite it fails if
+// the file exists and otherwise does nothing (Open creates the file).
+func CreateDatabase(ctx context.Context, cfg Config) error {
+	if cfg.Driver == SQLite {
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		if _, err := os.Stat(cfg.SQLitePath); err == nil {
+			return fmt.Errorf("%s exists already", cfg.SQLitePath)
+		}
+		return nil
+	}
+	return databaseDDL(ctx, cfg, "CREATE DATABASE ")
+}
+
 // DropDatabase removes cfg.Database if it exists (MySQL: DROP DATABASE IF
 // EXISTS `db`). For SQLite it removes the file cfg.SQLitePath and its -wal,
 // -shm and -journal companions; no pool may have it open.

@@ -64,6 +64,9 @@ func Merge(rs ...*Result) (*Result, error) {
 		}
 	}
 	m.Elapsed = elapsed / time.Duration(len(rs))
+	if len(rs) > 1 {
+		m.Measured = fmt.Sprintf("%s; %d runs merged (threads %d in all)", first.Measured, m.Parts, m.Threads)
+	}
 
 	var err error
 	if m.Ops, err = mergeOps(rs, func(r *Result) []OpResult { return r.Ops }); err != nil {

@@ -16,8 +16,11 @@ type pacer struct {
 	rate    float64
 	arrival Arrival
 	rng     *rand.Rand
-	offset  float64 // seconds since start of the next intended start
-	issued  int64
+	// ahead holds arrivals generated but not yet claimed, in order, as
+	// offsets from start; generated counts every arrival generated.
+	ahead     []time.Duration
+	generated int64
+	last      float64 // seconds: offset of the last generated arrival
 }
 
 func newPacer(start time.Time, rate float64, arrival Arrival, seed int64) *pacer {
@@ -27,25 +30,49 @@ func newPacer(start time.Time, rate float64, arrival Arrival, seed int64) *pacer
 	return &pacer{start: start, rate: rate, arrival: arrival, rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))}
 }
 
-// next returns the next intended start.
+// generate appends the next arrival to ahead. The first arrival is at the
+// start; uniform gaps are exactly 1/rate, exponential gaps have mean 1/rate.
+func (p *pacer) generate() {
+	if p.generated > 0 {
+		if p.arrival == Exponential {
+			p.last += p.rng.ExpFloat64() / p.rate
+		} else {
+			p.last = float64(p.generated) / p.rate
+		}
+	}
+	p.generated++
+	p.ahead = append(p.ahead, time.Duration(p.last*float64(time.Second)))
+}
+
+// next claims the next intended start.
 func (p *pacer) next() time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	at := p.offset
-	if p.arrival == Exponential {
-		p.offset += p.rng.ExpFloat64() / p.rate
-	} else {
-		p.offset = float64(p.issued+1) / p.rate
+	if len(p.ahead) == 0 {
+		p.generate()
 	}
-	p.issued++
-	return p.start.Add(time.Duration(at * float64(time.Second)))
+	at := p.ahead[0]
+	p.ahead = p.ahead[1:]
+	return p.start.Add(at)
 }
 
-// backlog counts intended starts at or before now that have not started.
-// started is the number of events started so far.
+// backlog counts the arrivals due at or before now that have not started:
+// sysbench's "queue length". started is the number of events started.
+// When the oldest unclaimed arrival is not yet due, every due arrival has
+// been claimed by a worker, which starts it at once: no backlog.
 func (p *pacer) backlog(now time.Time, started int64) int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	due := int64(now.Sub(p.start).Seconds() * p.rate) // expected count; exact for uniform
-	return max(due-started, 0)
+	due := now.Sub(p.start)
+	for len(p.ahead) == 0 || p.ahead[len(p.ahead)-1] <= due {
+		p.generate()
+	}
+	if p.ahead[0] > due {
+		return 0
+	}
+	n := p.generated // arrivals claimed or ahead
+	for i := len(p.ahead) - 1; p.ahead[i] > due; i-- {
+		n-- // ahead and not due yet
+	}
+	return max(n-started, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,6 +44,8 @@ type Options struct {
 	Out, Log io.Writer
 	// Getenv reads the environment (database password variable).
 	Getenv func(string) string
+	// Version is the vmbench version recorded with the results.
+	Version string
 	// StartDelay is the margin between the end of prepare and the common
 	// start of all VMs (default 2 s).
 	StartDelay time.Duration
@@ -101,6 +104,9 @@ type campaign struct {
 	dir    string // results directory, while incomplete
 	log    io.Writer
 	step   int
+	// vmResults counts the per-VM Results written (also partial ones
+	// after a failure or Ctrl-C).
+	vmResults int
 }
 
 // steps counts the numbered steps: preflight, provision, databases,
@@ -138,17 +144,18 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	final := filepath.Join(opts.ResultsDir, c.id)
 	c.dir = final + ".incomplete"
 	if err := os.MkdirAll(filepath.Join(c.dir, "vms"), 0o755); err != nil {
-		return nil, err
-	}
-	if err := c.writeResolved(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--results-dir: %w", err)
 	}
 	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
 		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
 
 	res, err := c.run(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("campaign %s: %w (partial results in %s)", spec.Name, err, c.dir)
+		if c.vmResults == 0 {
+			os.RemoveAll(c.dir) // nothing measured: leave nothing behind
+			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
+		}
+		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
 	}
 	if err := os.Rename(c.dir, final); err != nil {
 		return nil, err
@@ -157,13 +164,39 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	return res, nil
 }
 
-func (c *campaign) writeResolved() error {
-	b, err := yaml.Marshal(c.spec)
+// writeResolved records the campaign as it ran: the simulated sizes, the
+// datastores and the databases actually used, with the tool version and
+// host, as campaign.yaml in the results directory.
+func (c *campaign) writeResolved(vms []vsphere.VM, dbs []DB) error {
+	r := *c.spec
+	r.Simulate = nil
+	r.VMs.Datastores = nil
+	seen := map[string]bool{}
+	for _, vm := range vms {
+		if !seen[vm.Datastore] {
+			seen[vm.Datastore] = true
+			r.VMs.Datastores = append(r.VMs.Datastores, vm.Datastore)
+		}
+	}
+	if c.opts.Simulate && len(dbs) > 0 {
+		r.Database = DatabaseSpec{Driver: dbs[0].Driver, Port: dbs[0].Port, User: dbs[0].User}
+	}
+	b, err := yaml.Marshal(&r)
 	if err != nil {
 		return err
 	}
-	hdr := fmt.Sprintf("# resolved campaign %s (simulate: %v)\n", c.spec.Name, c.opts.Simulate)
-	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), append([]byte(hdr), b...))
+	host, _ := os.Hostname()
+	hdr := fmt.Sprintf("# campaign %s as run by vmbench %s on %s, %s\n# simulate: %v", c.id, c.opts.Version, host,
+		time.Now().UTC().Format(time.RFC3339), c.opts.Simulate)
+	if c.opts.Simulate {
+		hdr += " (vSphere simulator; databases: "
+		if c.opts.DBServer != nil {
+			hdr += "one per VM on " + c.opts.DBServer.Host + ")"
+		} else {
+			hdr += "an embedded SQLite file per VM)"
+		}
+	}
+	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
 }
 
 func (c *campaign) run(ctx context.Context) (*Outcome, error) {
@@ -197,6 +230,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	defer dropDBs()
+	if err := c.writeResolved(vms, dbs); err != nil {
+		return nil, err
+	}
 
 	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
 	if err := c.prepare(ctx, vms, dbs); err != nil {
@@ -286,7 +322,11 @@ func firstNonEmpty(s ...string) string {
 // cancelled campaign still cleans up.
 func (c *campaign) teardown(sess *vsphere.Session) {
 	c.step = steps - 1
-	if c.opts.KeepVMs {
+	switch {
+	case c.opts.KeepVMs && c.opts.Simulate && c.opts.VSphere.URL == "":
+		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
+		return
+	case c.opts.KeepVMs:
 		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench vsphere destroy --campaign %s", c.id, c.id)
 		return
 	}
@@ -303,6 +343,19 @@ func (c *campaign) teardown(sess *vsphere.Session) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
+// databaseName is the database a campaign creates for a VM on a shared
+// server: vmbench_<campaign id>_<vm>, at most 64 characters (MySQL's
+// limit; a longer name keeps its end and gets a hash of the whole).
+func databaseName(campaignID, vm string) string {
+	n := unsafeName.ReplaceAllString("vmbench_"+campaignID+"_"+vm, "_")
+	if len(n) <= 64 {
+		return n
+	}
+	h := fnv.New32a()
+	h.Write([]byte(n))
+	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-64+17:])
+}
+
 // databases decides where each VM's database is and creates it.
 func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
 	dbs := make([]DB, len(vms))
@@ -311,7 +364,7 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(
 		switch {
 		case c.opts.Simulate && c.opts.DBServer != nil:
 			d := *c.opts.DBServer
-			d.Database = "vmbench_" + unsafeName.ReplaceAllString(vm.Name, "_")
+			d.Database = databaseName(c.id, vm.Name)
 			dbs[i] = d
 		case c.opts.Simulate:
 			if tmp == "" {
@@ -332,6 +385,12 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(
 	var created []DB
 	drop := func() {
 		if c.opts.KeepVMs {
+			for _, d := range created {
+				c.logf("kept database %s (--keep-vms)", d)
+			}
+			if tmp != "" {
+				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
+			}
 			return
 		}
 		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)

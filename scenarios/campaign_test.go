@@ -165,9 +165,8 @@ func TestCampaignTearsDownOnFailure(t *testing.T) {
 	if vms := campaignVMs(t, sim); len(vms) != 0 {
 		t.Errorf("%d VMs left after a failed campaign", len(vms))
 	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".incomplete") {
-		t.Errorf("a failed campaign must leave only an .incomplete directory, found %v", entries)
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a campaign that failed before measuring anything left %v", entries)
 	}
 }
 

@@ -45,8 +45,9 @@ type Driver interface {
 	// Check parses args without touching anything and returns every
 	// problem, naming the flag and what is valid.
 	Check(workload string, args []string) error
-	// CreateDatabase makes db's database if the server needs one (a
-	// no-op for SQLite); DropDatabase removes it.
+	// CreateDatabase makes db's database and fails if it exists already,
+	// so that a campaign only ever drops what it created (for SQLite: fails
+	// if the file exists). DropDatabase removes it.
 	CreateDatabase(ctx context.Context, db DB) error
 	DropDatabase(ctx context.Context, db DB) error
 	// Prepare loads the data, writing progress to w.

@@ -32,17 +32,29 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, dbs []DB) ([]*o
 				hooks.OnPhase = func(p string, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
 			r, err := c.driver.Run(gctx, c.spec.Workload.Name, args, dbs[i], hooks)
+			results[i] = r // a partial Result comes back with an interrupt
 			if err != nil {
 				return fmt.Errorf("run on %s: %w", vm.Name, err)
 			}
-			results[i] = r
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	if err != nil {
+		// Keep what was measured until the failure or Ctrl-C, marked
+		// interrupted in each Result, for the post-mortem.
+		for _, r := range results {
+			if r != nil && c.writeVMResult(r) == nil {
+				c.vmResults++
+			}
+		}
 		return nil, err
 	}
 	return results, nil
+}
+
+func (c *campaign) writeVMResult(r *oltp.Result) error {
+	return r.WriteFile(filepath.Join(c.dir, "vms", r.Labels["vm"]+".json"))
 }
 
 func phaseLength(d time.Duration) string {
@@ -55,9 +67,10 @@ func phaseLength(d time.Duration) string {
 // aggregate writes one Result per VM, the merged Result and the review.
 func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	for _, r := range results {
-		if err := r.WriteFile(filepath.Join(c.dir, "vms", r.Labels["vm"]+".json")); err != nil {
+		if err := c.writeVMResult(r); err != nil {
 			return nil, err
 		}
+		c.vmResults++
 	}
 	merged, err := oltp.Merge(results...)
 	if err != nil {

@@ -186,6 +186,9 @@ func (s *Spec) Simulated() *Spec {
 	if s.Simulate.Workload != nil {
 		c.Workload.Flags = merged(s.Workload.Flags, s.Simulate.Workload.Flags)
 	}
+	if c.Description != "" {
+		c.Description = "simulated, scaled down from: " + c.Description
+	}
 	return &c
 }
 

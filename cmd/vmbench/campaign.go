@@ -9,7 +9,6 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/scenarios"
-	"vmbench/vsphere"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -87,7 +86,7 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 				}
 			}
 			opts.Drivers = campaignDrivers(a)
-			opts.Out, opts.Log, opts.Getenv = a.stdout, a.stderr, a.getenv
+			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
 				return usageError{fmt.Errorf("%s: %w", args[0], err)}
 			}
@@ -112,5 +111,3 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 func campaignDrivers(a *app) map[string]scenarios.Driver {
 	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}}
 }
-
-var _ = vsphere.Config{}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -109,7 +110,11 @@ func main() {
 	err := run(ctx, a, os.Args[1:])
 	code := exitCode(err)
 	if err != nil {
-		fmt.Fprintf(a.stderr, "vmbench: %v\n", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "vmbench") {
+			msg = "vmbench: " + msg
+		}
+		fmt.Fprintln(a.stderr, msg)
 	}
 	stop()
 	os.Exit(code)

@@ -296,7 +296,7 @@ func (d sysbenchDriver) CreateDatabase(ctx context.Context, db scenarios.DB) err
 	if err != nil {
 		return err
 	}
-	return dialect.EnsureDatabase(ctx, cfg.DialectConfig())
+	return dialect.CreateDatabase(ctx, cfg.DialectConfig())
 }
 
 func (d sysbenchDriver) DropDatabase(ctx context.Context, db scenarios.DB) error {
