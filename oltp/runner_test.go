@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -212,9 +213,17 @@ func TestOpenLoop(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	err := RunConfig{Threads: 0, Time: -time.Second, Rate: -1}.Validate()
-	for _, want := range []string{"--threads: 0", "--time: -1s", "--rate: -1"} {
+	for _, want := range []string{"--threads: 0", "--time: -1s", "--rate: -1 is not valid"} {
 		if err == nil || !contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want it to mention %q", err, want)
+		}
+	}
+}
+
+func TestValidateRejectsNonFiniteRate(t *testing.T) {
+	for _, r := range []float64{math.NaN(), math.Inf(1)} {
+		if err := (RunConfig{Threads: 1, Rate: r}).Validate(); err == nil {
+			t.Errorf("--rate %g accepted", r)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"vmbench/oltp/hist"
@@ -125,8 +126,8 @@ func (c RunConfig) Validate() error {
 	if c.ReportInterval < 0 {
 		errs = append(errs, fmt.Errorf("--report-interval: %s is negative", c.ReportInterval))
 	}
-	if c.Rate < 0 {
-		errs = append(errs, fmt.Errorf("--rate: %g is negative", c.Rate))
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		errs = append(errs, fmt.Errorf("--rate: %g is not valid (0 for a closed loop, or events per second)", c.Rate))
 	}
 	if c.Arrival != "" && c.Arrival != Uniform && c.Arrival != Exponential {
 		errs = append(errs, fmt.Errorf("arrival %q is not valid (uniform or exponential)", c.Arrival))

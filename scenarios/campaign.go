@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,14 +61,23 @@ type Outcome struct {
 
 // Check validates everything about a campaign that can be checked without
 // touching anything: the spec, the workload's flags (through its Driver)
-// and the VM layout. It is what makes bad input exit 2 with nothing created.
+// both as the protocol sets them and, with Simulate, as the simulate block
+// overrides them, and the VM layout. It is what makes bad input exit 2
+// with nothing created. spec is the file as loaded (not Simulated).
 func Check(spec *Spec, opts Options) (Driver, vsphere.Layout, error) {
 	var errs []error
 	d, ok := opts.Drivers[spec.Workload.Tool]
 	if !ok {
 		errs = append(errs, fmt.Errorf("workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(driverNames(opts.Drivers), ", ")))
-	} else if err := d.Check(spec.Workload.Name, spec.Workload.Args()); err != nil {
-		errs = append(errs, fmt.Errorf("workload %s %s: %w", spec.Workload.Tool, spec.Workload.Name, err))
+	} else {
+		if err := d.Check(spec.Workload.Name, spec.Workload.Args()); err != nil {
+			errs = append(errs, fmt.Errorf("workload.flags (%s %s): %w", spec.Workload.Tool, spec.Workload.Name, err))
+		}
+		if sim := spec.Simulated(); opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
+			if err := d.Check(sim.Workload.Name, sim.Workload.Args()); err != nil {
+				errs = append(errs, fmt.Errorf("simulate.workload.flags (%s %s): %w", spec.Workload.Tool, spec.Workload.Name, err))
+			}
+		}
 	}
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
@@ -122,8 +132,8 @@ func (c *campaign) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "    "+format+"\n", args...)
 }
 
-// Run runs a whole campaign (spec already Simulated() when opts.Simulate)
-// and returns where its results are. On success the results directory is
+// Run runs a whole campaign (spec as loaded; with opts.Simulate its
+// simulate block applies) and returns where its results are. On success the results directory is
 // <ResultsDir>/<name>-<time>; until then it is named with ".incomplete",
 // so a crash never leaves a directory that looks finished. VMs are
 // destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
@@ -131,6 +141,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	d, layout, err := Check(spec, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Simulate {
+		spec = spec.Simulated()
 	}
 	if opts.ResultsDir == "" {
 		opts.ResultsDir = "results"
@@ -140,11 +153,19 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	}
 	now := time.Now()
 	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: &syncWriter{w: opts.Log},
-		id: fmt.Sprintf("%s-%s", spec.Name, now.UTC().Format("20060102T150405Z"))}
+		id: fmt.Sprintf("%s-%s-%04x", spec.Name, now.UTC().Format("20060102T150405Z"), rand.Uint32N(1<<16))}
 	final := filepath.Join(opts.ResultsDir, c.id)
 	c.dir = final + ".incomplete"
-	if err := os.MkdirAll(filepath.Join(c.dir, "vms"), 0o755); err != nil {
+	// The id carries a random suffix and the directory is made exclusively,
+	// so two campaigns started in the same second never share either.
+	if err := os.MkdirAll(opts.ResultsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("--results-dir: %w", err)
+	}
+	if err := os.Mkdir(c.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--results-dir: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
+		return nil, err
 	}
 	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
 		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)

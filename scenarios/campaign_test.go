@@ -119,8 +119,7 @@ func runStub(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simu
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec = spec.Simulated()
-	d.vms = spec.VMs.Count
+	d.vms = spec.Simulated().VMs.Count
 	dir := t.TempDir()
 	var log bytes.Buffer
 	out, err := Run(ctx, spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir, Drivers: map[string]Driver{"stub": d},
@@ -193,7 +192,7 @@ func TestCheckRefusesBadWorkloadBeforeAnything(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	_, err = Run(t.Context(), spec.Simulated(), Options{Simulate: true, ResultsDir: dir, Drivers: map[string]Driver{"stub": &stubDriver{}},
+	_, err = Run(t.Context(), spec, Options{Simulate: true, ResultsDir: dir, Drivers: map[string]Driver{"stub": &stubDriver{}},
 		Out: io.Discard, Log: io.Discard, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
 		t.Fatalf("err = %v", err)

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -131,7 +133,36 @@ func Load(path string) (*Spec, error) {
 	return Parse(path, b)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
+var (
+	yamlLine     = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
+	unknownField = regexp.MustCompile(`field (\S+) not found in type scenarios\.(\w+)`)
+	// campaignName keeps names safe in directory names, database names and
+	// vSphere campaign ids (at most 64 characters with the time suffix).
+	campaignName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+)
+
+// sections names, per Go type, the campaign-file section and its keys,
+// for "unknown key" errors.
+var sections = map[string]struct {
+	name string
+	v    any
+}{
+	"Spec": {"the top level", Spec{}}, "VMSpec": {"vms", VMSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}},
+	"DatabaseSpec": {"database", DatabaseSpec{}}, "WorkloadSpec": {"workload", WorkloadSpec{}},
+	"SimSpec": {"simulate", SimSpec{}}, "SimVMs": {"simulate.vms", SimVMs{}}, "SimWorkload": {"simulate.workload", SimWorkload{}},
+}
+
+// yamlKeys lists the yaml keys of a struct value.
+func yamlKeys(v any) string {
+	t := reflect.TypeOf(v)
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return strings.Join(keys, ", ")
+}
 
 // Parse strictly decodes a campaign from b; name is used in errors.
 func Parse(name string, b []byte) (*Spec, error) {
@@ -139,9 +170,24 @@ func Parse(name string, b []byte) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: the campaign file is empty", name)
+		}
 		msg := yamlLine.ReplaceAllString(err.Error(), "")
+		msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
+			sub := unknownField.FindStringSubmatch(m)
+			sec, ok := sections[sub[2]]
+			if !ok {
+				return m
+			}
+			return fmt.Sprintf("unknown key %q in %s (valid: %s)", sub[1], sec.name, yamlKeys(sec.v))
+		})
 		msg = strings.ReplaceAll(msg, "\n  ", "; ")
 		return nil, fmt.Errorf("%s: %s", name, msg)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: holds more than one YAML document (line %d); a campaign file is one document", name, extra.Line)
 	}
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -149,25 +195,51 @@ func Parse(name string, b []byte) (*Spec, error) {
 	return &s, nil
 }
 
+// MaxVMs bounds vms.count: more VMs than any host review uses, and fewer
+// than would make a typo (100000) into a long preflight.
+const MaxVMs = 256
+
 func (s *Spec) validate() error {
 	var errs []error
-	if s.Name == "" {
-		errs = append(errs, errors.New("name: missing"))
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !campaignName.MatchString(s.Name) {
+		bad("name: %q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
 	}
 	if s.VMs.Role == "" {
-		errs = append(errs, errors.New("vms.role: missing (e.g. sysbench)"))
+		bad("vms.role: missing (e.g. sysbench)")
 	}
-	if s.VMs.Count < 1 {
-		errs = append(errs, fmt.Errorf("vms.count: %d is not valid (at least 1; the protocol uses 4, 8 or 16)", s.VMs.Count))
+	if s.VMs.Count < 1 || s.VMs.Count > MaxVMs {
+		bad("vms.count: %d is not valid (1..%d; the protocol uses 4, 8 or 16)", s.VMs.Count, MaxVMs)
+	}
+	if s.VMs.Parallel < 0 {
+		bad("vms.parallel: %d is not valid (0 for the default of 4, or more)", s.VMs.Parallel)
+	}
+	if s.VMs.IPTimeout < 0 {
+		bad("vms.ip-timeout: %s is negative", time.Duration(s.VMs.IPTimeout))
 	}
 	if s.Workload.Tool == "" || s.Workload.Name == "" {
-		errs = append(errs, errors.New("workload: tool and name are required (e.g. tool: sysbench, name: oltp_read_write)"))
+		bad("workload: tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
 	}
-	if s.Database.Driver == "" {
-		errs = append(errs, errors.New("database.driver: missing (mysql)"))
+	switch s.Database.Driver {
+	case "mysql":
+	case "":
+		bad("database.driver: missing (mysql: MySQL, MariaDB or Percona in each VM)")
+	default:
+		bad("database.driver: %q is not supported (valid: mysql)", s.Database.Driver)
 	}
-	if s.Simulate != nil && s.Simulate.VMs != nil && s.Simulate.VMs.Count < 1 {
-		errs = append(errs, fmt.Errorf("simulate.vms.count: %d is not valid (at least 1)", s.Simulate.VMs.Count))
+	if p := s.Database.Port; p < 0 || p > 65535 {
+		bad("database.port: %d is not a port (1..65535)", p)
+	}
+	if sim := s.Simulate; sim != nil {
+		if sim.VMs != nil && (sim.VMs.Count < 1 || sim.VMs.Count > MaxVMs) {
+			bad("simulate.vms.count: %d is not valid (1..%d)", sim.VMs.Count, MaxVMs)
+		}
+		if sim.Hosts < 0 || sim.Hosts > 64 {
+			bad("simulate.hosts: %d is not valid (0 for the default of 1, up to 64)", sim.Hosts)
+		}
+		if sim.Datastores < 0 || sim.Datastores > 64 {
+			bad("simulate.datastores: %d is not valid (0 for the default, up to 64)", sim.Datastores)
+		}
 	}
 	return errors.Join(errs...)
 }

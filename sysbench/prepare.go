@@ -111,7 +111,23 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 	err = g.Wait()
 	elapsed := p.stop()
 	if err != nil {
-		return fmt.Errorf("prepare failed (run 'vmbench sysbench cleanup' before trying again): %w", err)
+		// None of the tables existed before (checked above), so dropping
+		// them all leaves nothing half-loaded behind, also after Ctrl-C.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		var dropErrs []error
+		for n := 1; n <= cfg.Tables; n++ {
+			if _, derr := db.ExecContext(dctx, d.DropTableIfExists(tableName(n))); derr != nil {
+				dropErrs = append(dropErrs, derr)
+			}
+		}
+		if hint := dialect.LimitHint(err); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+		if len(dropErrs) > 0 {
+			return fmt.Errorf("prepare failed: %w; removing the partly loaded tables failed too (run 'vmbench sysbench cleanup'): %w", err, errors.Join(dropErrs...))
+		}
+		return fmt.Errorf("prepare failed, the partly loaded tables were removed: %w", err)
 	}
 	total := int64(cfg.Tables) * cfg.TableSize
 	idx := ""

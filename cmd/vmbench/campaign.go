@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -67,28 +70,28 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 				return asUsage(err)
 			}
 			opts.Simulate = simulate
-			if simulate {
-				spec = spec.Simulated()
-			} else {
-				opts.VSphere = vf.config(a)
+			if !simulate || vf.changed("url") {
+				opts.VSphere = vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
+			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc") {
+				return usagef("--ds, --template, --pool, --folder and --dc need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
 			}
 			if dsn != "" {
 				if !simulate {
 					return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
 				}
-				cfg, err := dialect.ParseDSN(dsn)
+				server, err := checkServerDSN(cmd.Context(), dsn)
 				if err != nil {
-					return usagef("--db-dsn: %v", err)
+					return err
 				}
-				opts.DBServer = &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}
-				if cfg.Driver != dialect.MySQL {
-					return usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/)", cfg.Driver)
-				}
+				opts.DBServer = server
 			}
 			opts.Drivers = campaignDrivers(a)
 			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
 				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+			}
+			if err := checkResultsDir(opts.ResultsDir); err != nil {
+				return err
 			}
 			out, err := scenarios.Run(cmd.Context(), spec, opts)
 			if err != nil {
@@ -110,4 +113,50 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 // campaignDrivers are the workload tools a campaign file may name.
 func campaignDrivers(a *app) map[string]scenarios.Driver {
 	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}}
+}
+
+// checkServerDSN parses --db-dsn, which must name a MySQL/MariaDB server and
+// no database (the campaign creates one per VM), and connects to it once,
+// so that a wrong address or password is found before any VM exists.
+func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
+	cfg, err := dialect.ParseDSN(dsn)
+	if err != nil {
+		return nil, usagef("--db-dsn: %v", err)
+	}
+	switch {
+	case cfg.Driver != dialect.MySQL:
+		return nil, usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/)", cfg.Driver)
+	case cfg.Socket != "":
+		return nil, usagef("--db-dsn: a Unix socket is not supported here; give host:port")
+	case cfg.Database != "" || len(cfg.Params) > 0:
+		return nil, usagef("--db-dsn: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", cfg.User, cfg.Host, cfg.Port)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usagef("--db-dsn: %v", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	db, err := dialect.Open(cctx, cfg)
+	if err != nil {
+		return nil, usagef("--db-dsn: %v", err)
+	}
+	db.Close()
+	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil
+}
+
+// checkResultsDir makes sure --results-dir is (or can become) a writable
+// directory before anything is provisioned.
+func checkResultsDir(dir string) error {
+	if dir == "" {
+		return usagef("--results-dir: empty; name a directory (default results)")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--results-dir: %v", err)
+	}
+	f, err := os.CreateTemp(dir, ".vmbench-write-test-*")
+	if err != nil {
+		return usagef("--results-dir: %s is not writable: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

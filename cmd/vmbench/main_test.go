@@ -120,6 +120,17 @@ func TestBadInputExitsTwoAndCreatesNothing(t *testing.T) {
 		{"bad dsn", []string{"campaign", "run", good, "--simulate", "--db-dsn", "postgres://x"}, "--db-dsn"},
 		{"no vCenter", []string{"campaign", "run", good}, "GOVC_URL"},
 		{"unknown flag", []string{"campaign", "run", good, "--simulat"}, "unknown flag"},
+		{"path in name", []string{"campaign", "run", writeFile(t, "n.yaml", strings.Replace(tinyCampaign, "name: tiny", "name: ../../escape", 1)), "--simulate"}, `name: "../../escape" is not valid`},
+		{"connection flag in workload", []string{"campaign", "run", writeFile(t, "p.yaml", strings.Replace(tinyCampaign, "{tables: 100,", "{mysql-password: s3cret, tables: 100,", 1)), "--simulate"}, "--mysql-password: set by the campaign"},
+		{"unsupported database", []string{"campaign", "run", writeFile(t, "d.yaml", strings.Replace(tinyCampaign, "driver: mysql", "driver: oracle", 1)), "--simulate"}, `database.driver: "oracle"`},
+		{"bad real flags under simulate", []string{"campaign", "run", writeFile(t, "rf.yaml", strings.Replace(tinyCampaign, "threads: 32", "threads: -1", 1)), "--simulate"}, "workload.flags"},
+		{"bad simulate flags", []string{"campaign", "run", writeFile(t, "sf.yaml", strings.Replace(tinyCampaign, "threads: 2,", "threads: -2,", 1)), "--simulate"}, "simulate.workload.flags"},
+		{"two documents", []string{"campaign", "run", writeFile(t, "2.yaml", tinyCampaign+"---\nname: other\n"), "--simulate"}, "more than one YAML document"},
+		{"empty file", []string{"campaign", "run", writeFile(t, "e.yaml", "# nothing\n"), "--simulate"}, "empty"},
+		{"unknown key lists valid ones", []string{"campaign", "run", writeFile(t, "u.yaml", strings.Replace(tinyCampaign, "role: sysbench", "role: sysbench, colour: red", 1)), "--simulate"}, `unknown key "colour" in vms (valid: role, count`},
+		{"placement without url in simulation", []string{"campaign", "run", good, "--simulate", "--ds", "nope"}, "need --url with --simulate"},
+		{"dsn with a database", []string{"campaign", "run", good, "--simulate", "--db-dsn", "mysql://root@127.0.0.1:3306/somedb"}, "without a database"},
+		{"dsn to a closed port", []string{"campaign", "run", good, "--simulate", "--db-dsn", "mysql://root@127.0.0.1:1/"}, "--db-dsn"},
 		{"unknown command", []string{"campain"}, "unknown command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,6 +147,15 @@ func TestBadInputExitsTwoAndCreatesNothing(t *testing.T) {
 				t.Errorf("bad input created %v", entries)
 			}
 		})
+	}
+}
+
+func TestResultsDirMustBeWritable(t *testing.T) {
+	good := writeFile(t, "tiny.yaml", tinyCampaign)
+	file := writeFile(t, "afile", "x")
+	code, _, stderr := runCLI(t, nil, "campaign", "run", good, "--simulate", "--results-dir", file)
+	if code != 2 || !strings.Contains(stderr, "--results-dir") {
+		t.Errorf("exit %d, %q; want 2 naming --results-dir", code, stderr)
 	}
 }
 

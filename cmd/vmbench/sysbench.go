@@ -228,7 +228,13 @@ interrupted and exits non-zero.`,
 
 // checkResultDir fails when the result file's directory does not exist,
 // so a long run is not lost for want of a directory.
+// checkResultDir makes sure the result file can be written at the end,
+// before the run starts: its directory exists and is writable, and the
+// path is not a directory.
 func checkResultDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory; name a file", path)
+	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -237,7 +243,12 @@ func checkResultDir(path string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	return nil
+	f, err := os.CreateTemp(dir, ".vmbench-write-test-*")
+	if err != nil {
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func newSysbenchCleanupCmd(a *app) *cobra.Command {
@@ -286,9 +297,22 @@ func (d sysbenchDriver) config(workload string, args []string, db *scenarios.DB)
 	return cfg, cfg.Validate()
 }
 
+// connectionFlags are the sysbench options a campaign sets itself, per VM,
+// from its database: block or --db-dsn; a campaign file may not set them.
+var connectionFlags = []string{"db-driver", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password", "mysql-db", "sqlite-path"}
+
 func (d sysbenchDriver) Check(workload string, args []string) error {
-	_, err := d.config(workload, args, nil)
-	return err
+	var errs []error
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if slices.Contains(connectionFlags, strings.ReplaceAll(name, "_", "-")) {
+			errs = append(errs, fmt.Errorf("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", name))
+		}
+	}
+	if _, err := d.config(workload, args, nil); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func (d sysbenchDriver) CreateDatabase(ctx context.Context, db scenarios.DB) error {
