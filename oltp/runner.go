@@ -231,12 +231,12 @@ func (r *run) newResult(phase string, start time.Time) *Result {
 	res := &Result{
 		Version: ResultVersion, Workload: r.spec.Workload, Flags: maps.Clone(r.cfg.Flags), Labels: maps.Clone(r.cfg.Labels),
 		Phase: phase, Loop: ClosedLoop, Threads: r.cfg.Threads, Start: start, Parts: 1,
-		Measured: fmt.Sprintf("service time of each event (start to end, retries included), closed loop, %d threads", r.cfg.Threads),
+		Measured: fmt.Sprintf("service time of each event (start to end, retries included), closed loop, %s", plural(r.cfg.Threads, "thread")),
 	}
 	if r.open {
 		res.Loop, res.Rate = OpenLoop, r.cfg.Rate
-		res.Measured = fmt.Sprintf("open loop at %g events/s (%s arrivals), %d threads: latency as service time and from the intended start",
-			r.cfg.Rate, r.cfg.arrival(), r.cfg.Threads)
+		res.Measured = fmt.Sprintf("open loop at %g events/s (%s arrivals), %s: latency as service time and from the intended start",
+			r.cfg.Rate, r.cfg.arrival(), plural(r.cfg.Threads, "thread"))
 	}
 	return res
 }
@@ -339,4 +339,12 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// plural formats n with a noun, e.g. "1 thread", "32 threads".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
