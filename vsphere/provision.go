@@ -111,7 +111,10 @@ type StepError struct {
 func (e *StepError) Error() string { return fmt.Sprintf("vm %s: %s: %v", e.VM, e.Step, e.Err) }
 func (e *StepError) Unwrap() error { return e.Err }
 
-var campaignRe = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+var (
+	campaignRe   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+	namePrefixRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
 
 // ValidCampaignID returns an error unless id is 1-64 letters, digits, '.',
 // '_' or '-' (so it is safe in extraConfig, annotations and file names).
@@ -179,6 +182,9 @@ func (p ProvisionSpec) Validate() error {
 			errs = append(errs, fmt.Errorf("datastore %q is listed twice", d))
 		}
 		seen[d] = true
+	}
+	if p.NamePrefix != "" && !namePrefixRe.MatchString(p.NamePrefix) {
+		errs = append(errs, fmt.Errorf("VM name prefix %q: use letters, digits, '.', '_' or '-', starting with a letter or digit (it names VMs and their datastore directories)", p.NamePrefix))
 	}
 	if names := p.VMNames(); len(names) > 0 && len(names[len(names)-1]) > 80 {
 		errs = append(errs, fmt.Errorf("VM name %q is longer than vSphere's 80 characters", names[len(names)-1]))
