@@ -117,6 +117,7 @@ type campaign struct {
 	// vmResults counts the per-VM Results written (also partial ones
 	// after a failure or Ctrl-C).
 	vmResults int
+	template  string // the template cloned
 }
 
 // steps counts the numbered steps: preflight, provision, databases,
@@ -191,6 +192,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 func (c *campaign) writeResolved(vms []vsphere.VM, dbs []DB) error {
 	r := *c.spec
 	r.Simulate = nil
+	r.VMs.Template = c.template
 	r.VMs.Datastores = nil
 	seen := map[string]bool{}
 	for _, vm := range vms {
@@ -320,6 +322,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 	if cfg.Template != "" {
 		tmpl = cfg.Template
 	}
+	c.template = tmpl
 	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Parallel: c.spec.VMs.Parallel, PowerOn: true,
