@@ -183,6 +183,8 @@ type Config struct {
 	Rate float64
 	// Percentile is --percentile (95; 0 disables the percentile figure).
 	Percentile float64
+	// IgnoreErrors is --mysql-ignore-errors (1213,1020,1205).
+	IgnoreErrors IgnoreErrors
 }
 
 // DefaultConfig returns sysbench 1.0's defaults (rand-type uniform, as in
@@ -194,7 +196,8 @@ func DefaultConfig() Config {
 		TableSize: 10000, AutoInc: true, CreateSecondary: true,
 		RangeSize: 100, PointSelects: 10, SimpleRanges: 1, SumRanges: 1, OrderRanges: 1, DistinctRanges: 1,
 		IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1, RangeSelects: true,
-		Rand: RandOptions{Type: RandUniform, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfianExp: 0.8},
+		IgnoreErrors: DefaultIgnoreErrors(),
+		Rand:         RandOptions{Type: RandUniform, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfianExp: 0.8},
 		Conn: ConnOptions{Driver: dialect.MySQL, Host: dialect.DefaultMySQLHost, Port: dialect.DefaultMySQLPort,
 			User: dialect.DefaultMySQLUser, DB: dialect.DefaultDatabase, SQLitePath: dialect.DefaultSQLitePath},
 
@@ -331,6 +334,7 @@ func (c Config) Flags() map[string]string {
 		"db-driver": string(c.Conn.Driver),
 		"threads":   itoa(c.Threads), "time": c.Time.String(), "events": strconv.FormatInt(c.Events, 10),
 		"warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(), "rate": ftoa(c.Rate),
+		"mysql-ignore-errors": c.IgnoreErrors.String(),
 	}
 	switch c.Rand.Type {
 	case RandGaussian:

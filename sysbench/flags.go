@@ -84,6 +84,14 @@ func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
 	fs.Var(&secondsValue{&c.ReportInterval}, "report-interval", "print an interval line this often (seconds or duration); 0 = none")
 	fs.Float64Var(&c.Rate, "rate", c.Rate, "open loop: target transactions per second (Poisson arrivals); 0 = closed loop")
 	fs.Float64Var(&c.Percentile, "percentile", c.Percentile, "latency percentile to report (0 to 100; 0 = off)")
+	fs.Var(ignoreValue{&c.IgnoreErrors}, "mysql-ignore-errors",
+		"server errors that restart the transaction instead of ending the run: a list, all, or none (SQLite busy and lost connections are always retried)")
+	// sysbench 1.0.20 still accepts the 0.5-era names; so does vmbench.
+	for alias, name := range map[string]string{"num-threads": "threads", "max-time": "time", "max-requests": "events", "tx-rate": "rate"} {
+		f := fs.Lookup(name)
+		fs.Var(f.Value, alias, "deprecated sysbench 0.5 name of --"+name)
+		_ = fs.MarkHidden(alias)
+	}
 }
 
 // ParseFlags parses sysbench-style options (e.g. "--tables=4",

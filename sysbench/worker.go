@@ -345,8 +345,12 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		switch dialect.Classify(err) {
-		case dialect.Retry:
+		class := dialect.Classify(err)
+		if (class == dialect.Retry || class == dialect.Fatal || class == dialect.Limit) && !w.s.cfg.IgnoreErrors.restart(err, w.s.d.Driver()) {
+			return 0, w.fatal(err) // --mysql-ignore-errors does not list it
+		}
+		switch class {
+		case dialect.Retry, dialect.Fatal, dialect.Limit: // listed in --mysql-ignore-errors
 			w.countError(err)
 			if w.s.mix.trx {
 				// A ROLLBACK that fails leaves the session's transaction
@@ -364,10 +368,8 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 			if cerr := w.reconnect(ctx); cerr != nil {
 				return 0, cerr
 			}
-		case dialect.Canceled:
+		default: // canceled, or an unclassified nil-like state
 			return 0, err
-		default:
-			return 0, w.fatal(err)
 		}
 		w.h.Add(w.s.ctr.retries, 1)
 		if restarts+1 >= w.maxRestarts {

@@ -12,11 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/cobra"
 )
 
@@ -105,6 +107,9 @@ func main() {
 		getenv:   os.Getenv,
 		terminal: isTerminal(os.Stderr),
 	}
+	// go-sql-driver logs "unexpected EOF" when a connection is lost; the
+	// drivers count and report reconnects themselves.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, a, os.Args[1:])
