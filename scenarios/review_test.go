@@ -53,7 +53,9 @@ func r7415(t *testing.T) []*oltp.Result {
 	}
 }
 
-func TestReviewReproducesPublishedAggregation(t *testing.T) {
+// r7415Review is the review of the four R7415 VMs.
+func r7415Review(t *testing.T) *Review {
+	t.Helper()
 	vms := r7415(t)
 	merged, err := oltp.Merge(vms...)
 	if err != nil {
@@ -63,6 +65,11 @@ func TestReviewReproducesPublishedAggregation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rv
+}
+
+func TestReviewReproducesPublishedAggregation(t *testing.T) {
+	rv := r7415Review(t)
 	near := func(name string, got, want, tol float64) {
 		if math.Abs(got-want) > tol {
 			t.Errorf("%s = %.4f, want %.4f ± %g", name, got, want, tol)
@@ -88,15 +95,7 @@ func TestReviewReproducesPublishedAggregation(t *testing.T) {
 }
 
 func TestReviewGolden(t *testing.T) {
-	vms := r7415(t)
-	merged, err := oltp.Merge(vms...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rv, err := NewReview("sysbench-4vm", vms, merged)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rv := r7415Review(t)
 	for _, tc := range []struct {
 		file  string
 		write func(*bytes.Buffer) error
