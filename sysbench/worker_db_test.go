@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"vmbench/dialect"
+	"vmbench/internal/testdb"
 	"vmbench/oltp/hist"
 )
 
@@ -12,8 +13,20 @@ import (
 // driver connection are closed on the server when the worker closes (the
 // connection itself goes back to the pool and lives on), so reconnects and
 // repeated runs do not pile up toward max_prepared_stmt_count.
+//
+// Prepared_stmt_count is global, so the test has a server of its own:
+// on the shared one, other tests' pools open and close statements at the
+// same time.
 func TestWorkerClosesItsStatements(t *testing.T) {
-	c := mariaConfig(t, ReadWrite)
+	testdb.Shared(t) // skips when no server binary exists
+	srv, err := testdb.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	c := DefaultConfig()
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), "sbtest"
+	c.Tables, c.TableSize, c.Threads, c.Rand.Seed = 2, 500, 2, 12345
 	ctx := ctxT(t)
 	if err := Prepare(ctx, c, nil, false); err != nil {
 		t.Fatal(err)
