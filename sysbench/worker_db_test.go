@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -74,6 +75,23 @@ func TestWorkerClosesItsStatements(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// COM_STMT_CLOSE has no reply: the server may not have processed it
+	// yet. A round trip on every connection of the pool (the worker's went
+	// back to it) orders the check after the closes.
+	var held []*sql.Conn
+	for range db.Stats().OpenConnections {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.PingContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, conn)
+	}
+	for _, conn := range held {
+		conn.Close()
 	}
 	if got := count() - before; got != 0 {
 		t.Errorf("%d statements left prepared after Close, want 0", got)
