@@ -3,6 +3,7 @@ package sysbench
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -343,20 +344,7 @@ func TestRestartsAreBounded(t *testing.T) {
 	c := mariaConfig(t, WriteOnly)
 	c.Tables, c.TableSize = 1, 10
 	ctx := ctxT(t)
-	if err := Prepare(ctx, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	db := openT(t, c)
-	locker, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	for _, q := range []string{"BEGIN", "SELECT id FROM sbtest1 FOR UPDATE"} {
-		if _, err := locker.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prepareAndLock(t, ctx, c)
 	c.Conn.Params = map[string]string{"innodb_lock_wait_timeout": "0"}
 	spec, err := NewSpec(c, openT(t, c))
 	if err != nil {
@@ -379,4 +367,24 @@ func TestRestartsAreBounded(t *testing.T) {
 	if got := h.Counter(reg.Counter(CounterRetries)); got != 5 {
 		t.Errorf("retries %d, want 5", got)
 	}
+}
+
+// prepareAndLock loads c's tables and locks every row of sbtest1 from a
+// connection that holds the locks until the test ends.
+func prepareAndLock(t *testing.T, ctx context.Context, c Config) *sql.Conn {
+	t.Helper()
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	locker, err := openT(t, c).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locker.Close() })
+	for _, q := range []string{"BEGIN", "SELECT id FROM sbtest1 FOR UPDATE"} {
+		if _, err := locker.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return locker
 }

@@ -69,21 +69,9 @@ func TestLockWaitTimeoutNotIgnoredIsFatal(t *testing.T) {
 	c.Tables, c.TableSize, c.Threads, c.Events = 1, 20, 1, 5
 	c.IgnoreErrors = IgnoreErrors{Codes: []int{1213}}
 	ctx := ctxT(t)
-	if err := Prepare(ctx, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	locker, err := openT(t, c).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	for _, q := range []string{"BEGIN", "SELECT id FROM sbtest1 FOR UPDATE"} {
-		if _, err := locker.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prepareAndLock(t, ctx, c)
 	c.Conn.Params = map[string]string{"innodb_lock_wait_timeout": "1"}
-	_, err = Run(ctx, c, c.RunConfig(), nil)
+	_, err := Run(ctx, c, c.RunConfig(), nil)
 	if dialect.Code(err) != 1205 {
 		t.Fatalf("run = %v, want it ended by the 1205 not listed in --mysql-ignore-errors", err)
 	}
