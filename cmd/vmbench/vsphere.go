@@ -128,6 +128,17 @@ func (f *vsphereFlags) session(ctx context.Context, a *app, cfg vsphere.Config, 
 	}, nil
 }
 
+// open checks the flags and opens a session (an empty simulator with
+// --simulate), for the commands that only read or remove VMs.
+func (f *vsphereFlags) open(a *app, cmd *cobra.Command) (*vsphere.Session, func(), error) {
+	cfg, err := f.checkedConfig(a, cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, _, closeAll, err := f.session(cmd.Context(), a, cfg, vsphere.SimOptions{})
+	return s, closeAll, err
+}
+
 func vsphereHost(u string) string {
 	if i := strings.Index(u, "@"); i >= 0 {
 		u = u[i+1:]
@@ -384,12 +395,8 @@ Templates and VMs without a campaign id are never listed.`,
   vmbench vsphere ls --campaign r750-16vm --url vcenter.lab -k`,
 		Args: vsphereNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.checkedConfig(a, cmd)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			s, _, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{})
+			s, closeAll, err := f.open(a, cmd)
 			if err != nil {
 				return err
 			}
@@ -438,12 +445,8 @@ are left alone. 'vmbench vsphere ls' shows the campaigns that have VMs.`,
 			if err := vsphere.ValidCampaignID(campaign); err != nil {
 				return usagef("%s: --campaign: %v", cmd.CommandPath(), err)
 			}
-			cfg, err := f.checkedConfig(a, cmd)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			s, _, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{})
+			s, closeAll, err := f.open(a, cmd)
 			if err != nil {
 				return err
 			}
