@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
 )
 
@@ -323,13 +324,13 @@ func (c Config) Flags() map[string]string {
 	ftoa := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	m := map[string]string{
 		"tables": itoa(c.Tables), "table-size": strconv.FormatInt(c.TableSize, 10),
-		"auto-inc": onOff(c.AutoInc), "create-secondary": onOff(c.CreateSecondary),
+		"auto-inc": flagvalue.OnOff(c.AutoInc), "create-secondary": flagvalue.OnOff(c.CreateSecondary),
 		"range-size": itoa(c.RangeSize), "point-selects": itoa(c.PointSelects),
 		"simple-ranges": itoa(c.SimpleRanges), "sum-ranges": itoa(c.SumRanges),
 		"order-ranges": itoa(c.OrderRanges), "distinct-ranges": itoa(c.DistinctRanges),
 		"index-updates": itoa(c.IndexUpdates), "non-index-updates": itoa(c.NonIndexUpdates),
-		"delete-inserts": itoa(c.DeleteInserts), "range-selects": onOff(c.RangeSelects),
-		"skip-trx":  onOff(c.SkipTrx),
+		"delete-inserts": itoa(c.DeleteInserts), "range-selects": flagvalue.OnOff(c.RangeSelects),
+		"skip-trx":  flagvalue.OnOff(c.SkipTrx),
 		"rand-type": string(c.Rand.Type), "rand-seed": strconv.FormatInt(c.Rand.Seed, 10),
 		"db-driver": string(c.Conn.Driver),
 		"threads":   itoa(c.Threads), "time": c.Time.String(), "events": strconv.FormatInt(c.Events, 10),
@@ -349,13 +350,6 @@ func (c Config) Flags() map[string]string {
 		m["rand-zipfian-exp"] = ftoa(c.Rand.ZipfianExp)
 	}
 	return m
-}
-
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
 }
 
 // Environment variables that supply --mysql-password when the flag is not

@@ -1,0 +1,180 @@
+// Package flagvalue holds the pflag option types the workload packages
+// share, spelled the way the field's tools spell them: sysbench's on/off
+// booleans and plain-second durations, enumerations that list their valid
+// values, underscore-tolerant names, and campaign flag maps turned into
+// arguments. It imports nothing from vmbench.
+package flagvalue
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Normalize maps underscore spellings onto dashed names (--table_size is
+// --table-size), as sysbench and go-tpc users type both. Install it with
+// FlagSet.SetNormalizeFunc.
+func Normalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+}
+
+// Bool registers an on/off option (sysbench's spelling; true/false, yes/no
+// and 1/0 also work) whose bare form means on.
+func Bool(fs *pflag.FlagSet, p *bool, name, usage string) {
+	f := fs.VarPF(&onOffValue{p}, name, "", usage)
+	f.NoOptDefVal = "on"
+}
+
+// OnOff returns "on" or "off".
+func OnOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+type onOffValue struct{ p *bool }
+
+func (v *onOffValue) String() string {
+	if v.p == nil {
+		return "off"
+	}
+	return OnOff(*v.p)
+}
+
+func (v *onOffValue) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on", "true", "yes", "1":
+		*v.p = true
+	case "off", "false", "no", "0":
+		*v.p = false
+	default:
+		return fmt.Errorf("%q is not on or off", s)
+	}
+	return nil
+}
+
+func (v *onOffValue) Type() string { return "on|off" }
+
+// Seconds returns a pflag.Value for a duration given as plain seconds
+// ("60", "0.5", as sysbench's --time) or as a Go duration ("1m30s").
+func Seconds(p *time.Duration) pflag.Value { return &secondsValue{p} }
+
+type secondsValue struct{ p *time.Duration }
+
+func (v *secondsValue) String() string {
+	if v.p == nil || *v.p == 0 {
+		return "0"
+	}
+	return v.p.String()
+}
+
+func (v *secondsValue) Set(s string) error {
+	d, err := ParseSeconds(s)
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+func (v *secondsValue) Type() string { return "seconds" }
+
+// ParseSeconds parses a duration written as plain seconds ("60", "0.5", as
+// sysbench's --time) or as a Go duration ("90s", "1m30s"). The error quotes
+// s and shows both valid forms.
+func ParseSeconds(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f > float64(1<<63-1)/float64(time.Second) || f < -float64(1<<63-1)/float64(time.Second) {
+			return 0, fmt.Errorf("%q is out of range", s)
+		}
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (seconds like 60, or 90s, 1m30s)", s)
+	}
+	return d, nil
+}
+
+// Enum returns a pflag.Value accepting one of valid (case-insensitive);
+// the error lists the valid values.
+func Enum[T ~string](p *T, valid []T) pflag.Value { return &enumValue[T]{p, valid} }
+
+type enumValue[T ~string] struct {
+	p     *T
+	valid []T
+}
+
+func (v *enumValue[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return string(*v.p)
+}
+
+func (v *enumValue[T]) Set(s string) error {
+	t := T(strings.ToLower(strings.TrimSpace(s)))
+	if !slices.Contains(v.valid, t) {
+		names := make([]string, len(v.valid))
+		for i, x := range v.valid {
+			names[i] = string(x)
+		}
+		return fmt.Errorf("%q is not valid (%s)", s, strings.Join(names, ", "))
+	}
+	*v.p = t
+	return nil
+}
+
+func (v *enumValue[T]) Type() string { return "string" }
+
+// ArgsFromMap turns a campaign's flag map into "--key=value" arguments,
+// sorted by key. Keys may carry the leading "--" or not.
+func ArgsFromMap(flags map[string]string) []string {
+	keys := make([]string, 0, len(flags))
+	for k := range flags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	args := make([]string, 0, len(keys))
+	for _, k := range keys {
+		args = append(args, "--"+strings.TrimLeft(k, "-")+"="+flags[k])
+	}
+	return args
+}
+
+// Parsed returns a pflag.Value that sets *p to parse(s); typ is what help
+// shows as the value's kind (e.g. "mysql|sqlserver|sqlite").
+func Parsed[T any](p *T, parse func(string) (T, error), typ string) pflag.Value {
+	return &parsedValue[T]{p, parse, typ}
+}
+
+type parsedValue[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+	typ   string
+}
+
+func (v *parsedValue[T]) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return fmt.Sprint(*v.p)
+}
+
+func (v *parsedValue[T]) Set(s string) error {
+	t, err := v.parse(s)
+	if err != nil {
+		return err
+	}
+	*v.p = t
+	return nil
+}
+
+func (v *parsedValue[T]) Type() string { return v.typ }
