@@ -54,6 +54,7 @@ func Merge(rs ...*Result) (*Result, error) {
 	for _, r := range rs {
 		m.Threads += r.Threads
 		m.Rate += r.Rate
+		m.Terminals += r.Terminals
 		m.Parts += max(r.Parts, 1)
 		elapsed += r.Elapsed
 		if r.Start.Before(m.Start) {

@@ -33,6 +33,11 @@ const (
 	// as service time and from the intended start, so queueing is never
 	// hidden (no coordinated omission).
 	OpenLoop Loop = "open"
+	// TerminalLoop: emulated terminals (TPC-C clause 5.2) key an event,
+	// submit it to a queue served by a pool of connections, wait for its
+	// end, think, and key the next. Latency is recorded as service time and
+	// as response time from the submission (OpResult.Intended).
+	TerminalLoop Loop = "terminals"
 )
 
 // Phase names.
@@ -56,6 +61,9 @@ type Result struct {
 	Measured string  `json:"measured"`
 	Threads  int     `json:"threads"`
 	Rate     float64 `json:"rate,omitempty"` // requested events/s in open loop
+	// Terminals is the number of terminals of a terminal-driven run, whose
+	// Threads is the number of connections they share.
+	Terminals int `json:"terminals,omitempty"`
 
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -83,7 +91,8 @@ type OpResult struct {
 	// Latency is the service time: from the actual start of each completed
 	// event to its end, including retries of the whole event.
 	Latency hist.Snapshot `json:"latency"`
-	// Intended is the latency from the intended start (open loop only).
+	// Intended is the latency from the intended start (open loop), or the
+	// response time from the submission (terminal-driven); nil otherwise.
 	Intended *hist.Snapshot `json:"intended,omitempty"`
 }
 

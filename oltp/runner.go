@@ -36,6 +36,9 @@ func Run(ctx context.Context, spec Spec, cfg RunConfig) (*Result, error) {
 	if len(spec.Ops) == 0 || spec.NewWorker == nil {
 		return nil, errors.New("oltp: spec needs Ops and NewWorker")
 	}
+	if cfg.Terminals > 0 && spec.NewTerminal == nil {
+		return nil, errors.New("oltp: a terminal-driven run needs Spec.NewTerminal")
+	}
 	r := newRun(spec, cfg)
 	if err := r.startWorkers(ctx); err != nil {
 		return nil, err
@@ -49,12 +52,14 @@ type run struct {
 	cfg     RunConfig
 	reg     *hist.Registry
 	nOps    int
-	open    bool
+	open    bool       // open loop: a pacer schedules starts
+	terms   *terminals // terminal-driven: terminals submit events
 	pacer   *pacer
 	workers []Worker
 	handles []*hist.Handle
 
-	stopping atomic.Bool  // no new events start; completions are discarded
+	stopping atomic.Bool // no new events start; completions are discarded
+	stopOnce sync.Once
 	measure  atomic.Bool  // the measure phase has begun (Events counts)
 	tickets  atomic.Int64 // events started in the measure phase
 	started  atomic.Int64 // open loop: events started
@@ -63,8 +68,11 @@ type run struct {
 
 func newRun(spec Spec, cfg RunConfig) *run {
 	r := &run{spec: spec, cfg: cfg, nOps: len(spec.Ops), open: cfg.Rate > 0, fatal: make(chan error, cfg.Threads)}
+	if cfg.Terminals > 0 {
+		r.terms = newTerminals(spec, cfg.Terminals)
+	}
 	ops := append([]string(nil), spec.Ops...)
-	if r.open {
+	if r.intended() {
 		for _, o := range spec.Ops {
 			ops = append(ops, o+"@intended")
 		}
@@ -91,6 +99,9 @@ func (r *run) startWorkers(ctx context.Context) error {
 				return fmt.Errorf("thread %d: %w", i+1, err)
 			}
 			r.workers[i] = w
+			if _, ok := w.(Executor); r.terms != nil && !ok {
+				return fmt.Errorf("thread %d: a terminal-driven run needs workers that are Executors", i+1)
+			}
 			return nil
 		})
 	}
@@ -124,6 +135,9 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 	if r.open {
 		r.pacer = newPacer(start, r.cfg.Rate, r.cfg.Arrival, r.cfg.Seed)
 	}
+	if r.terms != nil {
+		r.terms.start(start)
+	}
 	r.measure.Store(r.cfg.WarmupTime == 0)
 	var wg sync.WaitGroup
 	done := make(chan struct{})
@@ -131,6 +145,10 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if r.terms != nil {
+				r.execLoop(evCtx, w, r.handles[i])
+				return
+			}
 			r.loop(evCtx, w, r.handles[i])
 		}()
 	}
@@ -148,7 +166,7 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 		r.measure.Store(true)
 		res, runErr = r.phase(ctx, PhaseMeasure, time.Now(), r.cfg.Time, done)
 	}
-	r.stopping.Store(true)
+	r.halt()
 	r.waitWorkers(ctx, done, cancelEvents)
 	if res == nil {
 		res = pre
@@ -214,7 +232,7 @@ loop:
 	}
 	if name == PhaseMeasure {
 		// Stop before the last tick so nothing completing later is counted.
-		r.stopping.Store(true)
+		r.halt()
 	}
 	now := time.Now()
 	// The last interval is stored (so intervals add up to the phase); it is
@@ -227,6 +245,21 @@ loop:
 	return res, err
 }
 
+// halt stops new events from starting; completions from now on are
+// discarded.
+func (r *run) halt() {
+	r.stopOnce.Do(func() {
+		r.stopping.Store(true)
+		if r.terms != nil {
+			close(r.terms.stop)
+		}
+	})
+}
+
+// intended reports whether latency is also recorded from an intended start
+// (open loop) or a submission (terminal-driven).
+func (r *run) intended() bool { return r.open || r.terms != nil }
+
 func (r *run) newResult(phase string, start time.Time) *Result {
 	res := &Result{
 		Version: ResultVersion, Workload: r.spec.Workload, Flags: maps.Clone(r.cfg.Flags), Labels: maps.Clone(r.cfg.Labels),
@@ -237,6 +270,12 @@ func (r *run) newResult(phase string, start time.Time) *Result {
 		res.Loop, res.Rate = OpenLoop, r.cfg.Rate
 		res.Measured = fmt.Sprintf("open loop at %g events/s (%s arrivals), %s: latency as service time and from the intended start",
 			r.cfg.Rate, r.cfg.arrival(), plural(r.cfg.Threads, "thread"))
+	}
+	if r.terms != nil {
+		res.Loop = TerminalLoop
+		res.Terminals = r.cfg.Terminals
+		res.Measured = fmt.Sprintf("terminal-driven, %s sharing %s: latency as response time from submission (waiting for a connection included) and as service time",
+			plural(r.cfg.Terminals, "terminal"), plural(r.cfg.Threads, "connection"))
 	}
 	return res
 }
@@ -263,6 +302,10 @@ func (r *run) interval(res *Result, phase string, start, last, now time.Time, re
 			rep.Intended = t.Interval[r.nOps:]
 			rep.Backlog = r.pacer.backlog(now, r.started.Load())
 		}
+		if r.terms != nil {
+			rep.Intended = t.Interval[r.nOps:]
+			rep.Backlog = int64(len(r.terms.queue))
+		}
 		r.cfg.OnInterval(rep)
 	}
 	return t
@@ -279,7 +322,7 @@ func (r *run) opResults(hs []*hist.Histogram) []OpResult {
 	out := make([]OpResult, r.nOps)
 	for i := range r.nOps {
 		out[i] = OpResult{Name: r.spec.Ops[i], Latency: hs[i].Snapshot()}
-		if r.open {
+		if r.intended() {
 			s := hs[r.nOps+i].Snapshot()
 			out[i].Intended = &s
 		}

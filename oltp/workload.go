@@ -36,6 +36,9 @@ type Spec struct {
 	// counters through h. The Runner records latencies itself; workers
 	// only add counters. An error aborts the run before it starts.
 	NewWorker func(ctx context.Context, t int, h *hist.Handle) (Worker, error)
+	// NewTerminal makes terminal i (0-based) of a terminal-driven run
+	// (RunConfig.Terminals > 0), whose workers must then be Executors.
+	NewTerminal func(i int) Terminal
 }
 
 // Arrival is the distribution of intended start gaps in open loop.
@@ -53,7 +56,16 @@ const (
 // durations; zero values mean "not set" as documented per field.
 type RunConfig struct {
 	// Threads is the number of workers (sysbench --threads), at least 1.
+	// In a terminal-driven run it is the number of Executors, i.e. of
+	// connections the terminals share (--conns).
 	Threads int
+	// Terminals, when above 0, makes the run terminal-driven (TPC-C clause
+	// 5.2): that many terminals, made by Spec.NewTerminal, each key an
+	// event, submit it to a queue that the Threads Executors serve, wait
+	// for its end, think, and key the next. Latency is recorded as service
+	// time and as response time from the submission, so time spent waiting
+	// for a free connection is never hidden. Rate must be 0.
+	Terminals int
 	// Time is the length of the measure phase (sysbench --time); 0 means no
 	// limit, in which case Events or the context must end the run.
 	Time time.Duration
@@ -98,13 +110,16 @@ type IntervalReport struct {
 	Length  time.Duration
 	Threads int
 	Ops     []string
-	// Latency and Intended (open loop, else nil) hold this interval's
-	// histograms per op; Counters this interval's counter deltas.
+	// Latency and Intended (open loop: from the intended start; terminal-
+	// driven: response time from the submission; else nil) hold this
+	// interval's histograms per op; Counters this interval's counter deltas.
 	Latency  []*hist.Histogram
 	Intended []*hist.Histogram
 	Counters map[string]int64
 	// Backlog is the number of open-loop events whose intended start has
-	// passed but that have not started (sysbench's "queue length").
+	// passed but that have not started (sysbench's "queue length"), or in
+	// a terminal-driven run the number of submitted events waiting for an
+	// Executor.
 	Backlog int64
 }
 
@@ -128,6 +143,12 @@ func (c RunConfig) Validate() error {
 	}
 	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
 		errs = append(errs, fmt.Errorf("--rate: %g is not valid (0 for a closed loop, or events per second)", c.Rate))
+	}
+	if c.Terminals < 0 {
+		errs = append(errs, fmt.Errorf("--terminals: %d is negative", c.Terminals))
+	}
+	if c.Terminals > 0 && c.Rate != 0 {
+		errs = append(errs, errors.New("--rate: a terminal-driven run is paced by its terminals' keying and think times, not by a rate"))
 	}
 	if c.Arrival != "" && c.Arrival != Uniform && c.Arrival != Exponential {
 		errs = append(errs, fmt.Errorf("arrival %q is not valid (uniform or exponential)", c.Arrival))

@@ -1,0 +1,155 @@
+package oltp
+
+import (
+	"container/heap"
+	"context"
+	"time"
+
+	"vmbench/oltp/hist"
+)
+
+// Terminal is one emulated user of a terminal-driven run (TPC-C clause
+// 5.2): it chooses each event it submits and the waits around it. A
+// terminal has at most one event outstanding, and the Runner never calls
+// its methods concurrently.
+type Terminal interface {
+	// Next returns the operation (an index into Spec.Ops) the terminal
+	// submits next and the keying time to wait before submitting it
+	// (TPC-C 5.2.5.2; 0 for none).
+	Next() (op int, keying time.Duration)
+	// Think returns the think time after an event of op completed (TPC-C
+	// 5.2.5.4; 0 for none).
+	Think(op int) time.Duration
+}
+
+// Executor is the Worker of a terminal-driven run: the Runner hands it the
+// events terminals submitted, one at a time, instead of calling Event.
+type Executor interface {
+	Worker
+	// Execute runs op on behalf of terminal (0-based). Errors are as for
+	// Worker.Event: retryable failures are the workload's business, a
+	// returned error is fatal.
+	Execute(ctx context.Context, op, terminal int) error
+}
+
+// submission is an event a terminal submitted: at is the instant the
+// terminal finished keying it, from which its response time counts.
+type submission struct {
+	at       time.Time
+	terminal int
+	op       int
+}
+
+// agenda is the min-heap of terminals waiting to submit, by time.
+type agenda []submission
+
+func (a agenda) Len() int           { return len(a) }
+func (a agenda) Less(i, j int) bool { return a[i].at.Before(a[j].at) }
+func (a agenda) Swap(i, j int)      { a[i], a[j] = a[j], a[i] }
+func (a *agenda) Push(x any)        { *a = append(*a, x.(submission)) }
+func (a *agenda) Pop() any {
+	old := *a
+	s := old[len(old)-1]
+	*a = old[:len(old)-1]
+	return s
+}
+
+// terminals is the machinery of a terminal-driven run: the terminals, the
+// queue of submitted events that Executors take from (sysbench's "queue
+// length" is its length), and the channel through which Executors hand a
+// terminal back after its event, to wait its think and keying times.
+type terminals struct {
+	terms []Terminal
+	queue chan submission // submitted, waiting for an Executor
+	later chan submission // to submit at .at, through the scheduler
+	stop  chan struct{}
+}
+
+func newTerminals(spec Spec, n int) *terminals {
+	t := &terminals{terms: make([]Terminal, n), queue: make(chan submission, n), later: make(chan submission, n), stop: make(chan struct{})}
+	for i := range t.terms {
+		t.terms[i] = spec.NewTerminal(i)
+	}
+	return t
+}
+
+// start schedules every terminal's first event from start and runs the
+// scheduler until stop is closed.
+func (t *terminals) start(start time.Time) {
+	a := make(agenda, 0, len(t.terms))
+	for i, term := range t.terms {
+		op, keying := term.Next()
+		a = append(a, submission{at: start.Add(keying), terminal: i, op: op})
+	}
+	heap.Init(&a)
+	go t.schedule(a)
+}
+
+// schedule submits each waiting terminal's event when its time comes. Its
+// timer fires late by the scheduler's wake-up delay, but the submission
+// keeps its due time, so that delay counts in the response time.
+func (t *terminals) schedule(a agenda) {
+	tm := time.NewTimer(time.Hour)
+	defer tm.Stop()
+	for {
+		now := time.Now()
+		for len(a) > 0 && !a[0].at.After(now) {
+			t.queue <- heap.Pop(&a).(submission) // never blocks: cap = terminals
+		}
+		var wake <-chan time.Time
+		if len(a) > 0 {
+			tm.Reset(a[0].at.Sub(now))
+			wake = tm.C
+		}
+		select {
+		case s := <-t.later:
+			heap.Push(&a, s)
+		case <-wake:
+		case <-t.stop:
+			return
+		}
+	}
+}
+
+// done hands terminal s.terminal back after its event ended at end: it
+// thinks, keys its next event and submits it.
+func (t *terminals) done(s submission, end time.Time) {
+	term := t.terms[s.terminal]
+	wait := term.Think(s.op)
+	op, keying := term.Next()
+	next := submission{at: end.Add(wait + keying), terminal: s.terminal, op: op}
+	if wait+keying <= 0 {
+		t.queue <- next // no wait: straight back in the queue
+		return
+	}
+	t.later <- next
+}
+
+// execLoop is one Executor's loop in a terminal-driven run.
+func (r *run) execLoop(ctx context.Context, w Worker, h *hist.Handle) {
+	x := w.(Executor)
+	for !r.stopping.Load() {
+		var s submission
+		select {
+		case s = <-r.terms.queue:
+		case <-r.terms.stop:
+			return
+		}
+		if r.measure.Load() && r.cfg.Events > 0 && r.tickets.Add(1) > r.cfg.Events {
+			return
+		}
+		begin := time.Now()
+		err := x.Execute(ctx, s.op, s.terminal)
+		end := time.Now()
+		if r.stopping.Load() {
+			return // in flight at the end: neither counted nor an error
+		}
+		if err != nil {
+			r.fatal <- err
+			return
+		}
+		h.Record(s.op, end.Sub(begin))
+		h.Record(r.nOps+s.op, end.Sub(s.at))
+		r.terms.done(s, end)
+	}
+}
