@@ -1,0 +1,213 @@
+package tpcc
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"runtime"
+	"strconv"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+)
+
+// ConnOptions say where the TPC-C database is. Flags take go-tpc's names
+// (--host/-H, --port/-P, --user/-U, --password/-p, --db/-D) and sysbench's
+// (--mysql-host ...); zero values mean the driver's default.
+type ConnOptions struct {
+	// Driver is --db-driver: mysql (MySQL, MariaDB, Percona), sqlserver or
+	// sqlite.
+	Driver dialect.Driver
+	// Host is the server (default localhost); Port its TCP port (0: 3306
+	// for MySQL, 1433 for SQL Server); Socket a MySQL Unix socket.
+	Host   string
+	Port   int
+	Socket string
+	// User defaults to root (MySQL) or sa (SQL Server).
+	User string
+	// Password comes from --password, else $TPCC_PASSWORD, else the
+	// client's own variable ($MYSQL_PWD, $SQLCMDPASSWORD). It never appears
+	// in output or Results.
+	Password string
+	// DB is the database (default tpcc); prepare creates it when missing.
+	DB string
+	// SQLitePath is the database file with --db-driver=sqlite (tpcc.db).
+	SQLitePath string
+	// Params are extra driver parameters (dialect.Config.Params); no flag.
+	Params map[string]string
+}
+
+// Config is everything the TPC-C workload needs. Field comments name the
+// flag and its default.
+type Config struct {
+	Conn ConnOptions
+
+	// Warehouses is --warehouses (1): the scale, W.
+	Warehouses int
+	// Seed is --seed (1): every random input of the load and of the run
+	// derives from it, per warehouse and per terminal.
+	Seed int64
+
+	// Terminals is --terminals (10 per warehouse, TPC-C 4.2.2); terminal t
+	// has home warehouse t%W+1 and, for Stock-Level, district t/W%10+1.
+	Terminals int
+	// Conns is --conns: the connections the terminals share (default: as
+	// many as terminals without waits, else 2 per warehouse, at most one
+	// per terminal).
+	Conns int
+	// WaitScale is --wait-scale (1): keying and think times of TPC-C
+	// 5.2.5 times this factor; 0 runs without waits.
+	WaitScale float64
+	// Threads is --threads. In run it is go-tpc's shortcut: that many
+	// terminals without waits, each with its own connection, in a closed
+	// loop. In prepare it is the number of warehouses loaded in parallel
+	// (default 4, at most W).
+	Threads int
+
+	// Time is --time (10 s; 0 = no limit); WarmupTime is --warmup-time, the
+	// precondition phase (0); ReportInterval is --report-interval (10 s;
+	// 0 = no interval lines); Events is --events (0 = no limit).
+	Time           time.Duration
+	WarmupTime     time.Duration
+	ReportInterval time.Duration
+	Events         int64
+	// Retries is --retries (10): how often one transaction is restarted
+	// after a deadlock or lock timeout before the run fails.
+	Retries int
+}
+
+// DefaultConfig returns the defaults: MySQL, database tpcc, 1 warehouse,
+// spec waits, 10 s.
+func DefaultConfig() Config {
+	return Config{
+		Conn:       ConnOptions{Driver: dialect.MySQL, Host: "localhost", DB: "tpcc", SQLitePath: "tpcc.db"},
+		Warehouses: 1, Seed: 1, WaitScale: 1, Time: 10 * time.Second, ReportInterval: 10 * time.Second, Retries: 10,
+	}
+}
+
+// NoWait reports whether the run uses --threads, the closed loop without
+// waits.
+func (c Config) NoWait() bool { return c.Threads > 0 && c.WaitScale == 0 }
+
+// terminals returns the effective number of terminals.
+func (c Config) terminals() int {
+	switch {
+	case c.Threads > 0:
+		return c.Threads
+	case c.Terminals > 0:
+		return c.Terminals
+	}
+	return 10 * c.Warehouses
+}
+
+// conns returns the effective number of connections.
+func (c Config) conns() int {
+	t := c.terminals()
+	switch {
+	case c.Threads > 0:
+		return c.Threads
+	case c.Conns > 0:
+		return min(c.Conns, t)
+	case c.WaitScale == 0:
+		return t
+	}
+	return min(t, 2*c.Warehouses)
+}
+
+// loadThreads returns how many warehouses prepare loads at once.
+func (c Config) loadThreads() int {
+	n := c.Threads
+	if n == 0 {
+		n = 4
+	}
+	return max(1, min(n, c.Warehouses, 4*runtime.GOMAXPROCS(0)))
+}
+
+// Validate returns every problem with c at once, naming the flags.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if err := c.DialectConfig().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Conn.Driver != dialect.SQLite && c.Conn.DB == "" {
+		bad("--db: empty (the TPC-C tables live in a database; default tpcc)")
+	}
+	if c.Warehouses < 1 || c.Warehouses > 100000 {
+		bad("--warehouses: %d is not valid (1 to 100000)", c.Warehouses)
+	}
+	if c.Terminals < 0 {
+		bad("--terminals: %d is negative (0 means 10 per warehouse)", c.Terminals)
+	}
+	if c.Conns < 0 {
+		bad("--conns: %d is negative (0 means the default)", c.Conns)
+	}
+	if c.Threads < 0 {
+		bad("--threads: %d is negative", c.Threads)
+	}
+	if c.WaitScale < 0 || math.IsNaN(c.WaitScale) || math.IsInf(c.WaitScale, 0) {
+		bad("--wait-scale: %g is not valid (1 = the specification's keying and think times, 0 = none)", c.WaitScale)
+	}
+	if c.Threads > 0 && (c.Terminals > 0 || c.Conns > 0 || c.WaitScale != 0) {
+		bad("--threads: it is the no-wait shortcut (that many terminals, one connection each, no keying or think time); " +
+			"give --terminals, --conns and --wait-scale instead, or --threads alone")
+	}
+	if c.Time < 0 || c.WarmupTime < 0 || c.ReportInterval < 0 || c.Events < 0 {
+		bad("--time, --warmup-time, --report-interval and --events must not be negative")
+	}
+	if c.Retries < 0 {
+		bad("--retries: %d is negative", c.Retries)
+	}
+	return errors.Join(errs...)
+}
+
+// Flags returns the options that shape the data and the run, for
+// Result.Flags: what must be equal for results to be mergeable.
+// Connection targets and the password are left out.
+func (c Config) Flags() map[string]string {
+	itoa := strconv.Itoa
+	return map[string]string{
+		"db-driver": string(c.Conn.Driver), "warehouses": itoa(c.Warehouses), "seed": strconv.FormatInt(c.Seed, 10),
+		"terminals": itoa(c.terminals()), "conns": itoa(c.conns()), "threads": itoa(c.Threads),
+		"wait-scale": strconv.FormatFloat(c.WaitScale, 'g', -1, 64),
+		"time":       c.Time.String(), "warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(),
+		"events": strconv.FormatInt(c.Events, 10), "retries": itoa(c.Retries),
+	}
+}
+
+// RunConfig returns the oltp.RunConfig of c. With --threads it is a
+// closed loop of Threads workers; otherwise a terminal-driven run of the
+// terminals over the connections.
+func (c Config) RunConfig() oltp.RunConfig {
+	rc := oltp.RunConfig{
+		Threads: c.conns(), Time: c.Time, Events: c.Events, WarmupTime: c.WarmupTime,
+		ReportInterval: c.ReportInterval, Seed: c.Seed, Flags: c.Flags(),
+	}
+	if c.Threads == 0 {
+		rc.Terminals = c.terminals()
+	}
+	return rc
+}
+
+// DialectConfig maps the connection options onto dialect.Config, filling
+// the driver's defaults for an unset port and user.
+func (c Config) DialectConfig() dialect.Config {
+	o := c.Conn
+	def := dialect.DefaultConfig(o.Driver)
+	dc := dialect.Config{
+		Driver: o.Driver, Host: o.Host, Port: o.Port, Socket: o.Socket, User: o.User, Password: o.Password,
+		Database: o.DB, SQLitePath: o.SQLitePath, Params: maps.Clone(o.Params),
+	}
+	if dc.Port == 0 {
+		dc.Port = def.Port
+	}
+	if dc.User == "" {
+		dc.User = "root"
+		if o.Driver == dialect.SQLServer {
+			dc.User = def.User
+		}
+	}
+	return dc
+}

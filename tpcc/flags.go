@@ -1,0 +1,129 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"vmbench/dialect"
+	"vmbench/internal/flagvalue"
+)
+
+// Environment variables that supply the password when --password is not
+// given, most specific first: vmbench's, then the clients' own.
+const (
+	EnvPassword          = "TPCC_PASSWORD"
+	EnvMySQLPassword     = "MYSQL_PWD"
+	EnvSQLServerPassword = "SQLCMDPASSWORD"
+)
+
+// BindFlags registers every option of c on fs, with c's values as
+// defaults (start from DefaultConfig). Names are go-tpc's and sysbench's;
+// underscores work as dashes.
+func (c *Config) BindFlags(fs *pflag.FlagSet) {
+	fs.SetNormalizeFunc(flagvalue.Normalize)
+	o := &c.Conn
+	fs.Var(flagvalue.Parsed(&o.Driver, dialect.ParseDriver, "mysql|sqlserver|sqlite"), "db-driver",
+		"database: mysql (MySQL, MariaDB, Percona), sqlserver or sqlite")
+	fs.StringVarP(&o.Host, "host", "H", o.Host, "database server host")
+	fs.IntVarP(&o.Port, "port", "P", o.Port, "database server port (default 3306 for MySQL, 1433 for SQL Server)")
+	fs.StringVar(&o.Socket, "mysql-socket", o.Socket, "MySQL Unix socket path (used instead of --host)")
+	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, sa for SQL Server)")
+	fs.StringVarP(&o.Password, "password", "p", o.Password,
+		"password (default $"+EnvPassword+", else $"+EnvMySQLPassword+" or $"+EnvSQLServerPassword+"; prefer the environment: flags show in ps)")
+	fs.StringVarP(&o.DB, "db", "D", o.DB, "database (prepare creates it when missing)")
+	fs.StringVar(&o.SQLitePath, "sqlite-path", o.SQLitePath, "SQLite database file, with --db-driver=sqlite")
+	for alias, name := range map[string]string{"mysql-host": "host", "mysql-port": "port", "mysql-user": "user",
+		"mysql-password": "password", "mysql-db": "db"} {
+		fs.Var(fs.Lookup(name).Value, alias, "sysbench's name of --"+name)
+		_ = fs.MarkHidden(alias)
+	}
+
+	fs.IntVar(&c.Warehouses, "warehouses", c.Warehouses, "number of warehouses, the TPC-C scale")
+	fs.Int64Var(&c.Seed, "seed", c.Seed, "seed of every random input of the load and the run")
+	fs.IntVar(&c.Terminals, "terminals", c.Terminals, "emulated terminals (0 = 10 per warehouse, as TPC-C)")
+	fs.IntVar(&c.Conns, "conns", c.Conns, "connections the terminals share (0 = as many as terminals without waits, else 2 per warehouse)")
+	fs.Var(&waitValue{&c.WaitScale}, "wait-scale", "keying and think times as a multiple of the specification's (1), 0 = none")
+	fs.Var(&waitValue{&c.WaitScale}, "wait", "go-tpc's --wait: true is --wait-scale=1, false is 0, a number scales")
+	fs.Lookup("wait").NoOptDefVal = "1"
+	fs.IntVarP(&c.Threads, "threads", "T", c.Threads,
+		"run: that many terminals without waits, one connection each (go-tpc's closed loop); prepare: warehouses loaded in parallel (default 4)")
+	fs.Var(flagvalue.Seconds(&c.Time), "time", "length of the measured run (\"60\" = 60 s, or \"1m\"); 0 = no limit")
+	fs.Var(flagvalue.Seconds(&c.WarmupTime), "warmup-time", "precondition phase before the measured run, excluded from the results")
+	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print interval lines this often; 0 = none")
+	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
+	fs.IntVar(&c.Retries, "retries", c.Retries, "restarts of one transaction after a deadlock or lock timeout before the run fails")
+	// go-tpc's names.
+	for alias, name := range map[string]string{"interval": "report-interval", "count": "events", "ramp": "warmup-time"} {
+		fs.Var(fs.Lookup(name).Value, alias, "go-tpc's name of --"+name)
+		_ = fs.MarkHidden(alias)
+	}
+}
+
+// waitValue is --wait-scale, also spelled as go-tpc's boolean --wait.
+type waitValue struct{ p *float64 }
+
+func (v *waitValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
+func (v *waitValue) Type() string   { return "factor" }
+func (v *waitValue) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "on", "yes":
+		*v.p = 1
+		return nil
+	case "false", "off", "no":
+		*v.p = 0
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a factor (1 = the specification's waits, 0 = none, 0.2 = a fifth)", s)
+	}
+	*v.p = f
+	return nil
+}
+
+// ParseFlags parses options such as "--warehouses=10", "--threads", "4"
+// on top of DefaultConfig, fills the password from the environment through
+// getenv (may be nil) and validates. --threads without --wait-scale means
+// no waits. It is the one parser of the CLI and of campaigns.
+func ParseFlags(args []string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (options are --name=value)", fs.Arg(0))
+	}
+	if fs.Changed("threads") && !fs.Changed("wait-scale") && !fs.Changed("wait") {
+		c.WaitScale = 0
+	}
+	c.passwordFromEnv(getenv)
+	return c, c.Validate()
+}
+
+// ParseMap is ParseFlags for a campaign's flag map ({"warehouses": "10"}).
+func ParseMap(flags map[string]string, getenv func(string) string) (Config, error) {
+	return ParseFlags(flagvalue.ArgsFromMap(flags), getenv)
+}
+
+func (c *Config) passwordFromEnv(getenv func(string) string) {
+	if c.Conn.Password != "" || getenv == nil {
+		return
+	}
+	client := EnvMySQLPassword
+	if c.Conn.Driver == dialect.SQLServer {
+		client = EnvSQLServerPassword
+	}
+	for _, k := range []string{EnvPassword, client} {
+		if v := getenv(k); v != "" {
+			c.Conn.Password = v
+			return
+		}
+	}
+}

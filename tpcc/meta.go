@@ -1,0 +1,113 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"vmbench/dialect"
+)
+
+// schemaVersion is stored by prepare; run and check refuse other versions.
+const schemaVersion = 1
+
+// meta is what prepare stored in the vmbench_tpcc table: the scale, the
+// seed and the C-Load constants every later run's C-Run must respect
+// (TPC-C 2.1.6.1), and how many runs have touched the data since the load
+// (consistency condition 3.3.2.11 holds only at zero).
+type meta struct {
+	Version    int
+	Warehouses int
+	Seed       int64
+	Load       Constants
+	Runs       int
+}
+
+func (m meta) pairs() [][2]string {
+	i := strconv.Itoa
+	return [][2]string{{"version", i(m.Version)}, {"warehouses", i(m.Warehouses)}, {"seed", strconv.FormatInt(m.Seed, 10)},
+		{"c_load_c_last", i(m.Load.CLast)}, {"c_load_c_id", i(m.Load.CID)}, {"c_load_ol_i_id", i(m.Load.Item)}, {"runs", i(m.Runs)}}
+}
+
+// execer is what meta needs of a *sql.DB, *sql.Conn or *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// writeMeta replaces the stored meta with m.
+func writeMeta(ctx context.Context, db execer, d dialect.Dialect, m meta) error {
+	t := d.QuoteIdent(metaTable)
+	if _, err := db.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+		return fmt.Errorf("writing %s: %w", metaTable, err)
+	}
+	ins := fmt.Sprintf("INSERT INTO %s (%s, %s) VALUES (%s, %s)", t, d.QuoteIdent("name"), d.QuoteIdent("value"), d.Placeholder(1), d.Placeholder(2))
+	for _, p := range m.pairs() {
+		if _, err := db.ExecContext(ctx, ins, p[0], p[1]); err != nil {
+			return fmt.Errorf("writing %s: %w", metaTable, err)
+		}
+	}
+	return nil
+}
+
+// errNotPrepared is returned by readMeta when the database holds no
+// complete TPC-C load.
+var errNotPrepared = errors.New("no complete TPC-C load in this database (run `vmbench tpcc prepare` first)")
+
+// readMeta reads the stored meta. It returns errNotPrepared when the
+// table is missing or empty.
+func readMeta(ctx context.Context, db execer, d dialect.Dialect) (meta, error) {
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s", d.QuoteIdent("name"), d.QuoteIdent("value"), d.QuoteIdent(metaTable)))
+	if err != nil {
+		if dialect.Classify(err) == dialect.ConnLost {
+			return meta{}, err
+		}
+		return meta{}, fmt.Errorf("%w: %v", errNotPrepared, err)
+	}
+	defer rows.Close()
+	vals := map[string]int64{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return meta{}, err
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return meta{}, fmt.Errorf("%s: %s = %q is not a number", metaTable, k, v)
+		}
+		vals[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		return meta{}, err
+	}
+	if len(vals) == 0 {
+		return meta{}, errNotPrepared
+	}
+	m := meta{Version: int(vals["version"]), Warehouses: int(vals["warehouses"]), Seed: vals["seed"], Runs: int(vals["runs"]),
+		Load: Constants{CLast: int(vals["c_load_c_last"]), CID: int(vals["c_load_c_id"]), Item: int(vals["c_load_ol_i_id"])}}
+	if m.Version != schemaVersion {
+		return m, fmt.Errorf("%s: schema version %d, this vmbench knows %d (prepare the database again)", metaTable, m.Version, schemaVersion)
+	}
+	return m, nil
+}
+
+// countRun adds one to the stored run count, before a run touches the data.
+func countRun(ctx context.Context, db execer, d dialect.Dialect) error {
+	_, err := db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = 'runs'", d.QuoteIdent(metaTable), d.QuoteIdent("value"),
+		castIncrement(d), d.QuoteIdent("name")))
+	return err
+}
+
+// castIncrement is value+1 on a VARCHAR column, in dialect d.
+func castIncrement(d dialect.Dialect) string {
+	v := d.QuoteIdent("value")
+	if d.Driver() == dialect.SQLServer {
+		return "CAST(CAST(" + v + " AS INT) + 1 AS VARCHAR(64))"
+	}
+	if d.Driver() == dialect.MySQL {
+		return "CAST(" + v + " + 1 AS CHAR)"
+	}
+	return "CAST(" + v + " + 1 AS TEXT)"
+}
