@@ -24,7 +24,19 @@ type VMRow struct {
 	P99Ms      float64
 	Errors     int64 // retried errors (deadlocks, lock waits...)
 	Reconnects int64
+	// TpmC and NOPM are the TPC-C figures (new_order ops per minute, and
+	// the change of sum(d_next_o_id) per minute), for results that carry
+	// them (see tpccOp, nopmCounter); 0 otherwise.
+	TpmC, NOPM float64
 }
+
+// The parts of a TPC-C Result the review reads (the Result contract of
+// the tpcc workload): New-Orders are the op named tpccOp, and the change
+// of sum(d_next_o_id) over the measured window is the counter nopmCounter.
+const (
+	tpccOp      = "new_order"
+	nopmCounter = "d_next_o_id.delta"
+)
 
 // Review is the table a server review publishes for one OLTP test: a row
 // per VM and the aggregate row. Two kinds of aggregate latency are given:
@@ -52,6 +64,14 @@ type Review struct {
 	P99PublishedMs         float64
 	P99ExactMs             float64
 	Errors, Reconnects     int64
+	// TPCC is set when the results are TPC-C's: the tables then show tpmC
+	// and NOPM, summed over VMs as TPS is.
+	TPCC             bool
+	TpmCSum, NOPMSum float64
+	// FromIntended is set when the latency columns are measured from the
+	// intended start (open loop) or the submission (terminal-driven)
+	// rather than as service time.
+	FromIntended bool
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
@@ -66,6 +86,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 	}
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed}
 	closed := merged.Loop == oltp.ClosedLoop
+	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
 		h, err := allOps(r)
 		if err != nil {
@@ -74,6 +95,13 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
 			TPS: r.PerSecond(h.Count()), AvgMs: ms(h.Mean()), P95Ms: ms(h.Percentile(95)), P99Ms: ms(h.Percentile(99)),
 			Errors: sumPrefix(r.Counters, "errors."), Reconnects: r.Counters["reconnects"]}
+		if op := r.Op(tpccOp); op != nil && r.Elapsed > 0 {
+			rv.TPCC = true
+			row.TpmC = float64(op.Latency.Count) / r.Elapsed.Minutes()
+			row.NOPM = float64(r.Counters[nopmCounter]) / r.Elapsed.Minutes()
+			rv.TpmCSum += row.TpmC
+			rv.NOPMSum += row.NOPM
+		}
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
 		if i == 0 || row.TPS < rv.TPSMin {
@@ -97,10 +125,17 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 	return rv, nil
 }
 
+// allOps merges the latency of every op of r: the latency from the
+// intended start (open loop) or the response time from submission
+// (terminal-driven) where the Result has it, else the service time.
 func allOps(r *oltp.Result) (*hist.Histogram, error) {
 	all := hist.New()
 	for _, o := range r.Ops {
-		h, err := o.Latency.Histogram()
+		snap := o.Latency
+		if o.Intended != nil {
+			snap = *o.Intended
+		}
+		h, err := snap.Histogram()
 		if err != nil {
 			return nil, fmt.Errorf("result of %s: op %s: %w", r.Labels["vm"], o.Name, err)
 		}
@@ -125,13 +160,15 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func (rv *Review) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
-	rows := [][]string{{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconn"}}
+	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconn"}, "tpmC", "NOPM")}
 	for _, r := range rv.VMs {
-		rows = append(rows, []string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)})
+		rows = append(rows, rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)},
+			num(r.TpmC), num(r.NOPM)))
 	}
 	rows = append(rows,
-		[]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Errors), itoa64(rv.Reconnects)},
-		[]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", ""})
+		rv.tpcc([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Errors), itoa64(rv.Reconnects)},
+			num(rv.TpmCSum), num(rv.NOPMSum)),
+		rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", ""}, "", ""))
 	writeColumns(w, rows, 2) // the first two columns are text, left-aligned
 	for _, l := range rv.summaryLines() {
 		fmt.Fprintln(w, l)
@@ -165,6 +202,14 @@ func writeColumns(w io.Writer, rows [][]string, left int) {
 	}
 }
 
+// tpcc appends the TPC-C columns to a row of a TPC-C review.
+func (rv *Review) tpcc(row []string, tpmC, nopm string) []string {
+	if !rv.TPCC {
+		return row
+	}
+	return append(row, tpmC, nopm)
+}
+
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 
 func itoa64(v int64) string { return fmt.Sprintf("%d", v) }
@@ -175,6 +220,12 @@ func (rv *Review) summaryLines() []string {
 		fmt.Sprintf("TPS is summed over VMs (per VM %s - %s).", num(rv.TPSMin), num(rv.TPSMax)),
 		"published: latencies are the mean of the per-VM values, as the reviews compute their aggregate.",
 		"exact: the average over all events of all VMs, percentiles of the merged histograms.",
+	}
+	if rv.FromIntended {
+		l = append(l, "Latencies are measured from each intended start or submission (queueing included), not as service time.")
+	}
+	if rv.TPCC {
+		l = append(l, "tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
 	}
 	if rv.LittleMs > 0 {
 		l = append(l, fmt.Sprintf("Little's law check: threads / TPS per VM gives %.2f ms expected average latency.", rv.LittleMs))
@@ -187,16 +238,27 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "# %s\n\n", rv.Campaign)
 	fmt.Fprintf(w, "Workload `%s`, %d VMs, %s measured per VM.\n\n", rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
-	fmt.Fprintln(w, "| VM | datastore | TPS | avg (ms) | p95 (ms) | p99 (ms) | errors | reconnects |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|")
+	mdRow := func(cells []string) { fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |") }
+	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconnects"}, "tpmC", "NOPM"))
+	fmt.Fprintln(w, "|"+strings.Join(rv.tpcc([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:"}, "---:", "---:"), "|")+"|")
 	for _, r := range rv.VMs {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f | %d | %d |\n", r.VM, r.Datastore, num(r.TPS), r.AvgMs, r.P95Ms, r.P99Ms, r.Errors, r.Reconnects)
+		mdRow(rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)},
+			num(r.TpmC), num(r.NOPM)))
 	}
-	fmt.Fprintf(w, "| **aggregate, published** | | **%s** | **%.2f** | **%.2f** | **%.2f** | %d | %d |\n", num(rv.TPSSum), rv.AvgPublishedMs, rv.P95PublishedMs, rv.P99PublishedMs, rv.Errors, rv.Reconnects)
-	fmt.Fprintf(w, "| aggregate, exact | | %s | %.2f | %.2f | %.2f | | |\n\n", num(rv.TPSSum), rv.AvgExactMs, rv.P95ExactMs, rv.P99ExactMs)
+	bold := func(s string) string { return "**" + s + "**" }
+	mdRow(rv.tpcc([]string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
+		bold(f2(rv.P99PublishedMs)), itoa64(rv.Errors), itoa64(rv.Reconnects)}, bold(num(rv.TpmCSum)), bold(num(rv.NOPMSum))))
+	mdRow(rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", ""}, "", ""))
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- TPS is summed over VMs (per VM %s – %s).\n", num(rv.TPSMin), num(rv.TPSMax))
 	fmt.Fprintln(w, "- *published*: latencies are the mean of the per-VM values, as the reviews compute their aggregate.")
 	fmt.Fprintln(w, "- *exact*: the average over all events of all VMs, percentiles of the merged histograms.")
+	if rv.FromIntended {
+		fmt.Fprintln(w, "- Latencies are measured from each intended start or submission (queueing included), not as service time.")
+	}
+	if rv.TPCC {
+		fmt.Fprintln(w, "- tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
+	}
 	if rv.LittleMs > 0 {
 		fmt.Fprintf(w, "- Little's law check: threads / TPS per VM gives %.2f ms expected average latency.\n", rv.LittleMs)
 	}

@@ -62,7 +62,7 @@ type VSphereSpec struct {
 // DatabaseSpec is how the driver reaches each VM's database when running
 // against a real vCenter (host = the IP VMware Tools reports).
 type DatabaseSpec struct {
-	Driver      string `yaml:"driver"` // mysql
+	Driver      string `yaml:"driver"` // mysql or sqlserver
 	Port        int    `yaml:"port,omitempty"`
 	User        string `yaml:"user,omitempty"`
 	PasswordEnv string `yaml:"password-env,omitempty"` // the environment variable holding the password
@@ -221,11 +221,11 @@ func (s *Spec) validate() error {
 		bad("workload: tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
 	}
 	switch s.Database.Driver {
-	case "mysql":
+	case "mysql", "sqlserver":
 	case "":
-		bad("database.driver: missing (mysql: MySQL, MariaDB or Percona in each VM)")
+		bad("database.driver: missing (mysql: MySQL, MariaDB or Percona in each VM; sqlserver: SQL Server)")
 	default:
-		bad("database.driver: %q is not supported (valid: mysql)", s.Database.Driver)
+		bad("database.driver: %q is not supported (valid: mysql, sqlserver)", s.Database.Driver)
 	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
 		bad("database.port: %d is not a port (1..65535)", p)

@@ -112,10 +112,11 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 
 // campaignDrivers are the workload tools a campaign file may name.
 func campaignDrivers(a *app) map[string]scenarios.Driver {
-	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}}
+	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}, "tpcc": tpccDriver{a: a}}
 }
 
-// checkServerDSN parses --db-dsn, which must name a MySQL/MariaDB server and
+// checkServerDSN parses --db-dsn, which must name a MySQL/MariaDB or SQL
+// Server server and
 // no database (the campaign creates one per VM), and connects to it once,
 // so that a wrong address or password is found before any VM exists.
 func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
@@ -124,8 +125,8 @@ func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
 		return nil, usagef("--db-dsn: %v", err)
 	}
 	switch {
-	case cfg.Driver != dialect.MySQL:
-		return nil, usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/)", cfg.Driver)
+	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer:
+		return nil, usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", cfg.Driver)
 	case cfg.Socket != "":
 		return nil, usagef("--db-dsn: a Unix socket is not supported here; give host:port")
 	case cfg.Database != "" || len(cfg.Params) > 0:

@@ -208,17 +208,7 @@ interrupted and exits non-zero.`,
 				}
 			}
 			res, err := sysbench.Run(cmd.Context(), cfg, cfg.RunConfig(), a.stdout)
-			if res != nil && resultFile != "" {
-				if werr := res.WriteFile(resultFile); werr != nil {
-					return errors.Join(err, fmt.Errorf("writing --result-file: %w", werr))
-				}
-				state := ""
-				if res.Interrupted {
-					state = " (interrupted)"
-				}
-				fmt.Fprintf(a.stderr, "Result written to %s%s\n", resultFile, state)
-			}
-			return err
+			return writeResultFile(a, res, resultFile, err)
 		},
 	}
 	f = bindSysbenchFlags(cmd)
@@ -226,8 +216,6 @@ interrupted and exits non-zero.`,
 	return cmd
 }
 
-// checkResultDir fails when the result file's directory does not exist,
-// so a long run is not lost for want of a directory.
 // checkResultDir makes sure the result file can be written at the end,
 // before the run starts: its directory exists and is writable, and the
 // path is not a directory.

@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"bytes"
+	"math"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// tpccResult builds a 60 s terminal-driven TPC-C Result of one VM: tps
+// transactions per second, 10 of every 23 New-Orders (1% of them rolled
+// back, so not in the d_next_o_id delta), every response time at avgMs and
+// every service time at half of it.
+func tpccResult(vm string, tps, avgMs float64) *oltp.Result {
+	const secs = 60
+	n := int64(math.Round(tps * secs))
+	no := n * 10 / 23
+	op := func(name string, count int64) oltp.OpResult {
+		rt, svc := hist.New(), hist.New()
+		for range count {
+			rt.Record(time.Duration(avgMs * float64(time.Millisecond)))
+			svc.Record(time.Duration(avgMs / 2 * float64(time.Millisecond)))
+		}
+		s := rt.Snapshot()
+		return oltp.OpResult{Name: name, Latency: svc.Snapshot(), Intended: &s}
+	}
+	return &oltp.Result{Version: oltp.ResultVersion, Workload: "tpcc", Flags: map[string]string{"warehouses": "1500"},
+		Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:]}, Phase: oltp.PhaseMeasure, Loop: oltp.TerminalLoop,
+		Measured: "terminal-driven, 15000 terminals sharing 200 connections: latency as response time from submission (waiting for a connection included) and as service time",
+		Threads:  200, Terminals: 15000, Start: t0, End: t0.Add(secs * time.Second), Elapsed: secs * time.Second, Parts: 1,
+		Ops:      []oltp.OpResult{op("new_order", no), op("payment", n-no)},
+		Counters: map[string]int64{"d_next_o_id.delta": no - no/100}}
+}
+
+// The PowerEdge R7415 4-VM SQL Server row of METHODOLOGY.md: aggregate
+// TPS 12,618.1 (per VM 3,152.9 - 3,155.8), average latency 11.75 ms
+// (per VM 10 - 14 ms). The middle VMs are chosen to match the sums.
+func r7415SQLServer(t *testing.T) *Review {
+	t.Helper()
+	vms := []*oltp.Result{
+		tpccResult("sqlserver-01", 3152.9, 10), tpccResult("sqlserver-02", 3154.0, 11),
+		tpccResult("sqlserver-03", 3155.4, 12), tpccResult("sqlserver-04", 3155.8, 14),
+	}
+	merged, err := oltp.Merge(vms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := NewReview("sqlserver-4vm", vms, merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rv
+}
+
+func TestReviewTPCC(t *testing.T) {
+	rv := r7415SQLServer(t)
+	near := func(name string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.4f, want %.4f ± %g", name, got, want, tol)
+		}
+	}
+	if !rv.TPCC {
+		t.Fatal("a review of tpcc results has no TPC-C columns")
+	}
+	near("aggregate TPS", rv.TPSSum, 12618.1, 0.05)
+	near("per-VM TPS min", rv.TPSMin, 3152.9, 0.05)
+	near("per-VM TPS max", rv.TPSMax, 3155.8, 0.05)
+	// Response time, not service time (which is half of it here).
+	near("average latency (published)", rv.AvgPublishedMs, 11.75, 11.75*0.001)
+	var tpmC, nopm float64
+	for _, v := range rv.VMs {
+		no := float64(int64(math.Round(v.TPS*60)) * 10 / 23)
+		near(v.VM+" tpmC", v.TpmC, no, 0.001)
+		near(v.VM+" NOPM", v.NOPM, no-float64(int64(no)/100), 0.001)
+		tpmC += v.TpmC
+		nopm += v.NOPM
+	}
+	near("tpmC sum", rv.TpmCSum, tpmC, 0.001)
+	near("NOPM sum", rv.NOPMSum, nopm, 0.001)
+	if rv.LittleMs != 0 {
+		t.Errorf("Little's law check %.2f ms on a terminal-driven run (only closed loops have one)", rv.LittleMs)
+	}
+}
+
+func TestReviewTPCCGolden(t *testing.T) {
+	rv := r7415SQLServer(t)
+	var txt, md bytes.Buffer
+	if err := rv.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if err := rv.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "review-tpcc.txt", txt.Bytes())
+	golden(t, "review-tpcc.md", md.Bytes())
+}
