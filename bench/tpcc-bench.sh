@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tpcc-bench.sh: measure vmbench's TPC-C loader and driver on a local
+# MariaDB/MySQL so that later changes can be compared: the load rate of
+# `vmbench tpcc prepare` (rows/s) and tpmC, TPS and response times of
+# `vmbench tpcc run` at a fixed thread count without waits (go-tpc's closed
+# loop). It also records the client's CPU seconds per 1,000 transactions,
+# since the driver must never be what limits the figures.
+#
+# Only a loopback server is accepted: this script creates and drops a database.
+#
+# Environment (defaults in brackets):
+#   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
+#   BENCH_DB [vmbench_tpcc_bench]  (created by prepare; its tables are dropped at the end)
+#   WAREHOUSES [2]  LOAD_THREADS [2]  THREADS [8]  TIME [30] (seconds)
+#   VMBENCH [built from this checkout with go build]
+#
+# Example:
+#   WAREHOUSES=4 THREADS=16 TIME=60 bench/tpcc-bench.sh
+set -euo pipefail
+
+MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
+MYSQL_PORT=${MYSQL_PORT:-3306}
+MYSQL_USER=${MYSQL_USER:-root}
+BENCH_DB=${BENCH_DB:-vmbench_tpcc_bench}
+WAREHOUSES=${WAREHOUSES:-2}
+LOAD_THREADS=${LOAD_THREADS:-2}
+THREADS=${THREADS:-8}
+TIME=${TIME:-30}
+
+die() { echo "tpcc-bench: $*" >&2; exit 1; }
+
+case "$MYSQL_HOST" in
+  127.*|localhost|::1) ;;
+  *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
+esac
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -z "${VMBENCH:-}" ]; then
+  (cd "$here" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed"
+  VMBENCH=$work/vmbench
+fi
+export TPCC_PASSWORD=${MYSQL_PASSWORD:-}
+conn=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$BENCH_DB" --warehouses "$WAREHOUSES")
+
+cleanup() { "$VMBENCH" tpcc cleanup "${conn[@]}" >/dev/null 2>&1 || true; }
+trap 'cleanup; rm -rf "$work"' EXIT
+cleanup
+
+# cpu_seconds FILE: user+sys seconds from /usr/bin/time -f output.
+cpu_seconds() { awk '{print $1 + $2}' "$1"; }
+
+echo "== load: $WAREHOUSES warehouses, $LOAD_THREADS at a time"
+/usr/bin/time -f '%U %S' -o "$work/load.cpu" "$VMBENCH" tpcc prepare "${conn[@]}" --threads "$LOAD_THREADS" 2>"$work/load.err" \
+  || { cat "$work/load.err" >&2; die "prepare failed"; }
+loaded=$(grep '^Loaded' "$work/load.err" | tail -1)
+echo "$loaded"
+
+echo "== run: $THREADS threads, no waits, ${TIME}s"
+/usr/bin/time -f '%U %S' -o "$work/run.cpu" "$VMBENCH" tpcc run "${conn[@]}" --threads "$THREADS" --time "$TIME" \
+  --report-interval 0 >"$work/run.out" || { cat "$work/run.out" >&2; die "run failed"; }
+sed -n '/^Transaction/,/^Errors/p' "$work/run.out"
+
+tps=$(awk '/^TPS \(all transactions\)/ {print $4}' "$work/run.out")
+tpmc=$(awk '/^tpmC:/ {print $2}' "$work/run.out")
+cpu=$(cpu_seconds "$work/run.cpu")
+per1k=$(awk -v c="$cpu" -v t="$tps" -v s="$TIME" 'BEGIN { if (t > 0) printf "%.3f", c / (t * s) * 1000; else print "n/a" }')
+rate=$(echo "$loaded" | sed -n 's/.*(\([0-9.,]*\) rows\/s).*/\1/p')
+
+echo
+echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown))"
+printf '%-28s %s\n' "load rate (rows/s)" "${rate:-n/a}" "tpmC ($THREADS threads, no wait)" "$tpmc" \
+  "TPS (all transactions)" "$tps" "client CPU s / 1,000 tx" "$per1k"
