@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,13 +18,17 @@ import (
 
 // Defaults of the connection flags, sysbench 1.0's (--mysql-host localhost,
 // --mysql-port 3306, --mysql-user sbtest, --mysql-db sbtest). sysbench has
-// no SQLite driver; DefaultSQLitePath follows the same naming.
+// no SQLite or SQL Server driver: DefaultSQLitePath follows the same naming,
+// and SQL Server gets its standard TCP port and its administrator login.
 const (
-	DefaultMySQLHost  = "localhost"
-	DefaultMySQLPort  = 3306
-	DefaultMySQLUser  = "sbtest"
-	DefaultDatabase   = "sbtest"
-	DefaultSQLitePath = "sbtest.db"
+	DefaultMySQLHost      = "localhost"
+	DefaultMySQLPort      = 3306
+	DefaultMySQLUser      = "sbtest"
+	DefaultDatabase       = "sbtest"
+	DefaultSQLitePath     = "sbtest.db"
+	DefaultSQLServerPort  = 1433
+	DefaultSQLServerUser  = "sa"
+	defaultSQLServerAppID = "vmbench" // the login's "app name", seen in sys.dm_exec_sessions
 )
 
 // Connection settings Open puts into the driver DSN. Config.Params
@@ -41,31 +46,47 @@ const (
 	// sqliteBusyTimeout is how long, in milliseconds, a SQLite connection
 	// waits for another connection's lock before failing with SQLITE_BUSY.
 	sqliteBusyTimeout = 5000
+	// sqlserverDialTimeout bounds establishing a TCP connection to SQL
+	// Server (go-mssqldb "dial timeout", whole seconds). The login after it
+	// has no timeout of its own ("connection timeout" stays 0): Open's
+	// context bounds it.
+	sqlserverDialTimeout = 10 * time.Second
 )
 
 // Config says how to reach a database. Field names follow sysbench's flags:
 // --db-driver, --mysql-host, --mysql-port, --mysql-socket, --mysql-user,
-// --mysql-password, --mysql-db, and vmbench's --sqlite-path. Build one with
-// DefaultConfig and flags, or with ParseDSN; check it with Validate.
+// --mysql-password, --mysql-db, and vmbench's --sqlite-path. SQL Server
+// uses the same fields (and so the same flags): Host, Port, User, Password,
+// Database, plus Instance from a DSN. Build one with DefaultConfig and
+// flags, or with ParseDSN; check it with Validate.
 type Config struct {
 	// Driver selects the database family (--db-driver).
 	Driver Driver
-	// Host is the MySQL server's host name or IP address (--mysql-host,
-	// default "localhost"). Unlike libmysqlclient, go-sql-driver connects to
+	// Host is the server's host name or IP address (--mysql-host, default
+	// "localhost"). Unlike libmysqlclient, go-sql-driver connects to
 	// "localhost" over TCP; give Socket to use a Unix socket.
 	Host string
-	// Port is the MySQL server's TCP port (--mysql-port); 0 means 3306.
+	// Port is the server's TCP port (--mysql-port). For MySQL 0 means 3306.
+	// For SQL Server 0 means 1433, and so does 3306, the MySQL default that
+	// flag sets shared by both drivers leave in place, so a SQL Server
+	// listening on port 3306 cannot be reached; with Instance set, 0 (or
+	// 3306) means asking the SQL Server Browser (UDP 1434) for the port.
 	Port int
 	// Socket is the path of the MySQL server's Unix socket (--mysql-socket).
 	// When set, it is used instead of TCP; Host must then be empty or
 	// "localhost", as with libmysqlclient.
 	Socket string
-	// User and Password are the MySQL account (--mysql-user,
-	// --mysql-password). String never shows the password.
+	// User and Password are the account (--mysql-user, --mysql-password):
+	// for SQL Server a SQL Server authentication login such as "sa".
+	// String never shows the password.
 	User, Password string
-	// Database is the MySQL database (--mysql-db); empty connects without a
-	// default database.
+	// Database is the database (--mysql-db); empty connects without a
+	// default database (SQL Server: the login's default database).
 	Database string
+	// Instance is a SQL Server named instance, the path of
+	// "sqlserver://host/instance"; empty for the default instance. Only
+	// ParseDSN sets it. Other drivers ignore it.
+	Instance string
 	// SQLitePath is the SQLite database file (--sqlite-path); its directory
 	// must exist. Relative paths are relative to the working directory.
 	SQLitePath string
@@ -74,15 +95,21 @@ type Config struct {
 	// parameters or session variables (e.g. "readTimeout": "30s",
 	// "interpolateParams": "true", "innodb_lock_wait_timeout": "5"); for
 	// SQLite they are modernc.org/sqlite or SQLite URI parameters (e.g.
-	// "_busy_timeout": "0", "_txlock": "immediate", "_synchronous": "NORMAL").
+	// "_busy_timeout": "0", "_txlock": "immediate", "_synchronous": "NORMAL");
+	// for SQL Server they are go-mssqldb connection-string keys, matched
+	// without regard to case (e.g. "encrypt": "disable", "packet size":
+	// "32767", "dial timeout": "5"), except the ones the fields above set.
 	Params map[string]string
 }
 
 // DefaultConfig returns d with every connection flag at its default:
-// sysbench's for MySQL, DefaultSQLitePath for SQLite. Both sets are filled,
-// so flags for either driver can be parsed into the same Config.
+// sysbench's for MySQL; host localhost, port DefaultSQLServerPort (1433),
+// user DefaultSQLServerUser ("sa") and DefaultDatabase for SQL Server;
+// DefaultSQLitePath for SQLite. The server fields and SQLitePath are both
+// filled, so flags for either kind of driver can be parsed into the same
+// Config.
 func DefaultConfig(d Driver) Config {
-	return Config{
+	c := Config{
 		Driver:     d,
 		Host:       DefaultMySQLHost,
 		Port:       DefaultMySQLPort,
@@ -90,6 +117,10 @@ func DefaultConfig(d Driver) Config {
 		Database:   DefaultDatabase,
 		SQLitePath: DefaultSQLitePath,
 	}
+	if d == SQLServer {
+		c.Port, c.User = DefaultSQLServerPort, DefaultSQLServerUser
+	}
+	return c
 }
 
 // Dialect returns the dialect of c.Driver, or nil for an unknown driver.
@@ -103,8 +134,12 @@ func (c Config) WithDatabase(name string) Config {
 	return c
 }
 
-// port returns the effective TCP port.
+// port returns the effective TCP port; 0 for a SQL Server named instance
+// whose port the SQL Server Browser reports.
 func (c Config) port() int {
+	if c.Driver == SQLServer {
+		return c.sqlserverPort()
+	}
 	if c.Port == 0 {
 		return DefaultMySQLPort
 	}
@@ -126,6 +161,8 @@ func (c Config) Validate() error {
 	switch c.Driver {
 	case MySQL:
 		c.validateMySQL(bad)
+	case SQLServer:
+		c.validateSQLServer(bad)
 	case SQLite:
 		c.validateSQLite(bad)
 	case "":
@@ -152,12 +189,8 @@ func (c Config) validateMySQL(bad func(flag, format string, args ...any)) {
 		}
 	case h == "":
 		bad("--mysql-host", "empty (give a host name or IP address, or --mysql-socket)")
-	case strings.Contains(h, ","):
-		bad("--mysql-host", "%q is a list; give one host per Config", h)
-	case strings.ContainsAny(h, "/()@ \t"):
-		bad("--mysql-host", "%q is not a host name or IP address", h)
-	case strings.Contains(h, ":") && net.ParseIP(h) == nil:
-		bad("--mysql-host", "%q is not a host name or IP address (give the port with --mysql-port)", h)
+	default:
+		checkHost(h, bad)
 	}
 	if c.User == "" {
 		bad("--mysql-user", "empty")
@@ -172,6 +205,18 @@ func (c Config) validateMySQL(bad func(flag, format string, args ...any)) {
 		if _, err := one.mysqlConfig(); err != nil && strings.TrimSpace(k) != "" {
 			bad("DSN parameter "+k+"="+c.Params[k], "%v", err)
 		}
+	}
+}
+
+// checkHost reports a Host that is not one host name or IP address.
+func checkHost(h string, bad func(flag, format string, args ...any)) {
+	switch {
+	case strings.Contains(h, ","):
+		bad("--mysql-host", "%q is a list; give one host per Config", h)
+	case strings.ContainsAny(h, "/\\()@ \t"):
+		bad("--mysql-host", "%q is not a host name or IP address", h)
+	case strings.Contains(h, ":") && net.ParseIP(h) == nil:
+		bad("--mysql-host", "%q is not a host name or IP address (give the port with --mysql-port)", h)
 	}
 }
 
@@ -207,9 +252,12 @@ func (c Config) validateSQLite(bad func(flag, format string, args ...any)) {
 // String returns c as a DSN that ParseDSN accepts, with the password
 // replaced by "xxxxx": "mysql://sbtest:xxxxx@localhost:3306/sbtest",
 // "mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock",
+// "sqlserver://sa:xxxxx@db1:1433?database=tpcc&encrypt=disable",
 // "sqlite:///var/lib/x.db", "sqlite:rel/x.db".
 func (c Config) String() string {
 	switch c.Driver {
+	case SQLServer:
+		return c.sqlserverString()
 	case MySQL:
 		var b strings.Builder
 		b.WriteString("mysql://")
@@ -266,7 +314,7 @@ func encodeQuery(q map[string]string) string {
 }
 
 // dsnForms names the DSN forms ParseDSN accepts, for its errors.
-const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:port)/db, sqlite:///path/file.db or file:path/file.db"
+const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:port)/db, sqlserver://user:pass@host:port?database=db, sqlite:///path/file.db or file:path/file.db"
 
 // ParseDSN parses a connection string into a Config. It accepts
 //
@@ -274,11 +322,16 @@ const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:por
 //     "socket" parameter sets Socket; the port defaults to 3306;
 //   - go-sql-driver's own form "user:pass@tcp(host:port)/db?param=v" or
 //     "user:pass@unix(/path/mysqld.sock)/db";
+//   - go-mssqldb's URL form "sqlserver://user:pass@host:port?database=db&k=v"
+//     (also "mssql://"), and "sqlserver://user:pass@host/instance?..." for a
+//     named instance (Instance; without a port the SQL Server Browser is
+//     asked for it); the port defaults to 1433; the "database", "user id"
+//     and "password" parameters set Database, User and Password;
 //   - "sqlite:///abs/path/file.db", "sqlite:rel/file.db" and SQLite URIs
 //     "file:/abs/file.db", "file:///abs/file.db", "file:rel/file.db".
 //
-// Query parameters other than "socket" go to Params. Errors quote the DSN
-// with the password replaced by "xxxxx". ParseDSN does not call Validate.
+// Other query parameters go to Params. Errors quote the DSN with the
+// password replaced by "xxxxx". ParseDSN does not call Validate.
 func ParseDSN(s string) (Config, error) {
 	s = strings.TrimSpace(s)
 	fail := func(format string, args ...any) (Config, error) {
@@ -290,6 +343,12 @@ func ParseDSN(s string) (Config, error) {
 		return Config{}, fmt.Errorf("empty DSN (give %s)", dsnForms)
 	case strings.HasPrefix(lower, "mysql://"), strings.HasPrefix(lower, "mariadb://"):
 		c, msg := parseMySQLURL(s)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		return c, nil
+	case strings.HasPrefix(lower, "sqlserver://"), strings.HasPrefix(lower, "mssql://"):
+		c, msg := parseSQLServerURL(s)
 		if msg != "" {
 			return fail("%s", msg)
 		}
@@ -432,8 +491,19 @@ func lastValues(q url.Values) map[string]string {
 }
 
 // maskDSN replaces the password in a DSN of any accepted form by "xxxxx",
-// also when the DSN does not parse.
-func maskDSN(s string) string {
+// also when the DSN does not parse: the one in the authority and the value
+// of any "password" parameter (go-mssqldb's).
+func maskDSN(s string) string { return maskPasswordParam(maskAuthority(s)) }
+
+// passwordParam matches a "password" parameter of a URL query, in any case.
+var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+
+// maskPasswordParam replaces the value of every "password" query parameter
+// by "xxxxx".
+func maskPasswordParam(s string) string { return passwordParam.ReplaceAllString(s, "${1}xxxxx") }
+
+// maskAuthority replaces the password of user:pass@ by "xxxxx".
+func maskAuthority(s string) string {
 	if i := strings.Index(s, "://"); i >= 0 {
 		auth := s[i+3:]
 		if q := strings.IndexByte(auth, '?'); q >= 0 {

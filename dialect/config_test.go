@@ -85,6 +85,8 @@ func TestMaskDSN(t *testing.T) {
 		"u@tcp(h:1)/db":                      "u@tcp(h:1)/db",
 		"sqlite:///tmp/x.db?_busy_timeout=0": "sqlite:///tmp/x.db?_busy_timeout=0",
 		"garbage":                            "garbage",
+		"sqlserver://sa:secret@h:1433?database=x&Password=secret&b=c": "sqlserver://sa:xxxxx@h:1433?database=x&Password=xxxxx&b=c",
+		"sqlserver://h?password=secret":                               "sqlserver://h?password=xxxxx",
 	} {
 		if got := maskDSN(in); got != want {
 			t.Errorf("maskDSN(%q) = %q, want %q", in, got, want)
@@ -157,8 +159,8 @@ func TestValidate(t *testing.T) {
 		cfg  Config
 		want []string // every line must appear
 	}{
-		{Config{}, []string{"--db-driver: empty (valid: mysql, sqlite)"}},
-		{Config{Driver: "pgsql"}, []string{`--db-driver: unknown driver "pgsql" (valid: mysql, sqlite)`}},
+		{Config{}, []string{"--db-driver: empty (valid: mysql, sqlserver, sqlite)"}},
+		{Config{Driver: "pgsql"}, []string{`--db-driver: unknown driver "pgsql" (valid: mysql, sqlserver, sqlite)`}},
 		{Config{Driver: MySQL, Host: "db1", Port: 70000, User: "u"}, []string{"--mysql-port: 70000 is not a port (1..65535)"}},
 		// Every problem at once.
 		{Config{Driver: MySQL, Port: -1, Database: strings.Repeat("d", 65), Password: "hunter2"}, []string{

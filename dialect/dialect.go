@@ -4,16 +4,19 @@
 // sysbench-style connection flags (Config, Open), and the classification of
 // errors into retry / connection lost / server limit / fatal (Classify).
 //
-// Supported today:
+// Supported:
 //
 //   - MySQL, MariaDB and Percona Server through github.com/go-sql-driver/mysql
 //     (Driver MySQL, "mysql").
+//   - SQL Server 2014 and later through github.com/microsoft/go-mssqldb
+//     (Driver SQLServer, "sqlserver"). No SQL Server runs where this package
+//     is tested: its statements have golden-text tests and its errors are
+//     classified from mssql.Error values built in the tests.
 //   - SQLite through modernc.org/sqlite, pure Go and embedded, the default
 //     that needs nothing installed (Driver SQLite, "sqlite").
 //
-// SQL Server is planned; the Driver enum, the Dialect interface and the
-// Capabilities struct are shaped to take it (Placeholder takes the parameter
-// number for "@p1"-style markers, for instance).
+// BulkInsert loads rows in one transaction by the fastest path each database
+// offers (multi-row INSERT, or SQL Server's bulk-copy protocol).
 //
 // This package imports nothing else from vmbench.
 package dialect
@@ -31,21 +34,27 @@ const (
 	// MySQL is MySQL, MariaDB and Percona Server, through
 	// github.com/go-sql-driver/mysql.
 	MySQL Driver = "mysql"
+	// SQLServer is Microsoft SQL Server (2014 and later, on Linux or
+	// Windows), through github.com/microsoft/go-mssqldb.
+	SQLServer Driver = "sqlserver"
 	// SQLite is an embedded SQLite file through modernc.org/sqlite (pure Go,
 	// no cgo, nothing to install).
 	SQLite Driver = "sqlite"
 )
 
-// Drivers lists every supported Driver in the order help texts show them.
-func Drivers() []Driver { return []Driver{MySQL, SQLite} }
+// Drivers lists every supported Driver in the order help texts show them:
+// mysql, sqlserver, sqlite.
+func Drivers() []Driver { return []Driver{MySQL, SQLServer, SQLite} }
 
 // ParseDriver returns the Driver named by s (case-insensitive; "mariadb" and
-// "percona" are accepted as MySQL, "sqlite3" as SQLite). The error lists the
-// valid values.
+// "percona" are accepted as MySQL, "mssql" as SQLServer, "sqlite3" as
+// SQLite). The error lists the valid values.
 func ParseDriver(s string) (Driver, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "mysql", "mariadb", "percona":
 		return MySQL, nil
+	case "sqlserver", "mssql":
+		return SQLServer, nil
 	case "sqlite", "sqlite3":
 		return SQLite, nil
 	}
@@ -68,6 +77,8 @@ func (d Driver) Dialect() Dialect {
 	switch d {
 	case MySQL:
 		return mysqlDialect{}
+	case SQLServer:
+		return sqlserverDialect{}
 	case SQLite:
 		return sqliteDialect{}
 	}
@@ -83,15 +94,16 @@ type Dialect interface {
 	Driver() Driver
 
 	// Placeholder returns the bind-parameter marker for the n-th parameter
-	// of a statement, n counting from 1: "?" for MySQL and SQLite
-	// (SQL Server will return "@p1", "@p2", ...).
+	// of a statement, n counting from 1: "?" for MySQL and SQLite, "@p1",
+	// "@p2", ... for SQL Server.
 	Placeholder(n int) string
 
 	// Capabilities reports what the database supports; see Capabilities.
 	Capabilities() Capabilities
 
-	// QuoteIdent quotes a table, column or index name: MySQL `name`, SQLite
-	// "name"; a quote character inside the name is doubled.
+	// QuoteIdent quotes a table, column or index name as one identifier:
+	// MySQL `name`, SQL Server [name], SQLite "name"; the closing quote
+	// character inside the name is doubled.
 	QuoteIdent(name string) string
 
 	// AutoIncrementPK returns the column definition, without the column name,
@@ -104,13 +116,44 @@ type Dialect interface {
 	TableOptions() string
 
 	// Begin returns the statement that starts a transaction ("BEGIN"), as
-	// sysbench sends it (counted as an "other" query).
+	// sysbench sends it (counted as an "other" query). Send it, and
+	// everything up to Commit or Rollback, on one *sql.Conn.
 	Begin() string
+	// BeginWrite returns the statement that starts a transaction that will
+	// write: the same as Begin where the database locks rows as they are
+	// written (MySQL "BEGIN", SQL Server "BEGIN TRANSACTION"); SQLite
+	// "BEGIN IMMEDIATE", which takes the database's write lock at once, so
+	// that two writers never deadlock upgrading a read lock: a second
+	// writer waits up to busy_timeout in BEGIN IMMEDIATE instead.
+	BeginWrite() string
 	// Commit returns the statement that commits a transaction ("COMMIT").
 	Commit() string
 	// Rollback returns the statement that rolls a transaction back
-	// ("ROLLBACK").
+	// ("ROLLBACK"). With MySQL and SQL Server it also succeeds when no
+	// transaction is open, as after a deadlock, where the server has rolled
+	// back already; SQLite then fails with "no transaction is active".
 	Rollback() string
+
+	// Timestamp returns the column type, for CREATE TABLE, of a date and
+	// time of day: MySQL "DATETIME" (whole seconds), SQL Server
+	// "DATETIME2(3)" (milliseconds, the precision of TPC-C's dates),
+	// SQLite "TIMESTAMP" (a name only: SQLite keeps what the driver binds,
+	// modernc.org/sqlite writes a time.Time as text).
+	Timestamp() string
+
+	// ForUpdate returns the suffix, with its leading space, of a SELECT
+	// that takes update (exclusive) locks on the rows it reads, as TPC-C
+	// New-Order and Payment need: MySQL " FOR UPDATE"; "" for SQL Server
+	// (which uses UpdateLockHint instead) and SQLite (no row locks: the
+	// transaction's write lock, taken by BeginWrite, covers every row).
+	ForUpdate() string
+
+	// UpdateLockHint returns the table hint, with its leading space, that
+	// is written right after a table name in FROM to take update locks on
+	// the rows read: SQL Server " WITH (UPDLOCK, ROWLOCK)"; "" for MySQL
+	// (ForUpdate) and SQLite. A statement uses both: "SELECT ... FROM t" +
+	// UpdateLockHint() + " WHERE ..." + ForUpdate().
+	UpdateLockHint() string
 
 	// CreateIndex returns the statement creating a non-unique index name on
 	// table(cols...), e.g. MySQL "CREATE INDEX `k_1` ON `sbtest1` (`k`)".
@@ -130,28 +173,32 @@ type Capabilities struct {
 	// sysbench's and go-tpc's bulk loaders send.
 	MultiRowInsert bool
 	// MaxPlaceholders is the most bind parameters one statement may carry
-	// (MySQL protocol: 65535; SQLite SQLITE_MAX_VARIABLE_NUMBER: 32766 since
-	// 3.32.0). A bulk INSERT with bound values must keep
-	// rows x columns under it.
+	// (MySQL protocol: 65535; SQL Server: 2100 per request, of which
+	// go-mssqldb's sp_executesql call takes 2, so 2098; SQLite
+	// SQLITE_MAX_VARIABLE_NUMBER: 32766 since 3.32.0). A bulk INSERT with
+	// bound values must keep rows x columns at or under it.
 	MaxPlaceholders int
 	// MaxRowsPerInsert is the most rows one INSERT ... VALUES may list, 0
-	// when only MaxPlaceholders and the statement size limit it (SQL Server
-	// will say 1000).
+	// when only MaxPlaceholders and the statement size limit it (SQL
+	// Server: 1000, the limit of a table value constructor).
 	MaxRowsPerInsert int
 	// AutoIncrementKeyword: AutoIncrementPK declares a key the server fills
 	// in, so a loader may omit the id column (sysbench --auto_inc=on).
 	AutoIncrementKeyword bool
 	// ServerSidePrepare: a prepared statement lives on the server (MySQL
 	// COM_STMT_PREPARE) and counts against max_prepared_stmt_count. False
-	// where preparing is in-process (SQLite compiles statements in the
-	// client; preparing still saves the parse).
+	// where preparing is in-process: SQLite compiles statements in the
+	// client (preparing still saves the parse); go-mssqldb's Prepare only
+	// keeps the text, and every execution is an sp_executesql request
+	// whose plan SQL Server caches by text, with no handle and no limit.
 	ServerSidePrepare bool
 	// ForceIndexHint: SELECT ... FROM t FORCE INDEX (PRIMARY) is understood
 	// (sysbench's prewarm scans with FORCE KEY).
 	ForceIndexHint bool
 	// SelectForUpdate: SELECT ... FOR UPDATE takes row locks (TPC-C
-	// New-Order and Payment use it). SQLite has no row locks and rejects the
-	// clause.
+	// New-Order and Payment use it). SQL Server rejects the clause and takes
+	// update locks through a table hint (Dialect.UpdateLockHint); SQLite has
+	// no row locks and rejects the clause.
 	SelectForUpdate bool
 	// ConcurrentWriters: several connections can write at the same time.
 	// False for SQLite, where one writer holds the database lock and other

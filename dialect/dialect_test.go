@@ -9,31 +9,41 @@ func TestParseDriver(t *testing.T) {
 	for in, want := range map[string]Driver{
 		"mysql": MySQL, "MySQL": MySQL, "mariadb": MySQL, "percona": MySQL, " mysql ": MySQL,
 		"sqlite": SQLite, "sqlite3": SQLite, "SQLite": SQLite,
+		"sqlserver": SQLServer, "SQLServer": SQLServer, "mssql": SQLServer, " MSSQL ": SQLServer,
 	} {
 		got, err := ParseDriver(in)
 		if err != nil || got != want {
 			t.Errorf("ParseDriver(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "pgsql", "sqlserver", "my sql"} {
+	for _, in := range []string{"", "pgsql", "sql server", "my sql", "tsql"} {
 		_, err := ParseDriver(in)
 		if err == nil {
 			t.Errorf("ParseDriver(%q) succeeded", in)
 			continue
 		}
-		if !strings.Contains(err.Error(), "mysql, sqlite") {
+		if !strings.Contains(err.Error(), "(valid: mysql, sqlserver, sqlite)") {
 			t.Errorf("ParseDriver(%q) error %q does not list the valid values", in, err)
 		}
 	}
 	if Driver("nope").Dialect() != nil {
 		t.Error("unknown driver has a dialect")
 	}
+	if got := Drivers(); len(got) != 3 || got[0] != MySQL || got[1] != SQLServer || got[2] != SQLite {
+		t.Errorf("Drivers() = %v", got)
+	}
+	for _, d := range Drivers() {
+		if d.Dialect() == nil || d.Dialect().Driver() != d {
+			t.Errorf("%s: dialect %v", d, d.Dialect())
+		}
+	}
 }
 
 // TestStatements pins the exact text each dialect produces.
 func TestStatements(t *testing.T) {
 	type stmts struct {
-		placeholder, quote, autoInc, tableOpts, begin, commit, rollback, createIndex, createIndex2, drop string
+		placeholder, quote, autoInc, tableOpts, begin, beginWrite, commit, rollback, createIndex, createIndex2, drop string
+		timestamp, forUpdate, updLock                                                                                string
 	}
 	tests := map[Driver]stmts{
 		MySQL: {
@@ -42,11 +52,32 @@ func TestStatements(t *testing.T) {
 			autoInc:      "INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY",
 			tableOpts:    " ENGINE=InnoDB",
 			begin:        "BEGIN",
+			beginWrite:   "BEGIN",
 			commit:       "COMMIT",
 			rollback:     "ROLLBACK",
 			createIndex:  "CREATE INDEX `k_1` ON `sbtest1` (`k`)",
 			createIndex2: "CREATE INDEX `idx_customer` ON `customer` (`c_w_id`, `c_d_id`, `c_last`)",
 			drop:         "DROP TABLE IF EXISTS `sbtest1`",
+			timestamp:    "DATETIME",
+			forUpdate:    " FOR UPDATE",
+			updLock:      "",
+		},
+		// SQL Server cannot run here: these golden texts are its only test.
+		SQLServer: {
+			placeholder:  "@p1,@p7",
+			quote:        "[we]]ird]",
+			autoInc:      "INT IDENTITY(1,1) NOT NULL PRIMARY KEY",
+			tableOpts:    "",
+			begin:        "BEGIN TRANSACTION",
+			beginWrite:   "BEGIN TRANSACTION",
+			commit:       "COMMIT TRANSACTION",
+			rollback:     "IF @@TRANCOUNT > 0 ROLLBACK TRANSACTION",
+			createIndex:  "CREATE INDEX [k_1] ON [sbtest1] ([k])",
+			createIndex2: "CREATE INDEX [idx_customer] ON [customer] ([c_w_id], [c_d_id], [c_last])",
+			drop:         "IF OBJECT_ID(N'[sbtest1]', N'U') IS NOT NULL DROP TABLE [sbtest1]",
+			timestamp:    "DATETIME2(3)",
+			forUpdate:    "",
+			updLock:      " WITH (UPDLOCK, ROWLOCK)",
 		},
 		SQLite: {
 			placeholder:  "?,?",
@@ -54,11 +85,15 @@ func TestStatements(t *testing.T) {
 			autoInc:      "INTEGER PRIMARY KEY",
 			tableOpts:    "",
 			begin:        "BEGIN",
+			beginWrite:   "BEGIN IMMEDIATE",
 			commit:       "COMMIT",
 			rollback:     "ROLLBACK",
 			createIndex:  `CREATE INDEX "k_1" ON "sbtest1" ("k")`,
 			createIndex2: `CREATE INDEX "idx_customer" ON "customer" ("c_w_id", "c_d_id", "c_last")`,
 			drop:         `DROP TABLE IF EXISTS "sbtest1"`,
+			timestamp:    "TIMESTAMP",
+			forUpdate:    "",
+			updLock:      "",
 		},
 	}
 	for drv, want := range tests {
@@ -68,18 +103,48 @@ func TestStatements(t *testing.T) {
 		}
 		got := stmts{
 			placeholder:  d.Placeholder(1) + "," + d.Placeholder(7),
-			quote:        d.QuoteIdent(map[Driver]string{MySQL: "we`ird", SQLite: `we"ird`}[drv]),
+			quote:        d.QuoteIdent(map[Driver]string{MySQL: "we`ird", SQLServer: "we]ird", SQLite: `we"ird`}[drv]),
 			autoInc:      d.AutoIncrementPK(),
 			tableOpts:    d.TableOptions(),
 			begin:        d.Begin(),
+			beginWrite:   d.BeginWrite(),
 			commit:       d.Commit(),
 			rollback:     d.Rollback(),
 			createIndex:  d.CreateIndex("sbtest1", "k_1", "k"),
 			createIndex2: d.CreateIndex("customer", "idx_customer", "c_w_id", "c_d_id", "c_last"),
 			drop:         d.DropTableIfExists("sbtest1"),
+			timestamp:    d.Timestamp(),
+			forUpdate:    d.ForUpdate(),
+			updLock:      d.UpdateLockHint(),
 		}
 		if got != want {
 			t.Errorf("%s:\n got %+v\nwant %+v", drv, got, want)
+		}
+	}
+}
+
+// TestSQLServerQuoting pins the SQL Server quoting of awkward names: a
+// name with a dot, a quote or brackets stays one identifier, also inside
+// OBJECT_ID's string.
+func TestSQLServerQuoting(t *testing.T) {
+	d := SQLServer.Dialect()
+	for in, want := range map[string]string{
+		"sbtest1": "[sbtest1]",
+		"a.b":     "[a.b]",
+		"[x]":     "[[x]]]",
+		"o'brien": "[o'brien]",
+		"":        "[]",
+	} {
+		if got := d.QuoteIdent(in); got != want {
+			t.Errorf("QuoteIdent(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := d.DropTableIfExists("o'b]r"), "IF OBJECT_ID(N'[o''b]]r]', N'U') IS NOT NULL DROP TABLE [o'b]]r]"; got != want {
+		t.Errorf("DropTableIfExists = %q, want %q", got, want)
+	}
+	for n, want := range map[int]string{1: "@p1", 2: "@p2", 10: "@p10", 2098: "@p2098"} {
+		if got := d.Placeholder(n); got != want {
+			t.Errorf("Placeholder(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -93,5 +158,24 @@ func TestCapabilities(t *testing.T) {
 	if !lite.MultiRowInsert || lite.MaxPlaceholders != 32766 || lite.ServerSidePrepare || lite.ForceIndexHint ||
 		lite.SelectForUpdate || lite.ConcurrentWriters || lite.Databases || !lite.AutoIncrementKeyword {
 		t.Errorf("sqlite capabilities %+v", lite)
+	}
+	want := Capabilities{
+		MultiRowInsert: true, MaxPlaceholders: 2098, MaxRowsPerInsert: 1000, AutoIncrementKeyword: true,
+		ServerSidePrepare: false, ForceIndexHint: false, SelectForUpdate: false, ConcurrentWriters: true, Databases: true,
+	}
+	if got := SQLServer.Dialect().Capabilities(); got != want {
+		t.Errorf("sqlserver capabilities\n got %+v\nwant %+v", got, want)
+	}
+	// A dialect that cannot SELECT ... FOR UPDATE locks another way: an
+	// update-lock hint, or (SQLite) a write lock taken by BeginWrite.
+	for _, drv := range Drivers() {
+		d := drv.Dialect()
+		caps := d.Capabilities()
+		if caps.SelectForUpdate != (d.ForUpdate() != "") {
+			t.Errorf("%s: SelectForUpdate %v but ForUpdate %q", drv, caps.SelectForUpdate, d.ForUpdate())
+		}
+		if !caps.SelectForUpdate && d.UpdateLockHint() == "" && caps.ConcurrentWriters {
+			t.Errorf("%s: concurrent writers but no way to lock rows read", drv)
+		}
 	}
 }

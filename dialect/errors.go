@@ -14,7 +14,8 @@ import (
 )
 
 // Class says what a worker should do about an error. Every decision about
-// MySQL error numbers and SQLite result codes is made in this file.
+// MySQL error numbers and SQLite result codes is made in this file, about
+// SQL Server error numbers in errors_mssql.go.
 type Class int
 
 const (
@@ -27,9 +28,11 @@ const (
 	// roll back (ROLLBACK) and re-run the whole transaction from its start.
 	// MySQL 1213 deadlock, 1205 lock wait timeout, 1020 record changed since
 	// last read (sysbench 1.0 --mysql-ignore-errors default 1213,1020,1205);
-	// SQLite SQLITE_BUSY and SQLITE_LOCKED with any extended code. After 1205
-	// InnoDB has rolled back only the failed statement (unless
-	// innodb_rollback_on_timeout), so the ROLLBACK matters.
+	// SQLite SQLITE_BUSY and SQLITE_LOCKED with any extended code; SQL
+	// Server 1205 deadlock victim, 1222 lock request timeout, 3960 snapshot
+	// update conflict. After MySQL 1205 InnoDB has rolled back only the
+	// failed statement (unless innodb_rollback_on_timeout), and after SQL
+	// Server 1222 the transaction stays open, so the ROLLBACK matters.
 	Retry
 	// ConnLost errors mean the connection is gone: reconnect (a new *sql.Conn,
 	// statements prepared again) and re-run the transaction. driver.ErrBadConn,
@@ -37,13 +40,17 @@ const (
 	// refused, broken pipe, timeouts), MariaDB 1927 connection killed, 1053
 	// server shutdown, 1152/1184 aborted connection, 1158-1161 network
 	// read/write errors and the client-library codes 2006, 2013, 2055 that
-	// sysbench reconnects on.
+	// sysbench reconnects on; go-mssqldb's StreamError, ServerError and
+	// unwrapped send failures, SQL Server 596 session killed and 6005
+	// shutdown in progress.
 	ConnLost
 	// Limit errors mean a server-side limit was hit: 1040 too many
 	// connections, 1203 max_user_connections, 1226 a per-account resource
 	// limit, 1461 max_prepared_stmt_count, 1135 no thread for a new
-	// connection, 1114 table full; SQLite SQLITE_FULL. Retrying does not help;
-	// LimitHint says what to raise.
+	// connection, 1114 table full; SQLite SQLITE_FULL; SQL Server 701 out
+	// of memory, 1204 lock resources, 1105 filegroup full, 9002 log full,
+	// 17809 user connections. Retrying does not help; LimitHint says what
+	// to raise.
 	Limit
 	// Canceled errors come from the caller's context (canceled or past its
 	// deadline): the run is stopping, nothing is wrong with the database.
@@ -179,6 +186,9 @@ func info(err error) codeInfo {
 		}
 		return codeInfo{class: Fatal, name: "sqlite_" + strconv.Itoa(primary)}
 	}
+	if ci, ok := mssqlInfo(err); ok {
+		return ci
+	}
 	if connLost(err) {
 		return codeInfo{class: ConnLost, name: "conn_lost"}
 	}
@@ -202,13 +212,17 @@ func connLost(err error) bool {
 }
 
 // Classify returns the class of err, looking through wrapped errors: None for
-// nil, Canceled for context errors, then by MySQL error number or SQLite
-// result code, then ConnLost for connection-level errors, else Fatal.
+// nil, Canceled for context errors, then by MySQL error number, SQLite
+// result code or SQL Server error number, then ConnLost for
+// connection-level errors, else Fatal.
 func Classify(err error) Class { return info(err).class }
 
 // Code returns the server's error number carried by err: the MySQL/MariaDB
-// error number (1213 for a deadlock), or the SQLite extended result code (5
-// SQLITE_BUSY, 517 SQLITE_BUSY_SNAPSHOT). It returns 0 when err carries
+// error number (1213 for a deadlock), the SQLite extended result code (5
+// SQLITE_BUSY, 517 SQLITE_BUSY_SNAPSHOT), or the SQL Server error number
+// (1205 for a deadlock victim; of the errors one request returned, the
+// first this package knows, else the first: 2627, not the 3621 "statement
+// has been terminated" that follows it). It returns 0 when err carries
 // none (nil, a network error, a context error).
 func Code(err error) int {
 	var me *mysql.MySQLError
@@ -219,19 +233,24 @@ func Code(err error) int {
 	if errors.As(err, &se) {
 		return se.Code()
 	}
+	if n, ok := mssqlCode(err); ok {
+		return n
+	}
 	return 0
 }
 
 // Name returns a short stable name for err, for per-error counters in
-// results: "deadlock", "lock_wait_timeout", "record_changed" (MySQL Retry),
-// "busy", "locked" (SQLite Retry), "conn_lost" (every ConnLost error),
+// results: "deadlock", "lock_wait_timeout" (MySQL and SQL Server Retry),
+// "record_changed" (MySQL), "update_conflict" (SQL Server), "busy",
+// "locked" (SQLite Retry), "conn_lost" (every ConnLost error),
 // "too_many_connections", "max_user_connections", "user_resource_limit",
 // "max_prepared_stmt_count", "cant_create_thread", "table_full",
-// "disk_full" (Limit), "canceled", "deadline", "interrupted" (Canceled), a
-// few named Fatal ones ("duplicate_key", "no_such_table", "access_denied",
-// "unknown_database", "constraint", ...), "mysql_<number>" and
-// "sqlite_<primary code>" for other server errors, "error" for anything
-// else, and "" for nil.
+// "disk_full", "out_of_memory", "lock_resources", "log_full" (Limit),
+// "canceled", "deadline", "interrupted" (Canceled), a few named Fatal ones
+// ("duplicate_key", "no_such_table", "access_denied", "unknown_database",
+// "constraint", "database_exists", "no_active_transaction", ...),
+// "mysql_<number>", "mssql_<number>" and "sqlite_<primary code>" for other
+// server errors, "error" for anything else, and "" for nil.
 func Name(err error) string { return info(err).name }
 
 // LimitHint returns one sentence naming the server limit that err hit and

@@ -43,11 +43,25 @@ func (mysqlDialect) TableOptions() string { return " ENGINE=InnoDB" }
 // Begin returns "BEGIN".
 func (mysqlDialect) Begin() string { return "BEGIN" }
 
+// BeginWrite returns "BEGIN": InnoDB locks rows as they are written.
+func (mysqlDialect) BeginWrite() string { return "BEGIN" }
+
 // Commit returns "COMMIT".
 func (mysqlDialect) Commit() string { return "COMMIT" }
 
-// Rollback returns "ROLLBACK".
+// Rollback returns "ROLLBACK" (a no-op without an open transaction).
 func (mysqlDialect) Rollback() string { return "ROLLBACK" }
+
+// Timestamp returns "DATETIME": whole seconds, no time zone, 1000-01-01 to
+// 9999-12-31 (go-sql-driver with parseTime=true scans it into time.Time).
+func (mysqlDialect) Timestamp() string { return "DATETIME" }
+
+// ForUpdate returns " FOR UPDATE": InnoDB takes exclusive next-key locks
+// on the rows read.
+func (mysqlDialect) ForUpdate() string { return " FOR UPDATE" }
+
+// UpdateLockHint returns "": MySQL locks with ForUpdate.
+func (mysqlDialect) UpdateLockHint() string { return "" }
 
 // CreateIndex returns "CREATE INDEX `name` ON `table` (`c1`, `c2`)".
 func (d mysqlDialect) CreateIndex(table, name string, cols ...string) string {

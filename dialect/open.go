@@ -30,6 +30,13 @@ type DB struct {
 // --db-ps-mode=auto), a 10 s dial timeout, a 60 s write timeout and no read
 // timeout (bound statements with their context).
 //
+// SQL Server: go-mssqldb's connector for driver name "sqlserver" (native
+// "@p1" parameters, no rewriting of "?"), a 10 s dial timeout, "app name"
+// vmbench; the context of the call that opens a connection (Open's ping, a
+// later Conn or query) bounds the login too (see sqlserverConnector);
+// encryption as go-mssqldb decides when no "encrypt" parameter is given
+// (TLS for the login packet only, server certificate trusted).
+//
 // SQLite: the file is created if missing, but its directory must exist (the
 // error names it); WAL journal mode and busy_timeout=5000 ms.
 //
@@ -49,6 +56,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, fmt.Errorf("connecting to %s: %w", cfg, err)
 		}
 		conn, err := mysql.NewConnector(mc)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", cfg, err)
+		}
+		db = sql.OpenDB(conn)
+	case SQLServer:
+		conn, err := newSQLServerConnector(cfg.sqlserverDSN())
 		if err != nil {
 			return nil, fmt.Errorf("connecting to %s: %w", cfg, err)
 		}
@@ -86,19 +99,21 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 func openError(cfg Config, err error) error {
 	hint := LimitHint(err)
 	if hint == "" {
-		switch Code(err) {
-		case 1045:
+		switch name := Name(err); {
+		case name == "access_denied":
 			hint = "check --mysql-user and --mysql-password"
-		case 1049:
-			hint = "create the database first (prepare does) or check --mysql-db"
-		default:
-			if Classify(err) == ConnLost && cfg.Driver == MySQL {
-				if cfg.useSocket() {
-					hint = "is a server listening on socket " + cfg.Socket + "?"
-				} else {
-					hint = fmt.Sprintf("is a server listening on %s port %d?", cfg.Host, cfg.port())
-				}
+			if cfg.Driver == SQLServer {
+				hint += " (and that the server allows SQL Server authentication)"
 			}
+		case name == "unknown_database":
+			hint = "create the database first (prepare does) or check --mysql-db"
+		case Classify(err) != ConnLost:
+		case cfg.Driver == MySQL && cfg.useSocket():
+			hint = "is a server listening on socket " + cfg.Socket + "?"
+		case cfg.Driver == SQLServer && cfg.port() == 0:
+			hint = fmt.Sprintf("is SQL Server instance %s running on %s, and the SQL Server Browser reachable on UDP port 1434?", cfg.Instance, cfg.Host)
+		case cfg.Driver == MySQL, cfg.Driver == SQLServer:
+			hint = fmt.Sprintf("is a server listening on %s port %d?", cfg.Host, cfg.port())
 		}
 	}
 	if hint != "" {
@@ -108,18 +123,20 @@ func openError(cfg Config, err error) error {
 }
 
 // EnsureDatabase creates cfg.Database if it does not exist (MySQL: CREATE
-// DATABASE IF NOT EXISTS `db`, connecting without a default database). For
-// SQLite it does nothing: the file is created by Open. It returns
-// Validate's errors, an error when cfg.Database is empty, or Open's and the
-// statement's errors.
+// DATABASE IF NOT EXISTS `db`, connecting without a default database; SQL
+// Server: IF DB_ID(N'db') IS NULL CREATE DATABASE [db], connected to
+// master). For SQLite it does nothing: the file is created by Open. It
+// returns Validate's errors, an error when cfg.Database is empty, or Open's
+// and the statement's errors.
 func EnsureDatabase(ctx context.Context, cfg Config) error {
-	return databaseDDL(ctx, cfg, "CREATE DATABASE IF NOT EXISTS ")
+	return databaseDDL(ctx, cfg, ensureDatabaseSQL)
 }
 
 // CreateDatabase creates cfg.Database and fails if it exists already
-// (MySQL: CREATE DATABASE `db`, error 1007), so that a caller that will
-// later drop it only ever drops what it created. For SQLite it fails if
-// the file exists and otherwise does nothing (Open creates the file).
+// (MySQL: CREATE DATABASE `db`, error 1007; SQL Server: CREATE DATABASE
+// [db], error 1801), so that a caller that will later drop it only ever
+// drops what it created. For SQLite it fails if the file exists and
+// otherwise does nothing (Open creates the file).
 func CreateDatabase(ctx context.Context, cfg Config) error {
 	if cfg.Driver == SQLite {
 		if err := cfg.Validate(); err != nil {
@@ -130,12 +147,15 @@ func CreateDatabase(ctx context.Context, cfg Config) error {
 		}
 		return nil
 	}
-	return databaseDDL(ctx, cfg, "CREATE DATABASE ")
+	return databaseDDL(ctx, cfg, createDatabaseSQL)
 }
 
 // DropDatabase removes cfg.Database if it exists (MySQL: DROP DATABASE IF
-// EXISTS `db`). For SQLite it removes the file cfg.SQLitePath and its -wal,
-// -shm and -journal companions; no pool may have it open.
+// EXISTS `db`; SQL Server: dropDatabaseSQL's batch, which first sets the
+// database SINGLE_USER WITH ROLLBACK IMMEDIATE, so that other sessions,
+// rolled back and disconnected, do not block the drop). For SQLite it
+// removes the file cfg.SQLitePath and its -wal, -shm and -journal
+// companions; no pool may have it open.
 func DropDatabase(ctx context.Context, cfg Config) error {
 	if cfg.Driver == SQLite {
 		if err := cfg.Validate(); err != nil {
@@ -149,10 +169,13 @@ func DropDatabase(ctx context.Context, cfg Config) error {
 		}
 		return errors.Join(errs...)
 	}
-	return databaseDDL(ctx, cfg, "DROP DATABASE IF EXISTS ")
+	return databaseDDL(ctx, cfg, dropDatabaseSQL)
 }
 
-func databaseDDL(ctx context.Context, cfg Config, stmt string) error {
+// databaseDDL runs the statement stmt builds for cfg.Database, connected
+// without a default database (SQL Server: to master, so that the session
+// is never in the database it drops).
+func databaseDDL(ctx context.Context, cfg Config, stmt func(Driver, string) string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -162,14 +185,49 @@ func databaseDDL(ctx context.Context, cfg Config, stmt string) error {
 	if cfg.Database == "" {
 		return errors.New("--mysql-db: empty; name the database")
 	}
-	db, err := Open(ctx, cfg.WithDatabase(""))
+	admin := cfg.WithDatabase("")
+	if cfg.Driver == SQLServer {
+		admin.Database = "master"
+	}
+	db, err := Open(ctx, admin)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	q := stmt + db.Dialect.QuoteIdent(cfg.Database)
+	q := stmt(cfg.Driver, cfg.Database)
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
+}
+
+// ensureDatabaseSQL returns the statement creating database name unless it
+// exists: MySQL "CREATE DATABASE IF NOT EXISTS `name`", SQL Server
+// "IF DB_ID(N'name') IS NULL CREATE DATABASE [name]".
+func ensureDatabaseSQL(d Driver, name string) string {
+	q := d.Dialect().QuoteIdent(name)
+	if d == SQLServer {
+		return "IF DB_ID(" + nString(name) + ") IS NULL CREATE DATABASE " + q
+	}
+	return "CREATE DATABASE IF NOT EXISTS " + q
+}
+
+// createDatabaseSQL returns "CREATE DATABASE" and the quoted name; it fails
+// when the database exists.
+func createDatabaseSQL(d Driver, name string) string {
+	return "CREATE DATABASE " + d.Dialect().QuoteIdent(name)
+}
+
+// dropDatabaseSQL returns the statement dropping database name if it
+// exists: MySQL "DROP DATABASE IF EXISTS `name`"; SQL Server one batch,
+// "IF DB_ID(N'name') IS NOT NULL BEGIN ALTER DATABASE [name] SET
+// SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [name]; END" (DROP
+// DATABASE IF EXISTS needs SQL Server 2016).
+func dropDatabaseSQL(d Driver, name string) string {
+	q := d.Dialect().QuoteIdent(name)
+	if d == SQLServer {
+		return "IF DB_ID(" + nString(name) + ") IS NOT NULL BEGIN ALTER DATABASE " + q +
+			" SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE " + q + "; END"
+	}
+	return "DROP DATABASE IF EXISTS " + q
 }

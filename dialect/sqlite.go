@@ -50,11 +50,35 @@ func (sqliteDialect) TableOptions() string { return "" }
 // database/sql's BeginTx take it at once).
 func (sqliteDialect) Begin() string { return "BEGIN" }
 
+// BeginWrite returns "BEGIN IMMEDIATE": the transaction takes the
+// database's write lock at once. With a deferred BEGIN, two transactions
+// that both read and then write can fail when the second upgrades to a
+// writer (SQLITE_BUSY, or SQLITE_BUSY_SNAPSHOT in WAL mode when the other
+// has committed since it read), which no busy_timeout cures; with BEGIN
+// IMMEDIATE the second writer waits up to busy_timeout in BEGIN and then
+// gets the lock, or SQLITE_BUSY (class Retry).
+func (sqliteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
+
 // Commit returns "COMMIT".
 func (sqliteDialect) Commit() string { return "COMMIT" }
 
-// Rollback returns "ROLLBACK".
+// Rollback returns "ROLLBACK"; it fails with "cannot rollback - no
+// transaction is active" when no transaction is open.
 func (sqliteDialect) Rollback() string { return "ROLLBACK" }
+
+// Timestamp returns "TIMESTAMP". SQLite has no date type: the column has
+// NUMERIC affinity and keeps what is bound (modernc.org/sqlite binds a
+// time.Time as text, in time.Time.String's layout unless the DSN sets
+// _time_format), and the declared name makes the driver parse the text
+// back into a time.Time on Scan.
+func (sqliteDialect) Timestamp() string { return "TIMESTAMP" }
+
+// ForUpdate returns "": SQLite rejects FOR UPDATE and has no row locks; a
+// transaction begun with BeginWrite holds the write lock on everything.
+func (sqliteDialect) ForUpdate() string { return "" }
+
+// UpdateLockHint returns "": SQLite has no table hints (see ForUpdate).
+func (sqliteDialect) UpdateLockHint() string { return "" }
 
 // CreateIndex returns `CREATE INDEX "name" ON "table" ("c1", "c2")`. Index
 // names are per database in SQLite, not per table, so they must be unique

@@ -287,6 +287,9 @@ func randTypeList() string {
 // and adds what the sbtest workloads need: a database name for MySQL.
 func (o ConnOptions) validate() []error {
 	var errs []error
+	if o.Driver == dialect.SQLServer {
+		return []error{errors.New("--db-driver: sqlserver is not a sysbench database (valid: mysql, sqlite; SQL Server runs `vmbench tpcc`)")}
+	}
 	if err := (Config{Conn: o}).DialectConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
