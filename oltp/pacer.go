@@ -31,12 +31,18 @@ func newPacer(start time.Time, rate float64, arrival Arrival, seed int64) *pacer
 }
 
 // generate appends the next arrival to ahead. The first arrival is at the
-// start; uniform gaps are exactly 1/rate, exponential gaps have mean 1/rate.
+// start; then deterministic gaps are exactly 1/rate (computed from the
+// arrival's index, so rounding never accumulates), uniform gaps are drawn
+// from [0, 2/rate) and exponential gaps from an exponential distribution,
+// both with mean 1/rate.
 func (p *pacer) generate() {
 	if p.generated > 0 {
-		if p.arrival == Exponential {
+		switch p.arrival {
+		case Exponential:
 			p.last += p.rng.ExpFloat64() / p.rate
-		} else {
+		case Uniform:
+			p.last += 2 * p.rng.Float64() / p.rate
+		default:
 			p.last = float64(p.generated) / p.rate
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-func TestPacerUniformSchedule(t *testing.T) {
-	p := newPacer(t0, 100, Uniform, 1)
+func TestPacerDeterministicSchedule(t *testing.T) {
+	p := newPacer(t0, 100, Deterministic, 1)
 	for i := range 5 {
 		if got, want := p.next(), t0.Add(time.Duration(i)*10*time.Millisecond); !got.Equal(want) {
 			t.Fatalf("arrival %d at %v, want %v", i, got.Sub(t0), want.Sub(t0))
@@ -22,14 +22,14 @@ func TestPacerBacklog(t *testing.T) {
 		at      time.Duration
 		want    int64
 	}{
-		// 100/s uniform: arrivals at 0, 10, 20 ... ms; at 95 ms ten are due.
+		// 100/s deterministic: arrivals at 0, 10, 20 ... ms; at 95 ms ten are due.
 		{"nothing started", 0, 0, 95 * time.Millisecond, 10},
 		{"all due started", 12, 10, 95 * time.Millisecond, 0},
 		{"claimed but not started count", 5, 3, 95 * time.Millisecond, 7},
 		{"ahead of schedule", 20, 20, 95 * time.Millisecond, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPacer(t0, 100, Uniform, 1)
+			p := newPacer(t0, 100, Deterministic, 1)
 			for range tc.claimed {
 				p.next()
 			}
@@ -55,5 +55,48 @@ func TestPacerExponentialMeanRate(t *testing.T) {
 	// is within a few percent of 1/rate for n = 20000 (sd 0.7%).
 	if got := last.Sub(t0).Seconds(); got < 0.97*n/1000 || got > 1.03*n/1000 {
 		t.Errorf("%d arrivals spanned %.2fs, want about %.0fs", n, got, float64(n)/1000)
+	}
+}
+
+// TestPacerUniformGaps checks vdbench's distribution=uniform: gaps drawn
+// uniformly from [0, 2/rate), so their mean is 1/rate and they spread over
+// the whole interval (not the fixed 1/rate of Deterministic).
+func TestPacerUniformGaps(t *testing.T) {
+	const rate, n = 1000.0, 20000
+	p := newPacer(t0, rate, Uniform, 7)
+	prev := p.next()
+	if !prev.Equal(t0) {
+		t.Fatalf("first arrival at %v, want the start", prev.Sub(t0))
+	}
+	var quarters [4]int // gaps by quarter of [0, 2/rate)
+	for range n {
+		at := p.next()
+		gap := at.Sub(prev).Seconds()
+		prev = at
+		if gap < 0 || gap >= 2/rate {
+			t.Fatalf("gap %gs outside [0, %gs)", gap, 2/rate)
+		}
+		quarters[int(gap*rate*2)]++
+	}
+	// Mean gap 1/rate: n gaps span n ms within 1% (sd of the sum is 0.4%).
+	if got := prev.Sub(t0).Seconds(); got < 0.99*n/rate || got > 1.01*n/rate {
+		t.Errorf("%d gaps spanned %.3fs, want about %.0fs", n, got, n/rate)
+	}
+	// Uniform: each quarter holds about n/4 gaps (sd 61; allow 5 sd).
+	for i, c := range quarters {
+		if c < n/4-300 || c > n/4+300 {
+			t.Errorf("quarter %d of [0, 2/rate) holds %d gaps, want about %d", i, c, n/4)
+		}
+	}
+}
+
+func TestValidateArrival(t *testing.T) {
+	for _, a := range []Arrival{"", Exponential, Uniform, Deterministic} {
+		if err := (RunConfig{Threads: 1, Rate: 10, Arrival: a}).Validate(); err != nil {
+			t.Errorf("arrival %q refused: %v", a, err)
+		}
+	}
+	if err := (RunConfig{Threads: 1, Rate: 10, Arrival: "fixed"}).Validate(); err == nil {
+		t.Error(`arrival "fixed" accepted`)
 	}
 }

@@ -173,7 +173,7 @@ func TestOpenLoop(t *testing.T) {
 		wantCount    int64
 		wantIntended time.Duration // mean latency from the intended start
 	}{
-		// 100/s uniform, 3 ms each (starts at 0, 10, .. 1000 ms): never late, both latencies equal.
+		// 100/s deterministic, 3 ms each (starts at 0, 10, .. 1000 ms): never late, both latencies equal.
 		{"under capacity", 100, 2, 3 * time.Millisecond, 101, 3 * time.Millisecond},
 		// 1 thread of 20 ms events can do 50/s; asked for 100/s the backlog
 		// grows, the service time stays 20 ms and the intended latency grows.
@@ -183,7 +183,7 @@ func TestOpenLoop(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var backlog int64
 				res, err := Run(t.Context(), sleeperSpec(tc.event, 0), RunConfig{Threads: tc.threads, Time: time.Second + 5*time.Millisecond,
-					Rate: tc.rate, Arrival: Uniform, ReportInterval: time.Second,
+					Rate: tc.rate, Arrival: Deterministic, ReportInterval: time.Second,
 					OnInterval: func(r IntervalReport) { backlog = r.Backlog }})
 				if err != nil {
 					t.Fatal(err)

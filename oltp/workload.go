@@ -45,11 +45,15 @@ type Spec struct {
 type Arrival string
 
 const (
-	// Uniform spaces starts exactly 1/rate apart (vdbench distribution=d).
-	Uniform Arrival = "uniform"
 	// Exponential draws gaps from an exponential distribution with mean
 	// 1/rate, i.e. Poisson arrivals (sysbench --rate, vdbench default).
 	Exponential Arrival = "exponential"
+	// Uniform draws gaps uniformly from [0, 2/rate), mean 1/rate (vdbench
+	// distribution=uniform).
+	Uniform Arrival = "uniform"
+	// Deterministic spaces starts exactly 1/rate apart (vdbench
+	// distribution=deterministic).
+	Deterministic Arrival = "deterministic"
 )
 
 // RunConfig is how the Runner drives a Spec. Times are wall-clock
@@ -150,8 +154,10 @@ func (c RunConfig) Validate() error {
 	if c.Terminals > 0 && c.Rate != 0 {
 		errs = append(errs, errors.New("--rate: a terminal-driven run is paced by its terminals' keying and think times, not by a rate"))
 	}
-	if c.Arrival != "" && c.Arrival != Uniform && c.Arrival != Exponential {
-		errs = append(errs, fmt.Errorf("arrival %q is not valid (uniform or exponential)", c.Arrival))
+	switch c.Arrival {
+	case "", Exponential, Uniform, Deterministic:
+	default:
+		errs = append(errs, fmt.Errorf("arrival %q is not valid (exponential, uniform or deterministic)", c.Arrival))
 	}
 	return errors.Join(errs...)
 }

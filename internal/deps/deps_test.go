@@ -18,6 +18,7 @@ var allowed = map[string][]string{
 	"vmbench/sysbench":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue"},
 	"vmbench/tpcc":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue"},
 	"vmbench/internal/flagvalue": {},
+	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue"},
 	"vmbench/vsphere":            {},
 	"vmbench/scenarios":          {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere"},
 	"vmbench/internal/testdb":    {},
@@ -33,6 +34,7 @@ var forbiddenExternal = map[string][]string{
 	"vmbench/dialect":   {"github.com/vmware/govmomi"},
 	"vmbench/sysbench":  {"github.com/vmware/govmomi"},
 	"vmbench/tpcc":      {"github.com/vmware/govmomi"},
+	"vmbench/vdbench":   {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 	"vmbench/vsphere":   {"database/sql"},
 	"vmbench/scenarios": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite"},
 }

@@ -154,15 +154,19 @@ func (r *Registry) Tick() Tick {
 	ictr := make([]int64, len(r.counters))
 	for hi, h := range r.handles {
 		retired := h.retire()
-		for i, s := range retired {
-			r.scratch[i].Merge(s)
-			s.Reset()
-		}
+		// Counters are read right after the swap, before the merge, so
+		// that events ending during the merge count in the next interval
+		// on both sides: at most the one event in flight per handle can
+		// have its counters and its latency in different intervals.
 		last := r.lastCtr[hi*len(r.counters) : (hi+1)*len(r.counters)]
 		for c := range r.counters {
 			v := h.ctr[c].Load()
 			ictr[c] += v - last[c]
 			last[c] = v
+		}
+		for i, s := range retired {
+			r.scratch[i].Merge(s)
+			s.Reset()
 		}
 	}
 	for i, s := range r.scratch {

@@ -1,0 +1,145 @@
+package vdbench
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// SaturationRatio: a point whose achieved rate is below this fraction of
+// the requested one is marked saturated.
+const SaturationRatio = 0.97
+
+// TooShortMax is the rate a curve assumes when its max run achieved none
+// (vdbench's "Was run too short?" fallback).
+const TooShortMax = 10000
+
+// Point is one run of a curve: the max run, a curve point, or one
+// iorate= value.
+type Point struct {
+	// Label is "max", a curve point ("10%", "120%") or a fixed rate ("2000").
+	Label string
+	// Requested is the total rate asked for in I/O per second (0 for max).
+	Requested float64
+	// Achieved is the total rate measured: I/Os completed in the measure
+	// phase over its length, summed over the SDs.
+	Achieved float64
+	// Saturated is set when Achieved < SaturationRatio × Requested.
+	Saturated bool
+	// Result is the measure phase merged over the SDs (exact histograms).
+	Result *oltp.Result
+	// PerSD holds each SD's own Result, in the run's SD order.
+	PerSD []*oltp.Result
+}
+
+// CurveResult is the outcome of one expanded run.
+type CurveResult struct {
+	Run    string
+	Points []Point
+	// Warnings says what a reader of the numbers must know: a max run that
+	// achieved nothing, points skipped by stopcurve=, streams that reached
+	// the end of their span.
+	Warnings []string
+}
+
+// CurveRate returns the rate a curve point of pct percent of max asks
+// for, as vdbench computes it: max × pct / 100, rounded up to a multiple
+// of 100 when above 1,000 I/O per second, else to a multiple of 10. A
+// relative slack of 1e-9 absorbs floating-point error, so 20,000 × 10%
+// asks for 2,000, not 2,100.
+func CurveRate(max, pct float64) float64 {
+	r := max * pct / 100
+	step := 10.0
+	if r > 1000 {
+		step = 100
+	}
+	return math.Ceil(r/step*(1-1e-9)) * step
+}
+
+// curvePct formats a curve point's label: "10%", "12.5%".
+func curvePct(pct float64) string { return strconv.FormatFloat(pct, 'f', -1, 64) + "%" }
+
+// rateLabel formats an iorate= value as a point label.
+func rateLabel(rate float64) string { return strconv.FormatFloat(rate, 'f', -1, 64) }
+
+// pointRunner runs one point: label, total requested rate (0 = max).
+type pointRunner func(label string, rate float64) (Point, error)
+
+// runPoints runs the points of rd through run: the max run, then each
+// curve point (iorate=curve); each rate (iorate=N or a list); or the max
+// run alone. Completed points are returned with the first error.
+func runPoints(rd RD, run pointRunner) ([]Point, []string, error) {
+	var points []Point
+	var warnings []string
+	add := func(label string, rate float64) (Point, error) {
+		p, err := run(label, rate)
+		if err == nil || p.Result != nil {
+			if rate > 0 {
+				p.Requested = rate
+				p.Saturated = p.Achieved < SaturationRatio*rate
+			}
+			points = append(points, p)
+		}
+		return p, err
+	}
+	switch {
+	case rd.IORate.Curve:
+		maxPoint, err := add("max", 0)
+		if err != nil {
+			return points, warnings, err
+		}
+		peak := maxPoint.Achieved
+		if peak <= 0 {
+			peak = TooShortMax
+			warnings = append(warnings, fmt.Sprintf("rd=%s: the max run achieved no I/O; the curve assumes %d I/O per second. Was run too short?", rd.Name, TooShortMax))
+		}
+		pcts := rd.Curve
+		if len(pcts) == 0 {
+			pcts = DefaultCurve()
+		}
+		for i, pct := range pcts {
+			p, err := add(curvePct(pct), CurveRate(peak, pct))
+			if err != nil {
+				return points, warnings, err
+			}
+			if rd.StopCurve > 0 && i+1 < len(pcts) {
+				if mean := meanService(p.Result); mean > rd.StopCurve {
+					warnings = append(warnings, fmt.Sprintf("rd=%s: stopcurve=%s: the mean response time at %s was %s; the %d remaining points were skipped",
+						rd.Name, fmtMs(rd.StopCurve), p.Label, fmtMs(mean), len(pcts)-i-1))
+					break
+				}
+			}
+		}
+	case len(rd.IORate.Rates) > 0:
+		for _, r := range rd.IORate.Rates {
+			if r <= 0 {
+				return points, warnings, fmt.Errorf("rd=%s: iorate=%g is not a rate", rd.Name, r)
+			}
+			if _, err := add(rateLabel(r), r); err != nil {
+				return points, warnings, err
+			}
+		}
+	default:
+		if _, err := add("max", 0); err != nil {
+			return points, warnings, err
+		}
+	}
+	return points, warnings, nil
+}
+
+// meanService is the mean service time of all I/O in res (0 when none).
+func meanService(res *oltp.Result) time.Duration {
+	s, err := latencyOf(res, false)
+	if err != nil {
+		return 0
+	}
+	return s.Mean()
+}
+
+// fmtMs formats d in milliseconds with microsecond resolution.
+func fmtMs(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64) + " ms"
+}

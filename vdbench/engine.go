@@ -1,0 +1,389 @@
+package vdbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// Options says how Execute runs.
+type Options struct {
+	// Force writes to targets that carry a partition table or file-system
+	// signature (never to mounted or held devices).
+	Force bool
+	// Out receives vdbench-style interval lines; nil for none.
+	Out io.Writer
+	// Labels are copied into every Result (vm, host, datastore...); the
+	// per-SD Results also get "sd" and "lun".
+	Labels map[string]string
+	// Backend opens an SD's backend; nil opens the real target
+	// (OpenTarget). A Backend that implements Geometry gives the capacity
+	// and block size; otherwise size= and 512-byte blocks are used.
+	Backend func(sd SD) (Backend, error)
+}
+
+// startDelay is how far ahead Execute sets each point's common start, so
+// every SD's threads are ready when it comes.
+const startDelay = 100 * time.Millisecond
+
+// Execute runs one expanded run: the max run and curve points of
+// iorate=curve, each rate of iorate=N, or the max run of iorate=max.
+//
+// Each point runs every SD at once, from a common start: per SD an
+// oltp.Run with one thread per SD thread (each an oltp.Worker issuing one
+// blocking pread or pwrite per event), the point's rate split equally
+// over the SDs, arrivals from distribution= (closed loop for max), warmup=
+// as the precondition phase, elapsed= as the measure phase and interval=
+// as the report interval (see phases: without warmup=, the first interval
+// is the precondition, as vdbench leaves it out of its averages). The SDs'
+// Results are merged exactly into the point's Result; Point.PerSD keeps
+// them. A seekpct=eof stream that reaches the end of its span ends its
+// SD's run normally (a warning says when).
+//
+// A blocked pread holds its P until sysmon hands it off, so the I/O in
+// flight is capped near GOMAXPROCS, not by the thread count: Execute
+// raises runtime.GOMAXPROCS (and debug.SetMaxThreads when needed) to the
+// total thread count for its duration and restores them after; each
+// Result's Measured text says so.
+//
+// Warnings (CurveResult.Warnings) are also written to opts.Out. On error
+// or cancellation the points completed so far are returned with the
+// error; an error closing a target (openflags=fsync) is returned too.
+func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err error) {
+	loads, err := prepare(run, opts)
+	defer func() {
+		for _, l := range loads {
+			if cerr := l.backend.Close(); cerr != nil {
+				err = errors.Join(err, fmt.Errorf("sd=%s: closing %s: %w", l.sd.Name, l.sd.Lun, cerr))
+			}
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	threads := 0
+	for _, l := range loads {
+		threads += l.sd.Threads
+	}
+	procs, restore := raiseProcs(threads)
+	defer restore()
+	e := &engine{run: run, opts: opts, loads: loads,
+		note: fmt.Sprintf("each I/O one blocking pread/pwrite, one goroutine per thread; GOMAXPROCS %d for %d threads", procs, threads)}
+	cr = &CurveResult{Run: run.Name}
+	points, warnings, err := runPoints(run.RD, func(label string, rate float64) (Point, error) {
+		return e.point(ctx, label, rate)
+	})
+	cr.Points = points
+	cr.Warnings = append(warnings, e.warnings...)
+	if opts.Out != nil {
+		for _, w := range cr.Warnings {
+			fmt.Fprintf(opts.Out, "warning: %s\n", w)
+		}
+	}
+	return cr, err
+}
+
+// prepare opens every SD the run's WDs use and plans their mixes. The
+// loads returned must be closed even with an error.
+func prepare(run Run, opts Options) ([]*sdLoad, error) {
+	weights, err := skewWeights(run.WDs)
+	if err != nil {
+		return nil, fmt.Errorf("rd=%s: %w", run.RD.Name, err)
+	}
+	var loads []*sdLoad
+	for _, sd := range run.SDs {
+		var wds []int
+		write := false
+		for i, wd := range run.WDs {
+			if slices.Contains(wd.SDs, sd.Name) {
+				wds = append(wds, i)
+				write = write || wd.RdPct < 100
+			}
+		}
+		if len(wds) == 0 {
+			continue
+		}
+		if sd.Threads <= 0 {
+			sd.Threads = DefaultThreads
+		}
+		var b Backend
+		if opts.Backend != nil {
+			b, err = opts.Backend(sd)
+		} else {
+			var t *Target
+			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, Progress: opts.Out})
+			if t != nil {
+				b = t
+			}
+		}
+		if err != nil {
+			return loads, err
+		}
+		l := &sdLoad{sd: sd, index: len(loads), backend: b}
+		loads = append(loads, l)
+		capacity, block := sd.Size, int64(512)
+		if g, ok := b.(Geometry); ok {
+			capacity, block = g.Capacity(), g.BlockSize()
+		}
+		if capacity <= 0 {
+			return loads, fmt.Errorf("sd=%s: %s has no capacity (and size= is not set)", sd.Name, sd.Lun)
+		}
+		var total float64
+		for _, i := range wds {
+			m, err := newMix(sd, run.WDs[i], capacity, block)
+			if err != nil {
+				return loads, err
+			}
+			l.mixes = append(l.mixes, m)
+			l.bufSize = max(l.bufSize, m.xfer.largest)
+			total += weights[i]
+			l.cum = append(l.cum, total)
+		}
+		for i := range l.cum {
+			l.cum[i] /= total
+		}
+		l.cum[len(l.cum)-1] = 1
+	}
+	if len(loads) == 0 {
+		return nil, fmt.Errorf("rd=%s: no WD of the run uses any of its SDs", run.RD.Name)
+	}
+	return loads, nil
+}
+
+// raiseProcs raises GOMAXPROCS to at least threads, and the runtime's
+// thread limit when threads come near it; restore puts both back.
+func raiseProcs(threads int) (procs int, restore func()) {
+	prev := runtime.GOMAXPROCS(0)
+	procs = max(prev, threads)
+	if procs != prev {
+		runtime.GOMAXPROCS(procs)
+	}
+	need := threads + 1000 // blocked threads plus the runtime's own
+	prevMax := -1
+	if need > 10000 { // the default limit
+		prevMax = debug.SetMaxThreads(need)
+		if prevMax > need {
+			debug.SetMaxThreads(prevMax)
+		}
+	}
+	return procs, func() {
+		if procs != prev {
+			runtime.GOMAXPROCS(prev)
+		}
+		if prevMax > 0 {
+			debug.SetMaxThreads(prevMax)
+		}
+	}
+}
+
+type engine struct {
+	run      Run
+	opts     Options
+	loads    []*sdLoad
+	note     string // appended to each Result's Measured
+	points   int
+	mu       sync.Mutex // guards warnings
+	warnings []string
+}
+
+// point runs every SD at rate (0 = max) from a common start and merges
+// their Results.
+func (e *engine) point(ctx context.Context, label string, rate float64) (Point, error) {
+	rd := e.run.RD
+	index := e.points
+	e.points++
+	arrival, err := arrivalOf(rd.Distribution)
+	if err != nil {
+		return Point{}, fmt.Errorf("rd=%s: %w", rd.Name, err)
+	}
+	eof := slices.ContainsFunc(e.run.WDs, func(wd WD) bool { return wd.Seek.EOF })
+	measure, warmup, interval := phases(rd, eof)
+	requested := "max"
+	if rate > 0 {
+		requested = strconv.FormatFloat(rate, 'f', -1, 64)
+	}
+	flags := runFlags(e.run, label, requested)
+	ivs := newIntervalPrinter(e.opts.Out, len(e.loads))
+	ivs.start(e.run.Name, label, rate, rd, interval, arrival)
+	startAt := time.Now().Add(startDelay)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]*oltp.Result, len(e.loads))
+	errs := make([]error, len(e.loads))
+	var wg sync.WaitGroup
+	for i, l := range e.loads {
+		labels := maps.Clone(e.opts.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["sd"], labels["lun"] = l.sd.Name, l.sd.Lun
+		cfg := oltp.RunConfig{
+			Threads: l.sd.Threads, Time: measure, WarmupTime: warmup, ReportInterval: interval,
+			Rate: rate / float64(len(e.loads)), Arrival: arrival, Seed: int64(index)<<16 | int64(i),
+			StartAt: startAt, Flags: flags, Labels: labels,
+			OnInterval: func(r oltp.IntervalReport) { ivs.add(i, r) },
+		}
+		wg.Go(func() {
+			res, err := oltp.Run(ctx, l.spec(e.run.Name, index), cfg)
+			if errors.Is(err, ErrEndOfSpan) {
+				if res != nil && res.Phase == oltp.PhaseMeasure {
+					e.addWarning(fmt.Sprintf("%s: sd=%s reached the end of its span (seekpct=eof) after %s of the measure phase",
+						label, l.sd.Name, res.Elapsed.Round(time.Millisecond)))
+					err = nil
+				} else {
+					err = fmt.Errorf("sd=%s reached the end of its span (seekpct=eof) during warmup=", l.sd.Name)
+				}
+			}
+			if err != nil && !errors.Is(err, oltp.ErrInterrupted) {
+				cancel() // a failing SD stops the others
+			}
+			results[i], errs[i] = res, err
+		})
+	}
+	wg.Wait()
+	ivs.flush()
+	if err := pointError(e.loads, errs); err != nil {
+		return Point{}, err
+	}
+	for _, r := range results {
+		r.Measured += "; " + e.note
+		if r.Precondition != nil {
+			r.Precondition.Measured += "; " + e.note
+		}
+	}
+	merged, err := oltp.Merge(results...)
+	if err != nil {
+		return Point{}, fmt.Errorf("rd=%s, point %s: %w", rd.Name, label, err)
+	}
+	var n int64
+	for _, o := range merged.Ops {
+		n += o.Latency.Count
+	}
+	p := Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results}
+	ivs.average(merged)
+	return p, nil
+}
+
+func (e *engine) addWarning(w string) {
+	e.mu.Lock()
+	e.warnings = append(e.warnings, w)
+	e.mu.Unlock()
+}
+
+// phases returns the oltp phases of a point of rd: the measure phase,
+// the precondition phase and the report interval. Unset, elapsed= is 30 s
+// and interval= min(elapsed/2, 60 s) in whole seconds (vdbench's
+// defaults). warmup= is the precondition phase; without one, vdbench
+// leaves the first interval out of the run's averages, so the first
+// interval runs as the precondition phase and the measure phase is the
+// rest of elapsed=, except in a run with a seekpct=eof stream (eof), which
+// may end within its first interval: it is measured whole.
+func phases(rd RD, eof bool) (measure, warmup, interval time.Duration) {
+	elapsed := rd.Elapsed
+	if elapsed <= 0 {
+		elapsed = DefaultElapsed
+	}
+	interval = rd.Interval
+	if interval <= 0 {
+		interval = min(elapsed/2, DefaultMaxInterval).Truncate(time.Second)
+		if interval <= 0 {
+			interval = elapsed / 2
+		}
+	}
+	measure, warmup = elapsed, rd.Warmup
+	if warmup == 0 && !eof && elapsed >= 2*interval {
+		measure, warmup = elapsed-interval, interval
+	}
+	return measure, warmup, interval
+}
+
+// pointError picks the error that explains a point's failure: a fatal
+// SD error first (the others were cancelled because of it), else the
+// interruption.
+func pointError(loads []*sdLoad, errs []error) error {
+	var interrupted error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, oltp.ErrInterrupted):
+			interrupted = err
+		default:
+			return fmt.Errorf("sd=%s: %w", loads[i].sd.Name, err)
+		}
+	}
+	return interrupted
+}
+
+// arrivalOf maps distribution= onto the open loop's arrivals (a prefix
+// such as "d" is accepted, as vdbench matches keywords).
+func arrivalOf(d string) (oltp.Arrival, error) {
+	d = strings.ToLower(strings.TrimSpace(d))
+	if d == "" {
+		return oltp.Exponential, nil
+	}
+	for _, a := range []oltp.Arrival{oltp.Exponential, oltp.Uniform, oltp.Deterministic} {
+		if strings.HasPrefix(string(a), d) {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("distribution=%s is not known (exponential, uniform or deterministic)", d)
+}
+
+// runFlags are the parameters that shaped a point, stored in each Result
+// so that Merge refuses to mix points or runs. With one WD its keys are
+// plain (xfersize, rdpct...); with several each is prefixed by the WD name
+// (wd1.xfersize). Threads are per SD when the SDs differ.
+func runFlags(run Run, label, requested string) map[string]string {
+	rd := run.RD
+	f := map[string]string{
+		"rd": rd.Name, "point": label, "iorate": requested,
+		"elapsed": rd.Elapsed.String(), "warmup": rd.Warmup.String(), "interval": rd.Interval.String(),
+		"distribution": rd.Distribution,
+	}
+	for _, wd := range run.WDs {
+		p := ""
+		if len(run.WDs) > 1 {
+			p = wd.Name + "."
+			f[p+"skew"] = strconv.FormatFloat(wd.Skew, 'f', -1, 64)
+		}
+		f[p+"sd"] = strings.Join(wd.SDs, ",")
+		f[p+"xfersize"] = wd.Xfer.String()
+		f[p+"rdpct"] = strconv.FormatFloat(wd.RdPct, 'f', -1, 64)
+		f[p+"seekpct"] = wd.Seek.String()
+		f[p+"rhpct"] = strconv.FormatFloat(wd.RhPct, 'f', -1, 64)
+		f[p+"whpct"] = strconv.FormatFloat(wd.WhPct, 'f', -1, 64)
+		f[p+"range"] = rangeString(wd.Range)
+	}
+	same := true
+	for _, sd := range run.SDs {
+		same = same && sd.Threads == run.SDs[0].Threads
+	}
+	for _, sd := range run.SDs {
+		if same {
+			f["threads"] = strconv.Itoa(sd.Threads)
+		} else {
+			f[sd.Name+".threads"] = strconv.Itoa(sd.Threads)
+		}
+		f[sd.Name+".range"] = rangeString(sd.Range)
+	}
+	return f
+}
+
+func rangeString(r [2]float64) string {
+	if r[0] == 0 && r[1] == 0 {
+		return "(0,100)"
+	}
+	return fmt.Sprintf("(%g,%g)", r[0], r[1])
+}

@@ -1,0 +1,133 @@
+package vdbench
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+var reportStart = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// testCurve is a curve of a device that does 4,000 IOPS, with mean
+// service times that rise with the rate.
+func testCurve() *CurveResult {
+	type pt struct {
+		label          string
+		req, got       float64
+		lat, intended  time.Duration
+		spread, writes int
+	}
+	c := &CurveResult{Run: "rd1_xfer=4k", Warnings: []string{"rd=rd1: stopcurve=2.000 ms: the mean response time at 120% was 2.100 ms; the 1 remaining points were skipped"}}
+	for _, p := range []pt{
+		{"max", 0, 4000, 1000 * time.Microsecond, 0, 200, 1000},
+		{"10%", 400, 400, 60 * time.Microsecond, 62 * time.Microsecond, 10, 100},
+		{"50%", 2000, 2000, 90 * time.Microsecond, 95 * time.Microsecond, 20, 500},
+		{"70%", 2800, 2800, 150 * time.Microsecond, 170 * time.Microsecond, 30, 700},
+		{"100%", 4000, 3990, 800 * time.Microsecond, 1500 * time.Microsecond, 100, 1000},
+		{"120%", 4800, 4000, 1200 * time.Microsecond, 900 * time.Millisecond, 200, 1000},
+	} {
+		n := int(p.got)
+		lats := make([]time.Duration, n)
+		for i := range lats {
+			// A spread around the mean: lat - spread µs .. lat + spread µs.
+			lats[i] = p.lat + time.Duration((i%21)-10)*time.Duration(p.spread)*time.Microsecond/10
+		}
+		res := resultWith(reportStart, time.Second, lats[p.writes:], lats[:p.writes], false)
+		if p.req > 0 {
+			res.Loop = oltp.OpenLoop
+			for i := range res.Ops {
+				h := hist.New()
+				shift := p.intended - p.lat
+				hs, _ := res.Ops[i].Latency.Histogram()
+				for k := int64(0); k < hs.Count(); k++ {
+					h.Record(hs.Mean() + shift + time.Duration(k%7)*time.Microsecond)
+				}
+				s := h.Snapshot()
+				res.Ops[i].Intended = &s
+			}
+		}
+		c.Points = append(c.Points, Point{Label: p.label, Requested: p.req, Achieved: p.got,
+			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res})
+	}
+	return c
+}
+
+func TestWriteCurveGolden(t *testing.T) {
+	var b strings.Builder
+	if err := WriteCurve(&b, testCurve()); err != nil {
+		t.Fatal(err)
+	}
+	checkGoldenFile(t, "report_curve.golden", []byte(b.String()))
+}
+
+func TestWriteSummaryGolden(t *testing.T) {
+	var b strings.Builder
+	if err := WriteSummary(&b, Summarize(testCurve())); err != nil {
+		t.Fatal(err)
+	}
+	checkGoldenFile(t, "report_summary.golden", []byte(b.String()))
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize(testCurve())
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1 }
+	nearLat := func(a, b time.Duration) bool { return (a - b).Abs() < time.Microsecond }
+	// Start: the 10% point. 100 µs is crossed between 50% (2000 @ 90 µs)
+	// and 70% (2800 @ 150 µs): 2000 + 10/60 × 800. 1 ms between 100%
+	// (3990 @ 800 µs) and 120% (4000 @ 1.2 ms): 3990 + 200/400 × 10. The
+	// peak is the max run (4000, first of the two at 4000).
+	if s.StartIOPS != 400 || !nearLat(s.StartLatency, 60*time.Microsecond) ||
+		!near(s.Cross100us.IOPS, 2000+800.0/6) || s.Cross100us.NotReached || s.Cross100us.AboveAtStart ||
+		!near(s.Cross1ms.IOPS, 3995) || s.PeakIOPS != 4000 || s.PeakLabel != "max" || !nearLat(s.PeakLatency, time.Millisecond) ||
+		!near(s.PeakGBps*1e9, 4000*4096) {
+		t.Errorf("summary %+v", s)
+	}
+	c := testCurve()
+	c.Points = c.Points[:3] // max, 10%, 50%: 1 ms is never reached
+	s = Summarize(c)
+	if !s.Cross1ms.NotReached || s.Cross1ms.IOPS != 2000 {
+		t.Errorf("1 ms crossing %+v, want not reached below 2000 IOPS", s.Cross1ms)
+	}
+	c.Points = []Point{c.Points[0]} // iorate=max alone: start and peak are the max run (at 999.7 µs)
+	s = Summarize(c)
+	if s.StartIOPS != 4000 || s.PeakIOPS != 4000 || !s.Cross100us.AboveAtStart || !s.Cross1ms.NotReached {
+		t.Errorf("max-only summary %+v", s)
+	}
+	if s := Summarize(&CurveResult{Run: "x"}); s.PeakIOPS != 0 || s.StartIOPS != 0 {
+		t.Errorf("empty summary %+v", s)
+	}
+}
+
+// ivOf is one stored interval of reads of 4 KiB at the given latencies.
+func ivOf(at, length time.Duration, lats []time.Duration, writes int) oltp.Interval {
+	r := resultWith(reportStart, length, lats[writes:], lats[:writes], false)
+	return oltp.Interval{At: at, Length: length, Ops: r.Ops, Counters: r.Counters}
+}
+
+func TestWriteIntervalsGolden(t *testing.T) {
+	pre := resultWith(reportStart, time.Second, repeat(500*time.Microsecond, 1000), nil, false)
+	pre.Phase = oltp.PhasePrecondition
+	pre.Intervals = []oltp.Interval{ivOf(time.Second, time.Second, repeat(500*time.Microsecond, 1000), 0)}
+	m0 := reportStart.Add(time.Second)
+	var reads, writes []time.Duration
+	res := resultWith(m0, 3*time.Second, nil, nil, false)
+	for i := range 3 {
+		lats := make([]time.Duration, 2000+100*i)
+		for k := range lats {
+			lats[k] = time.Duration(400+k%200) * time.Microsecond
+		}
+		writes, reads = append(writes, lats[:600]...), append(reads, lats[600:]...)
+		res.Intervals = append(res.Intervals, ivOf(time.Duration(i+1)*time.Second, time.Second, lats, 600))
+	}
+	tot := resultWith(m0, 3*time.Second, reads, writes, false) // totals of the three
+	res.Ops, res.Counters, res.Precondition = tot.Ops, tot.Counters, pre
+	var b strings.Builder
+	if err := WriteIntervals(&b, Point{Label: "max", Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	checkGoldenFile(t, "report_intervals.golden", []byte(b.String()))
+}

@@ -1,0 +1,302 @@
+package vdbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// OpRead and OpWrite index the operations of every vdbench Result
+// (Result.Ops "read" and "write"), as a worker's Event returns them.
+const (
+	OpRead  = 0
+	OpWrite = 1
+)
+
+// Counter names in Result.Counters: the bytes transferred. A worker counts
+// an I/O's bytes when it completes, so they may include the last I/O of
+// each thread that completed after the stop and was not counted as an
+// operation (at most one per thread).
+const (
+	CounterBytesRead    = "bytes_read"
+	CounterBytesWritten = "bytes_written"
+)
+
+// Indexes of the counters in ioCounters.
+const (
+	ctrBytesRead    = 0
+	ctrBytesWritten = 1
+)
+
+var (
+	ioOps      = []string{"read", "write"}
+	ioCounters = []string{CounterBytesRead, CounterBytesWritten}
+)
+
+// ErrEndOfSpan is returned by a worker whose sequential stream reached the
+// end of its span under seekpct=eof. It ends that SD's run (every thread
+// of the SD), as vdbench ends a run at end of file; the engine treats it
+// as a normal end, not a failure.
+var ErrEndOfSpan = errors.New("sequential stream reached the end of its span (seekpct=eof)")
+
+// mix is one WD on one SD: what its I/Os look like.
+type mix struct {
+	wd     string
+	span   Span
+	xfer   xferPlan
+	rdPct  float64 // fractions of 1
+	rndPct float64
+	rhPct  float64
+	whPct  float64
+	// hitEnd ends the hit area [span.Start, hitEnd) for rhpct/whpct hits.
+	hitEnd int64
+	eof    bool
+}
+
+// sdLoad is everything that runs on one SD: its backend, its WDs with
+// their skew weights, and the size of the I/O buffer a thread needs.
+type sdLoad struct {
+	sd      SD
+	index   int
+	backend Backend
+	mixes   []*mix
+	cum     []float64 // cumulative WD weights, last = 1
+	bufSize int64
+}
+
+// newMix checks wd on sd (spans, transfer sizes) and returns its mix.
+func newMix(sd SD, wd WD, capacity, blockSize int64) (*mix, error) {
+	span, err := SpanOf(sd, wd, capacity, blockSize)
+	if err != nil {
+		return nil, err
+	}
+	x, _, _ := planXfer(wd.Xfer, blockSize) // checked by SpanOf
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"rdpct", wd.RdPct}, {"seekpct", wd.Seek.Pct}, {"rhpct", wd.RhPct}, {"whpct", wd.WhPct}} {
+		if p.v < 0 || p.v > 100 || p.v != p.v {
+			return nil, fmt.Errorf("wd=%s: %s=%g is not a percentage", wd.Name, p.name, p.v)
+		}
+	}
+	m := &mix{wd: wd.Name, span: span, xfer: x, rdPct: wd.RdPct / 100, rndPct: wd.Seek.Pct / 100,
+		rhPct: wd.RhPct / 100, whPct: wd.WhPct / 100, eof: wd.Seek.EOF}
+	if m.eof {
+		m.rndPct = 0
+	}
+	hit := sd.HitArea
+	if hit <= 0 {
+		hit = 1 << 20 // vdbench's default hitarea
+	}
+	hit = (max(hit, x.largest) + span.Unit - 1) / span.Unit * span.Unit
+	m.hitEnd = min(span.Start+hit, span.End)
+	return m, nil
+}
+
+// stream is the sequential stream of one WD on one SD, shared by the SD's
+// threads: each claim takes the next transfer with a compare-and-swap, so
+// no block is read twice before the span has been covered once. At the end
+// it wraps to the start, or, under seekpct=eof, reports the end. The last
+// transfer of a pass is shortened to fit the span.
+type stream struct {
+	next       atomic.Int64
+	start, end int64
+	eof        bool
+}
+
+func newStream(s Span, eof bool) *stream {
+	st := &stream{start: s.Start, end: s.End, eof: eof}
+	st.next.Store(s.Start)
+	return st
+}
+
+// claim returns the offset and length of the next sequential transfer of
+// up to size bytes, or ok = false at the end of an eof stream.
+func (s *stream) claim(size int64) (off, n int64, ok bool) {
+	for {
+		cur := s.next.Load()
+		off := cur
+		if off >= s.end {
+			if s.eof {
+				return 0, 0, false
+			}
+			off = s.start
+		}
+		n := min(size, s.end-off)
+		if s.next.CompareAndSwap(cur, off+n) {
+			return off, n, true
+		}
+	}
+}
+
+// jump moves the stream after a random transfer (vdbench: a sequential
+// I/O continues from the last I/O of the stream, random or not).
+func (s *stream) jump(to int64) { s.next.Store(to) }
+
+// worker is one thread of one SD: an oltp.Worker whose Event issues one
+// I/O of the SD's WD mix.
+type worker struct {
+	load    *sdLoad
+	streams []*stream
+	rng     *rand.Rand
+	buf     []byte
+	h       *hist.Handle
+}
+
+// spec returns the oltp.Spec of this SD for one point: fresh sequential
+// streams (each point starts its streams at the start of their spans, as
+// each vdbench run does) and threads seeded from the run, point, SD and
+// thread, so a rerun issues the same offsets.
+func (l *sdLoad) spec(workload string, point int) oltp.Spec {
+	streams := make([]*stream, len(l.mixes))
+	for i, m := range l.mixes {
+		streams[i] = newStream(m.span, m.eof)
+	}
+	hs := fnv.New64a()
+	hs.Write([]byte(workload))
+	seed := hs.Sum64() ^ uint64(point)<<48
+	return oltp.Spec{
+		Workload: workload, Ops: ioOps, Counters: ioCounters,
+		NewWorker: func(_ context.Context, t int, h *hist.Handle) (oltp.Worker, error) {
+			return l.newWorker(streams, seed, t, h)
+		},
+	}
+}
+
+func (l *sdLoad) newWorker(streams []*stream, seed uint64, t int, h *hist.Handle) (*worker, error) {
+	buf, err := alignedBuffer(int(l.bufSize))
+	if err != nil {
+		return nil, err
+	}
+	thread := uint64(l.index)<<32 | uint64(t)
+	fillPattern(buf, seed^thread)
+	return &worker{load: l, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h}, nil
+}
+
+// Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
+// the transfer size, and the offset: in the hit area for rhpct/whpct hits,
+// else random (seekpct) or the next of the WD's shared sequential stream.
+// It returns OpRead or OpWrite. An I/O error is fatal and names the lun,
+// the offset and the size.
+func (w *worker) Event(context.Context) (int, error) {
+	mi := 0
+	if len(w.load.mixes) > 1 {
+		u := w.rng.Float64()
+		for mi < len(w.load.cum)-1 && u >= w.load.cum[mi] {
+			mi++
+		}
+	}
+	m := w.load.mixes[mi]
+	read := m.rdPct >= 1 || (m.rdPct > 0 && w.rng.Float64() < m.rdPct)
+	size, grid := w.size(m)
+	var off int64
+	switch {
+	case read && m.rhPct > 0 && w.rng.Float64() < m.rhPct,
+		!read && m.whPct > 0 && w.rng.Float64() < m.whPct:
+		off = w.random(m.span.Start, m.hitEnd, size, grid)
+	case m.rndPct >= 1:
+		off = w.random(m.span.Start, m.span.End, size, grid)
+	case m.rndPct > 0 && w.rng.Float64() < m.rndPct:
+		off = w.random(m.span.Start, m.span.End, size, grid)
+		w.streams[mi].jump(off + size)
+	default:
+		var ok bool
+		if off, size, ok = w.streams[mi].claim(size); !ok {
+			return 0, ErrEndOfSpan
+		}
+	}
+	p := w.buf[:size]
+	op, ctr := OpRead, ctrBytesRead
+	var err error
+	if read {
+		_, err = w.load.backend.ReadAt(p, off)
+	} else {
+		op, ctr = OpWrite, ctrBytesWritten
+		_, err = w.load.backend.WriteAt(p, off)
+	}
+	if err != nil {
+		return op, w.ioError(op, off, size, err)
+	}
+	w.h.Add(ctr, size)
+	return op, nil
+}
+
+func (w *worker) ioError(op int, off, size int64, err error) error {
+	return fmt.Errorf("sd=%s (lun %s): %s of %d bytes at offset %d failed: %w",
+		w.load.sd.Name, w.load.sd.Lun, ioOps[op], size, off, err)
+}
+
+// size chooses a transfer size and the grid random offsets align to:
+// the size itself (vdbench aligns random I/O to the transfer size), or
+// align for the (min,max,align) form.
+func (w *worker) size(m *mix) (size, grid int64) {
+	x := &m.xfer
+	if x.align > 0 {
+		n := (x.max-x.min)/x.align + 1
+		return x.min + w.rng.Int64N(n)*x.align, x.align
+	}
+	if len(x.sizes) == 1 {
+		return x.sizes[0], x.sizes[0]
+	}
+	u := w.rng.Float64()
+	i := 0
+	for i < len(x.cum)-1 && u >= x.cum[i] {
+		i++
+	}
+	return x.sizes[i], x.sizes[i]
+}
+
+// random returns an offset on grid, uniform over the transfers of size
+// that fit in [lo, hi); lo and hi are multiples of grid.
+func (w *worker) random(lo, hi, size, grid int64) int64 {
+	slots := (hi-lo-size)/grid + 1
+	if slots <= 1 {
+		return lo
+	}
+	return lo + w.rng.Int64N(slots)*grid
+}
+
+// Close frees the thread's buffer.
+func (w *worker) Close() error {
+	freeBuffer(w.buf)
+	w.buf = nil
+	return nil
+}
+
+// skewWeights returns the share of the run's I/O of each WD (fractions
+// of 1): its skew=, or for WDs without one an equal part of what the
+// others leave (vdbench's rule).
+func skewWeights(wds []WD) ([]float64, error) {
+	var set float64
+	unset := 0
+	for _, wd := range wds {
+		if wd.Skew < 0 || wd.Skew > 100 {
+			return nil, fmt.Errorf("wd=%s: skew=%g is not a percentage", wd.Name, wd.Skew)
+		}
+		if wd.Skew == 0 {
+			unset++
+		}
+		set += wd.Skew
+	}
+	rest := 100 - set
+	switch {
+	case unset == 0 && (rest > 0.01 || rest < -0.01):
+		return nil, fmt.Errorf("the skew= of the run's WDs add up to %g, not 100", set)
+	case unset > 0 && rest <= 0:
+		return nil, fmt.Errorf("the skew= of the run's WDs add up to %g, leaving nothing for the %d WDs without one", set, unset)
+	}
+	w := make([]float64, len(wds))
+	for i, wd := range wds {
+		w[i] = wd.Skew / 100
+		if wd.Skew == 0 {
+			w[i] = rest / 100 / float64(unset)
+		}
+	}
+	return w, nil
+}
