@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"vmbench/dialect"
 )
@@ -23,12 +24,28 @@ type meta struct {
 	Seed       int64
 	Load       Constants
 	Runs       int
+	// LoadTime is the load's c_since, h_date and o_entry_d, in whole
+	// seconds, UTC; prepare fixes it at the start, so that a resumed load
+	// writes the same values (stored as "load_time", Unix seconds, when
+	// set).
+	LoadTime time.Time
+	// Loading is set while prepare loads (stored as "loading" = 1): the
+	// load is incomplete until every warehouse is in vmbench_tpcc_load and
+	// the indexes exist, and readMeta refuses the database.
+	Loading bool
 }
 
 func (m meta) pairs() [][2]string {
 	i := strconv.Itoa
-	return [][2]string{{"version", i(m.Version)}, {"warehouses", i(m.Warehouses)}, {"seed", strconv.FormatInt(m.Seed, 10)},
+	p := [][2]string{{"version", i(m.Version)}, {"warehouses", i(m.Warehouses)}, {"seed", strconv.FormatInt(m.Seed, 10)},
 		{"c_load_c_last", i(m.Load.CLast)}, {"c_load_c_id", i(m.Load.CID)}, {"c_load_ol_i_id", i(m.Load.Item)}, {"runs", i(m.Runs)}}
+	if !m.LoadTime.IsZero() {
+		p = append(p, [2]string{"load_time", strconv.FormatInt(m.LoadTime.Unix(), 10)})
+	}
+	if m.Loading {
+		p = append(p, [2]string{"loading", "1"})
+	}
+	return p
 }
 
 // execer is what meta needs of a *sql.DB, *sql.Conn or *sql.Tx.
@@ -56,9 +73,23 @@ func writeMeta(ctx context.Context, db execer, d dialect.Dialect, m meta) error 
 // complete TPC-C load.
 var errNotPrepared = errors.New("no complete TPC-C load in this database (run `vmbench tpcc prepare` first)")
 
-// readMeta reads the stored meta. It returns errNotPrepared when the
-// table is missing or empty.
+// readMeta reads the stored meta of a complete load. It returns
+// errNotPrepared when the table is missing or empty, and wrapped in a
+// message when prepare has not finished (meta.Loading).
 func readMeta(ctx context.Context, db execer, d dialect.Dialect) (meta, error) {
+	m, err := readStoredMeta(ctx, db, d)
+	if err == nil && m.Loading {
+		err = fmt.Errorf("%w: the load of %d warehouse(s) has not finished (run `vmbench tpcc prepare --warehouses=%d --seed=%d` to resume it)",
+			errNotPrepared, m.Warehouses, m.Warehouses, m.Seed)
+	}
+	return m, err
+}
+
+// readStoredMeta reads the stored meta, complete or not (prepare resumes
+// an unfinished load). It returns errNotPrepared when the table is missing
+// or empty, and the meta read with an error when its version is not
+// schemaVersion.
+func readStoredMeta(ctx context.Context, db execer, d dialect.Dialect) (meta, error) {
 	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s", d.QuoteIdent("name"), d.QuoteIdent("value"), d.QuoteIdent(metaTable)))
 	if err != nil {
 		if dialect.Classify(err) == dialect.ConnLost {
@@ -86,7 +117,11 @@ func readMeta(ctx context.Context, db execer, d dialect.Dialect) (meta, error) {
 		return meta{}, errNotPrepared
 	}
 	m := meta{Version: int(vals["version"]), Warehouses: int(vals["warehouses"]), Seed: vals["seed"], Runs: int(vals["runs"]),
-		Load: Constants{CLast: int(vals["c_load_c_last"]), CID: int(vals["c_load_c_id"]), Item: int(vals["c_load_ol_i_id"])}}
+		Load:    Constants{CLast: int(vals["c_load_c_last"]), CID: int(vals["c_load_c_id"]), Item: int(vals["c_load_ol_i_id"])},
+		Loading: vals["loading"] != 0}
+	if t, ok := vals["load_time"]; ok {
+		m.LoadTime = time.Unix(t, 0).UTC()
+	}
 	if m.Version != schemaVersion {
 		return m, fmt.Errorf("%s: schema version %d, this vmbench knows %d (prepare the database again)", metaTable, m.Version, schemaVersion)
 	}

@@ -1,0 +1,158 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"text/tabwriter"
+
+	"vmbench/oltp"
+)
+
+// AuditItem is one input distribution of TPC-C clause 9.2 measured over
+// a run, against the bounds an audited run must meet.
+type AuditItem struct {
+	// Name says what is measured ("New-Order rollbacks").
+	Name string
+	// Value is the measured figure ("1.02%", "10.01"); "" when there was
+	// nothing to measure.
+	Value string
+	// Bounds are the accepted values ("0.9–1.1%"), inclusive.
+	Bounds string
+	// Pass reports whether Value is within Bounds; false when skipped.
+	Pass bool
+	// Skipped says why the item was not judged ("" when it was).
+	Skipped string
+}
+
+// auditMinTransactions is the fewest transactions (of all types) a run
+// needs for its distributions to be judged.
+const auditMinTransactions = 10000
+
+// rat is n/d as an exact rational.
+func rat(n, d int64) *big.Rat { return big.NewRat(n, d) }
+
+// auditSpec is one item: num/den measured against [lo, hi] (nil: open).
+type auditSpec struct {
+	name     string
+	num, den int64
+	percent  bool
+	lo, hi   *big.Rat
+	bounds   string
+	// noDen is why the item is skipped when den is 0.
+	noDen string
+	// skip, when set, is why the item is skipped anyway.
+	skip string
+}
+
+// Audit measures the input distributions of TPC-C clause 9.2 in a run's
+// Result: New-Order rollbacks (0.9–1.1%), order lines per New-Order
+// (9.5–10.5) and the share of each line count 5..15 (1/11 ± 1 point),
+// remote order lines (0.95–1.05%) and remote Payments (14–16%) when the
+// run had more than one warehouse, customers selected by last name in
+// Payment and Order-Status (57–63%), and skipped deliveries (at most 1% of
+// districts). It reads the operation counts (New-Order's includes its
+// intended rollbacks) and the counters the transactions keep. A run of
+// fewer than 10,000 transactions in all is too short to judge: every
+// item is then skipped. Bounds are inclusive and compared exactly.
+func Audit(res *oltp.Result) []AuditItem {
+	count := func(op int) int64 {
+		if o := res.Op(OpNames[op]); o != nil {
+			return o.Latency.Count
+		}
+		return 0
+	}
+	ctr := func(c int) int64 { return res.Counters[counterNames[c]] }
+	var all int64
+	for op := range OpNames {
+		all += count(op)
+	}
+	newOrders, payments, orderStatus := count(opNewOrder), count(opPayment), count(opOrderStatus)
+
+	// Remote lines and payments exist only with more than one warehouse.
+	remoteLines, remotePayments := "", ""
+	switch w, err := strconv.Atoi(res.Flags["warehouses"]); {
+	case err != nil:
+		remoteLines = "the result does not say how many warehouses"
+		remotePayments = remoteLines
+	case w <= 1:
+		remoteLines, remotePayments = "1 warehouse: no remote lines", "1 warehouse: no remote payments"
+	}
+
+	var olCnt int64
+	for n := 0; n <= 10; n++ {
+		olCnt += ctr(ctrOlCnt5 + n)
+	}
+	noNewOrder := "no New-Order transactions"
+	specs := []auditSpec{
+		{name: "New-Order rollbacks", num: ctr(ctrRollbacks), den: newOrders, percent: true,
+			lo: rat(9, 1000), hi: rat(11, 1000), bounds: "0.9–1.1%", noDen: noNewOrder},
+		{name: "order lines per New-Order", num: ctr(ctrOrderLines), den: newOrders,
+			lo: rat(19, 2), hi: rat(21, 2), bounds: "9.5–10.5", noDen: noNewOrder},
+	}
+	for n := 5; n <= 15; n++ {
+		specs = append(specs, auditSpec{name: fmt.Sprintf("New-Orders of %d lines", n), num: ctr(ctrOlCnt5 + n - 5), den: olCnt,
+			percent: true, lo: rat(89, 1100), hi: rat(111, 1100), bounds: "8.09–10.09%", noDen: "no line counts in the result"})
+	}
+	specs = append(specs,
+		auditSpec{name: "remote order lines", num: ctr(ctrRemoteLines), den: ctr(ctrOrderLines), percent: true,
+			lo: rat(95, 10000), hi: rat(105, 10000), bounds: "0.95–1.05%", noDen: "no order lines", skip: remoteLines},
+		auditSpec{name: "remote Payments", num: ctr(ctrRemotePayments), den: payments, percent: true,
+			lo: rat(14, 100), hi: rat(16, 100), bounds: "14–16%", noDen: "no Payment transactions", skip: remotePayments},
+		auditSpec{name: "Payments by last name", num: ctr(ctrPaymentsByName), den: payments, percent: true,
+			lo: rat(57, 100), hi: rat(63, 100), bounds: "57–63%", noDen: "no Payment transactions"},
+		auditSpec{name: "Order-Status by last name", num: ctr(ctrOrderStatusByName), den: orderStatus, percent: true,
+			lo: rat(57, 100), hi: rat(63, 100), bounds: "57–63%", noDen: "no Order-Status transactions"},
+		auditSpec{name: "skipped deliveries", num: ctr(ctrDeliverySkipped), den: ctr(ctrDeliveryDistricts), percent: true,
+			hi: rat(1, 100), bounds: "≤ 1%", noDen: "no Delivery transactions"},
+	)
+
+	items := make([]AuditItem, len(specs))
+	for i, s := range specs {
+		it := AuditItem{Name: s.name, Bounds: s.bounds}
+		if s.den > 0 {
+			v := float64(s.num) / float64(s.den)
+			if s.percent {
+				it.Value = fmt.Sprintf("%.2f%%", 100*v)
+			} else {
+				it.Value = fmt.Sprintf("%.2f", v)
+			}
+		}
+		switch {
+		case all < auditMinTransactions:
+			it.Skipped = "fewer than 10,000 transactions"
+		case s.skip != "":
+			it.Skipped = s.skip
+		case s.den <= 0:
+			it.Skipped = s.noDen
+		default:
+			r := rat(s.num, s.den)
+			it.Pass = (s.lo == nil || r.Cmp(s.lo) >= 0) && (s.hi == nil || r.Cmp(s.hi) <= 0)
+		}
+		items[i] = it
+	}
+	return items
+}
+
+// FormatAudit prints items as an aligned table: name, value, bounds and
+// PASS, FAIL or "skipped: why".
+func FormatAudit(w io.Writer, items []AuditItem) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "Audit of the inputs (TPC-C 9.2)\tvalue\tbounds\tresult")
+	for _, it := range items {
+		v := it.Value
+		if v == "" {
+			v = "-"
+		}
+		verdict := "FAIL"
+		switch {
+		case it.Skipped != "":
+			verdict = "skipped: " + it.Skipped
+		case it.Pass:
+			verdict = "PASS"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", it.Name, v, it.Bounds, verdict)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,78 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"vmbench/dialect"
+)
+
+// Cleanup drops every table prepare creates with DROP TABLE IF EXISTS
+// (go-tpc's and sysbench's cleanup), so it may be run any number of
+// times, also after an interrupted prepare. The meta table goes first:
+// should cleanup stop halfway, run and check refuse the database and
+// prepare asks for cleanup again, rather than resuming over missing
+// tables. It reports to out (nil discards) which tables it dropped. A
+// missing database (MySQL, SQL Server) or SQLite file is not an error:
+// there is nothing to drop, and nothing is created. It returns every
+// failure, or Validate's errors.
+func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if out == nil {
+		out = io.Discard
+	}
+	dcfg := cfg.DialectConfig()
+	if cfg.Conn.Driver == dialect.SQLite {
+		if _, err := os.Stat(dcfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(out, "%s does not exist; nothing to drop\n", dcfg.SQLitePath)
+			return nil
+		}
+	}
+	db, err := dialect.Open(ctx, dcfg)
+	if err != nil {
+		if dialect.Name(err) == "unknown_database" {
+			fmt.Fprintf(out, "Database %s does not exist; nothing to drop\n", cfg.Conn.DB)
+			return nil
+		}
+		return err
+	}
+	defer db.Close()
+	var dropped []string
+	var errs []error
+	for _, name := range tableNames() {
+		ok, err := hasTable(ctx, db, db.Dialect, name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("checking for table %s: %w", name, err))
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		if !ok && err == nil {
+			continue
+		}
+		q := db.Dialect.DropTableIfExists(name)
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", q, err))
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		if ok {
+			dropped = append(dropped, name)
+		}
+	}
+	if len(dropped) == 0 {
+		fmt.Fprintf(out, "No TPC-C tables in %s; nothing dropped\n", dcfg)
+	} else {
+		fmt.Fprintf(out, "Dropped %d table(s) from %s: %s\n", len(dropped), dcfg, strings.Join(dropped, ", "))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,314 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"vmbench/dialect"
+)
+
+// The loader: one load unit at a time per connection, ITEM being unit 0
+// and warehouse w unit w. A unit is loaded in chunks, each one
+// dialect.BulkInsert call and one transaction, and recorded in
+// vmbench_tpcc_load when its last chunk is in. A unit that is not recorded
+// may hold some of its chunks: before it is loaded again its rows are
+// deleted from every table (deleteUnits: by Prepare, before the loaders
+// start, for the units an earlier prepare left unfinished; by the loader
+// after a failed attempt), so that no chunk is ever inserted twice.
+
+// loadAttempts bounds the loads of one unit: a lost connection, a deadlock
+// or a lock timeout restarts the unit on a fresh connection, after a pause
+// of loadBackoff times the attempt number.
+const (
+	loadAttempts = 5
+	loadBackoff  = 500 * time.Millisecond
+)
+
+// loader loads units into db.
+type loader struct {
+	db    *dialect.DB
+	d     dialect.Dialect
+	seed  int64
+	cLoad Constants
+	at    time.Time
+	prog  *loadProgress
+}
+
+// unitName names unit w in messages: "item" or "warehouse 3".
+func unitName(w int) string {
+	if w == 0 {
+		return "item"
+	}
+	return "warehouse " + strconv.Itoa(w)
+}
+
+// unit loads unit w on a connection of its own, restarting the whole unit
+// (delete, then load again) on a fresh connection after a lost connection
+// or a retryable error, at most loadAttempts times. It returns ctx's error
+// when ctx ends, else the last error, which names the table and unit.
+func (l *loader) unit(ctx context.Context, w int) error {
+	dirty := false // a unit starts empty: Prepare deleted the rows of an interrupted one
+	var lastErr error
+	for attempt := 1; attempt <= loadAttempts; attempt++ {
+		if attempt > 1 {
+			l.prog.logf("%s: loading it again on a new connection (attempt %d of %d) after: %s",
+				unitName(w), attempt, loadAttempts, strings.ReplaceAll(lastErr.Error(), "\n", "; "))
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(attempt-1) * loadBackoff):
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, err := l.attempt(ctx, w, dirty)
+		if err == nil {
+			l.prog.unitDone(w)
+			return nil
+		}
+		l.prog.rows.Add(-rows) // they are deleted before the next attempt
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch dialect.Classify(err) {
+		case dialect.ConnLost, dialect.Retry:
+		default:
+			return err
+		}
+		lastErr = err
+		dirty = true
+	}
+	return fmt.Errorf("%w (gave up after %d attempts)", lastErr, loadAttempts)
+}
+
+// attempt makes one attempt at unit w on a new connection: the deletion
+// of its partial rows when dirty, its chunks, then its load record. It
+// returns the rows it inserted.
+func (l *loader) attempt(ctx context.Context, w int, dirty bool) (rows int64, err error) {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("connecting for %s: %w", unitName(w), err)
+	}
+	defer func() {
+		if err != nil {
+			// Never hand a failed connection back to the pool, so that the
+			// next attempt gets a new one: database/sql closes a
+			// connection whose Raw returns driver.ErrBadConn.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}()
+	if dirty {
+		if err := deleteUnits(ctx, conn, l.d, []int{w}); err != nil {
+			return 0, err
+		}
+	}
+	g := &loadRows{seed: l.seed, cLoad: l.cLoad, at: l.at, emit: func(b *rowBatch) error {
+		if err := dialect.BulkInsert(ctx, conn, l.d, b.table, b.cols, b.Rows()); err != nil {
+			return fmt.Errorf("loading %s of %s: %w", b.table, unitName(w), err)
+		}
+		n := int64(b.n)
+		rows += n
+		l.prog.rows.Add(n)
+		return nil
+	}}
+	if w == 0 {
+		err = g.items()
+	} else {
+		err = g.warehouse(w)
+	}
+	if err != nil {
+		return rows, err
+	}
+	q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", l.d.QuoteIdent(loadTable), l.d.QuoteIdent("w_id"), l.d.Placeholder(1))
+	if _, err := conn.ExecContext(ctx, q, w); err != nil {
+		return rows, fmt.Errorf("recording %s as loaded: %w", unitName(w), err)
+	}
+	return rows, nil
+}
+
+// deleteGroup bounds the warehouses of one DELETE ... IN (...), well
+// under every database's bind-parameter limit.
+const deleteGroup = 500
+
+// deleteUnits removes whatever an earlier attempt or an interrupted
+// prepare left of units (0 = item): their load records, then their rows
+// in every table, by DELETE ... WHERE <warehouse column> IN (...) per table
+// and group of deleteGroup units (all of ITEM when unit 0 is among them).
+// Each statement commits on its own; a failure leaves the units unrecorded,
+// so deleting again later is always safe. Errors name the table and the
+// first unit of the group.
+func deleteUnits(ctx context.Context, q execer, d dialect.Dialect, units []int) error {
+	var ws []int
+	for _, w := range units {
+		if w == 0 {
+			if _, err := q.ExecContext(ctx, "DELETE FROM "+d.QuoteIdent(loadTable)+" WHERE "+d.QuoteIdent("w_id")+" = 0"); err != nil {
+				return fmt.Errorf("deleting the load record of item: %w", err)
+			}
+			if _, err := q.ExecContext(ctx, "DELETE FROM "+d.QuoteIdent(Item)); err != nil {
+				return fmt.Errorf("deleting the partial rows of item: %w", err)
+			}
+			continue
+		}
+		ws = append(ws, w)
+	}
+	tables := []table{{name: loadTable, wcol: "w_id"}}
+	for _, t := range schema {
+		if t.wcol != "" {
+			tables = append(tables, t)
+		}
+	}
+	for from := 0; from < len(ws); from += deleteGroup {
+		group := ws[from:min(from+deleteGroup, len(ws))]
+		args := make([]any, len(group))
+		marks := make([]string, len(group))
+		for i, w := range group {
+			args[i], marks[i] = w, d.Placeholder(i+1)
+		}
+		what := unitName(group[0])
+		if len(group) > 1 {
+			what = fmt.Sprintf("%d warehouses from %d", len(group), group[0])
+		}
+		for _, t := range tables {
+			stmt := fmt.Sprintf("DELETE FROM %s WHERE %s IN (%s)", d.QuoteIdent(t.name), d.QuoteIdent(t.wcol), strings.Join(marks, ", "))
+			if _, err := q.ExecContext(ctx, stmt, args...); err != nil {
+				return fmt.Errorf("deleting the partial rows of %s from %s: %w", what, t.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadProgress reports the loader's advance: with terminal set, one line
+// redrawn in place every half second, otherwise a line every 5 s; logf
+// lines (a unit loaded again) go in between.
+type loadProgress struct {
+	w          io.Writer
+	terminal   bool
+	warehouses int
+	every      time.Duration
+	rows       atomic.Int64 // rows inserted by this prepare and not deleted since
+	done       atomic.Int64 // warehouses recorded as loaded, also before this prepare
+
+	mu    sync.Mutex // serialises writes to w
+	begin time.Time
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// Progress display intervals (as sysbench prepare's): a terminal line is
+// redrawn often; a log (file, pipe) gets a line every few seconds.
+const (
+	loadProgressTerminalEvery = 500 * time.Millisecond
+	loadProgressLogEvery      = 5 * time.Second
+)
+
+func newLoadProgress(w io.Writer, terminal bool, warehouses, done int) *loadProgress {
+	p := &loadProgress{w: w, terminal: terminal, warehouses: warehouses, every: loadProgressLogEvery, quit: make(chan struct{})}
+	if terminal {
+		p.every = loadProgressTerminalEvery
+	}
+	p.done.Store(int64(done))
+	return p
+}
+
+// unitDone counts unit w as loaded (item is not a warehouse).
+func (p *loadProgress) unitDone(w int) {
+	if w > 0 {
+		p.done.Add(1)
+	}
+}
+
+func (p *loadProgress) start() {
+	p.begin = time.Now()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case now := <-t.C:
+				p.print(now.Sub(p.begin))
+			}
+		}
+	}()
+}
+
+// stop ends the display, clears a terminal line and returns the time since
+// start.
+func (p *loadProgress) stop() time.Duration {
+	close(p.quit)
+	p.wg.Wait()
+	if p.terminal {
+		p.mu.Lock()
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.mu.Unlock()
+	}
+	return time.Since(p.begin)
+}
+
+func (p *loadProgress) print(elapsed time.Duration) {
+	line := p.line(p.done.Load(), p.rows.Load(), elapsed)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r"+line+"\x1b[K")
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// logf writes one message line, above the progress line on a terminal.
+func (p *loadProgress) logf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
+// line formats one progress line, e.g. "loading: 3/10 warehouses,
+// 1,234,567 rows, 123,456 rows/s, 10.0s".
+func (p *loadProgress) line(done, rows int64, elapsed time.Duration) string {
+	return fmt.Sprintf("loading: %d/%d warehouses, %s rows, %s rows/s, %.1fs",
+		done, p.warehouses, loadThousands(rows), loadThousands(perSecond(rows, elapsed)), elapsed.Seconds())
+}
+
+// perSecond returns n per second of elapsed, 0 for no time.
+func perSecond(n int64, elapsed time.Duration) int64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return int64(float64(n) / elapsed.Seconds())
+}
+
+// loadThousands formats n with comma separators: 1234567 -> "1,234,567".
+func loadThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,383 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/dialect"
+)
+
+// Prepare creates the TPC-C database of cfg and loads its initial
+// population (TPC-C clause 4.3.3.1): ITEM's 100,000 rows and, per
+// warehouse, 1 WAREHOUSE, 10 DISTRICT, 100,000 STOCK, 30,000 CUSTOMER,
+// 30,000 HISTORY, 30,000 ORDER, 9,000 NEW-ORDER and about 300,000
+// ORDER-LINE rows (exactly the sum of o_ol_cnt), with the values of
+// load_rows.go, each warehouse from random streams of its own.
+//
+// It creates the database when missing (dialect.EnsureDatabase), then the
+// meta table vmbench_tpcc, in which it stores --warehouses, --seed, the
+// C-Load constants (TPC-C 2.1.6.1) and the load time, marked as loading,
+// before it creates the nine tables (those that do not exist) and loads
+// the first row. ITEM, then warehouses 1..W, are loaded cfg.loadThreads()
+// at a time (one on SQLite, which has one writer), each on a connection of
+// its own, in chunks of at most maxChunkRows rows, each one transaction
+// (dialect.BulkInsert); a loaded unit is recorded in vmbench_tpcc_load. A
+// lost connection, a deadlock or a lock timeout during a unit deletes what
+// the unit had inserted and loads it again on a new connection (at most
+// loadAttempts times), so no chunk is ever inserted twice. Then the
+// secondary indexes are created and the loading mark removed: only then
+// do run and check (readMeta) accept the database.
+//
+// Run again on a complete load of the same --warehouses and --seed it says
+// so and does nothing. On an unfinished load of the same values (an
+// interrupted or failed prepare) it resumes: the recorded units are kept,
+// the rows of the others deleted (deleteUnits) and loaded again. Stored
+// values that differ from cfg are an error naming them and suggesting
+// cleanup; so are TPC-C tables without vmbench's meta. Progress goes to
+// progress (nil discards it): with terminal set, one line redrawn in
+// place, otherwise a line every 5 s; at the end one line "Loaded W
+// warehouses: N rows in T (R rows/s)", W and N counting what this prepare
+// loaded (N includes ITEM's rows) and R its load rate in rows per second,
+// for scripts.
+//
+// When ctx ends, it stops promptly and returns an error wrapping ctx's;
+// no unit is recorded as loaded unless all its rows are in, so prepare
+// resumes later. Other errors name the table and the unit ("loading stock
+// of warehouse 3: ..."), and Validate's errors come first.
+func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	err := prepare(ctx, cfg, progress, terminal)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		err = fmt.Errorf("prepare interrupted (prepare again resumes the load): %w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+func prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool) error {
+	if progress == nil {
+		progress = io.Discard
+	}
+	dcfg := cfg.DialectConfig()
+	if err := dialect.EnsureDatabase(ctx, dcfg); err != nil {
+		return err
+	}
+	db, err := dialect.Open(ctx, dcfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	d := db.Dialect
+
+	st, err := inspectDatabase(ctx, db)
+	if err != nil {
+		return err
+	}
+	m, err := st.decide(cfg, dcfg)
+	if err != nil || m == nil {
+		if err == nil {
+			fmt.Fprintf(progress, "%s already holds a complete TPC-C load of %d warehouse(s) with --seed=%d; nothing to do "+
+				"(`vmbench tpcc cleanup` removes it)\n", dcfg, cfg.Warehouses, cfg.Seed)
+		}
+		return err
+	}
+	// The meta before the data tables: tables without meta are refused
+	// (decide), so an interruption in between must leave none.
+	fresh := !st.metaRows
+	if err := createTables(ctx, db, st.exists, metaTable, loadTable); err != nil {
+		return err
+	}
+	if fresh {
+		if err := storeMeta(ctx, db, *m); err != nil {
+			return err
+		}
+	}
+	var data []string
+	for _, t := range schema {
+		data = append(data, t.name)
+	}
+	if err := createTables(ctx, db, st.exists, data...); err != nil {
+		return err
+	}
+	done, err := loadedUnits(ctx, db, cfg.Warehouses)
+	if err != nil {
+		return err
+	}
+	var todo []int
+	for w := 0; w <= cfg.Warehouses; w++ {
+		if !done[w] {
+			todo = append(todo, w)
+		}
+	}
+	threads := cfg.loadThreads()
+	if !d.Capabilities().ConcurrentWriters {
+		threads = 1
+	}
+	db.SetMaxIdleConns(threads + 1)
+	already := len(done)
+	if done[0] {
+		already--
+	}
+	if fresh {
+		fmt.Fprintf(progress, "Loading %d warehouse(s) with --seed=%d into %s, %d loader thread(s)\n", cfg.Warehouses, cfg.Seed, dcfg, threads)
+	} else {
+		item := "to load"
+		if done[0] {
+			item = "loaded"
+		}
+		fmt.Fprintf(progress, "Resuming the load of %d warehouse(s) with --seed=%d into %s: %d loaded already, item %s; %d loader thread(s)\n",
+			cfg.Warehouses, cfg.Seed, dcfg, already, item, threads)
+	}
+
+	if !fresh && len(todo) > 0 {
+		// Before any loader starts, so that no DELETE (a table scan of
+		// history, which has no key) waits on or blocks their inserts.
+		start := time.Now()
+		if err := deleteUnits(ctx, db, d, todo); err != nil {
+			return err
+		}
+		fmt.Fprintf(progress, "Deleted what an earlier prepare left of the %d unfinished unit(s) in %s\n", len(todo), time.Since(start).Round(10*time.Millisecond))
+	}
+	l := &loader{db: db, d: d, seed: m.Seed, cLoad: m.Load, at: m.LoadTime}
+	l.prog = newLoadProgress(progress, terminal, cfg.Warehouses, already)
+	l.prog.start()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(threads)
+	for _, w := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return l.unit(gctx, w) })
+	}
+	err = g.Wait()
+	elapsed := l.prog.stop()
+	rows := l.prog.rows.Load()
+	if err != nil {
+		state := fmt.Sprintf("%d of %d warehouses are loaded", l.prog.done.Load(), cfg.Warehouses)
+		if ctx.Err() != nil {
+			return fmt.Errorf("prepare interrupted, %s (prepare again resumes the load): %w", state, ctx.Err())
+		}
+		if hint := dialect.LimitHint(err); hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+		return fmt.Errorf("prepare failed, %s (prepare again resumes the load, `vmbench tpcc cleanup` removes it): %w", state, err)
+	}
+
+	ixStart := time.Now()
+	if err := createIndexes(ctx, db); err != nil {
+		return err
+	}
+	if err := finishLoad(ctx, db, cfg.Warehouses); err != nil {
+		return err
+	}
+	loaded := len(todo)
+	if slices.Contains(todo, 0) {
+		loaded--
+	}
+	fmt.Fprintf(progress, "Loaded %d warehouses: %d rows in %s (%d rows/s); secondary indexes in %s\n",
+		loaded, rows, elapsed.Round(10*time.Millisecond), perSecond(rows, elapsed), time.Since(ixStart).Round(10*time.Millisecond))
+	return nil
+}
+
+// dbState is what a database holds before prepare.
+type dbState struct {
+	exists   map[string]bool // tables of tableNames() that exist
+	meta     meta            // the stored meta, if metaRows
+	metaRows bool            // vmbench_tpcc exists and has rows
+	metaErr  error           // readStoredMeta's error other than "not prepared"
+}
+
+// inspectDatabase finds which tables exist and reads the stored meta.
+func inspectDatabase(ctx context.Context, db *dialect.DB) (dbState, error) {
+	st := dbState{exists: map[string]bool{}}
+	for _, name := range tableNames() {
+		ok, err := hasTable(ctx, db, db.Dialect, name)
+		if err != nil {
+			return st, fmt.Errorf("checking for table %s: %w", name, err)
+		}
+		st.exists[name] = ok
+	}
+	if !st.exists[metaTable] {
+		return st, nil
+	}
+	m, err := readStoredMeta(ctx, db, db.Dialect)
+	switch {
+	case errors.Is(err, errNotPrepared):
+	case err != nil && m.Version == 0:
+		return st, err
+	default:
+		st.meta, st.metaRows, st.metaErr = m, true, err
+	}
+	return st, nil
+}
+
+// decide returns the meta to load with, or nil when the database holds a
+// complete load of cfg already, or an error when it holds something else.
+func (st dbState) decide(cfg Config, dcfg dialect.Config) (*meta, error) {
+	cleanup := fmt.Sprintf("run `vmbench tpcc cleanup` first (it drops the TPC-C tables of %s)", dcfg)
+	if !st.metaRows {
+		var found []string
+		for _, t := range schema {
+			if st.exists[t.name] {
+				found = append(found, t.name)
+			}
+		}
+		if len(found) > 0 {
+			return nil, fmt.Errorf("%s holds TPC-C tables (%s) but no vmbench load record (%s): they are another tool's, or a cleanup stopped halfway; %s",
+				dcfg, strings.Join(found, ", "), metaTable, cleanup)
+		}
+		return &meta{Version: schemaVersion, Warehouses: cfg.Warehouses, Seed: cfg.Seed,
+			Load: LoadConstants(NewRand(cfg.Seed, streamLoad, 0)), LoadTime: time.Now().UTC().Truncate(time.Second), Loading: true}, nil
+	}
+	m := st.meta
+	if st.metaErr != nil {
+		return nil, fmt.Errorf("%s holds a TPC-C load of another vmbench version (%w); %s", dcfg, st.metaErr, cleanup)
+	}
+	what := "a complete"
+	if m.Loading {
+		what = "an unfinished"
+	}
+	if m.Warehouses != cfg.Warehouses || m.Seed != cfg.Seed {
+		return nil, fmt.Errorf("%s holds %s TPC-C load of --warehouses=%d --seed=%d, not --warehouses=%d --seed=%d; %s, or prepare with --warehouses=%d --seed=%d",
+			dcfg, what, m.Warehouses, m.Seed, cfg.Warehouses, cfg.Seed, cleanup, m.Warehouses, m.Seed)
+	}
+	if !m.Loading {
+		return nil, nil
+	}
+	if m.LoadTime.IsZero() {
+		m.LoadTime = time.Now().UTC().Truncate(time.Second)
+	}
+	return &m, nil
+}
+
+// createTables creates, in order, the tables names of SchemaStatements
+// that do not exist. Secondary indexes come after the load
+// (createIndexes).
+func createTables(ctx context.Context, db *dialect.DB, exists map[string]bool, names ...string) error {
+	stmts := SchemaStatements(db.Dialect) // the nine tables in schema order, meta, load, indexes
+	create := map[string]string{metaTable: stmts[len(schema)], loadTable: stmts[len(schema)+1]}
+	for i, t := range schema {
+		create[t.name] = stmts[i]
+	}
+	for _, name := range names {
+		if exists[name] {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, create[name]); err != nil {
+			return fmt.Errorf("creating table %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// storeMeta writes m in one transaction, so that the meta table is never
+// half written.
+func storeMeta(ctx context.Context, db *dialect.DB, m meta) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", metaTable, err)
+	}
+	defer tx.Rollback()
+	if err := writeMeta(ctx, tx, db.Dialect, m); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("writing %s: %w", metaTable, err)
+	}
+	return nil
+}
+
+// loadedUnits returns the units recorded in vmbench_tpcc_load (0 = item),
+// among 0..warehouses.
+func loadedUnits(ctx context.Context, db *dialect.DB, warehouses int) (map[int]bool, error) {
+	q := fmt.Sprintf("SELECT %s FROM %s", db.Dialect.QuoteIdent("w_id"), db.Dialect.QuoteIdent(loadTable))
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", loadTable, err)
+	}
+	defer rows.Close()
+	done := map[int]bool{}
+	for rows.Next() {
+		var w int
+		if err := rows.Scan(&w); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", loadTable, err)
+		}
+		if w >= 0 && w <= warehouses {
+			done[w] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", loadTable, err)
+	}
+	return done, nil
+}
+
+// createIndexes creates the secondary indexes of SchemaStatements; one
+// that exists already (a resumed prepare) is kept.
+func createIndexes(ctx context.Context, db *dialect.DB) error {
+	stmts := SchemaStatements(db.Dialect)
+	for i, q := range stmts[len(schema)+2:] {
+		if _, err := db.ExecContext(ctx, q); err != nil && !indexExists(err) {
+			return fmt.Errorf("creating index %s: %w", indexes[i].name, err)
+		}
+	}
+	return nil
+}
+
+// indexExists recognises "index exists already": MySQL 1061
+// (ER_DUP_KEYNAME), SQL Server 1913, SQLite's "already exists".
+func indexExists(err error) bool {
+	switch dialect.Code(err) {
+	case 1061, 1913:
+		return true
+	}
+	return strings.Contains(err.Error(), "already exists")
+}
+
+// finishLoad checks that every unit 0..warehouses is in vmbench_tpcc_load
+// and removes the loading mark, so that readMeta accepts the database.
+func finishLoad(ctx context.Context, db *dialect.DB, warehouses int) error {
+	done, err := loadedUnits(ctx, db, warehouses)
+	if err != nil {
+		return err
+	}
+	if len(done) != warehouses+1 {
+		return fmt.Errorf("%s lists %d of the %d load units (item and %d warehouses) after the load; prepare again to resume",
+			loadTable, len(done), warehouses+1, warehouses)
+	}
+	d := db.Dialect
+	q := fmt.Sprintf("DELETE FROM %s WHERE %s = 'loading'", d.QuoteIdent(metaTable), d.QuoteIdent("name"))
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("marking the load complete in %s: %w", metaTable, err)
+	}
+	return nil
+}
+
+// hasTable reports whether table exists, by selecting nothing from it.
+func hasTable(ctx context.Context, db *dialect.DB, d dialect.Dialect, name string) (bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT 1 FROM "+d.QuoteIdent(name)+" WHERE 1=0")
+	if err == nil {
+		return true, rows.Close()
+	}
+	if isNoSuchTable(err) {
+		return false, nil
+	}
+	return false, err
+}
+
+// isNoSuchTable recognises "table does not exist": MySQL 1146, SQL Server
+// 208 (invalid object name), SQLite's "no such table".
+func isNoSuchTable(err error) bool {
+	if dialect.Name(err) == "no_such_table" || dialect.Code(err) == 208 {
+		return true
+	}
+	return dialect.Classify(err) == dialect.Fatal && strings.Contains(err.Error(), "no such table")
+}

@@ -1,0 +1,218 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// ResponseLimits are TPC-C 5.2.5.3's 90th-percentile response-time limits
+// per transaction, by op index: 5 s, and 20 s for Stock-Level.
+var ResponseLimits = [numOps]time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second, 5 * time.Second, 20 * time.Second}
+
+// MaxTpmCPerWarehouse is the most New-Orders per minute one warehouse's
+// ten terminals can submit with the specification's keying and think
+// times: 10 x 60 s / 20.99 s mean cycle x 0.45 (TPC-C 5.2.5, 4.2).
+const MaxTpmCPerWarehouse = 12.86
+
+// Figures are the headline numbers of a TPC-C Result.
+type Figures struct {
+	// TPS is every transaction per second; TpmC New-Orders per minute, the
+	// intended rollbacks included (as TPC-C 5.4.2 counts them).
+	TPS, TpmC float64
+	// NOPM is committed New-Orders per minute from the change of
+	// sum(d_next_o_id) (HammerDB's NOPM); NOPMValid is false when the
+	// database could not be read.
+	NOPM      float64
+	NOPMValid bool
+	// ClientNOPM is committed New-Orders per minute as the client counted
+	// them (New-Orders minus intended rollbacks).
+	ClientNOPM float64
+	// Efficiency is TpmC / (12.86 x warehouses), in percent; valid only
+	// when the run used the specification's waits (--wait-scale 1).
+	Efficiency      float64
+	EfficiencyValid bool
+}
+
+// ComputeFigures returns the headline figures of res (a single run or a
+// merge of runs on as many databases).
+func ComputeFigures(res *oltp.Result) Figures {
+	var f Figures
+	mins := res.Elapsed.Minutes()
+	if mins <= 0 {
+		return f
+	}
+	var all int64
+	for _, op := range res.Ops {
+		all += op.Latency.Count
+	}
+	no := int64(0)
+	if op := res.Op(OpNames[opNewOrder]); op != nil {
+		no = op.Latency.Count
+	}
+	f.TPS = float64(all) / res.Elapsed.Seconds()
+	f.TpmC = float64(no) / mins
+	f.ClientNOPM = float64(no-res.Counters[counterNames[ctrRollbacks]]) / mins
+	if d, ok := res.Counters[CounterNOPMDelta]; ok {
+		f.NOPM, f.NOPMValid = float64(d)/mins, true
+	}
+	w, _ := strconv.Atoi(res.Flags["warehouses"])
+	if res.Flags["wait-scale"] == "1" && res.Flags["threads"] == "0" && w > 0 {
+		parts := max(res.Parts, 1) // a merge of N runs on N databases of w warehouses
+		f.Efficiency, f.EfficiencyValid = 100*f.TpmC/(MaxTpmCPerWarehouse*float64(w*parts)), true
+	}
+	return f
+}
+
+// responseHist returns the histogram of TPC-C response times of op: from
+// submission in a terminal-driven run, else the service time.
+func responseHist(op *oltp.OpResult) (*hist.Histogram, error) {
+	if op.Intended != nil {
+		return op.Intended.Histogram()
+	}
+	return op.Latency.Histogram()
+}
+
+// WriteInterval writes one line per report interval, all transactions
+// together, latencies in ms (response time when terminal-driven):
+//
+//	[ 10s ] tpmC: 742.8 tps: 41.20 lat (ms,avg/p90/p99): 5.21/9.80/20.10 queue: 0 retries/s: 0.00
+func WriteInterval(w io.Writer, rep oltp.IntervalReport) error {
+	all := hist.New()
+	src := rep.Latency
+	if len(rep.Intended) > 0 {
+		src = rep.Intended
+	}
+	for _, h := range src {
+		all.Merge(h)
+	}
+	secs := rep.Length.Seconds()
+	if secs <= 0 {
+		return nil
+	}
+	warm := ""
+	if rep.Phase == oltp.PhasePrecondition {
+		warm = " (precondition)"
+	}
+	_, err := fmt.Fprintf(w, "[ %ss ] tpmC: %.1f tps: %.2f lat (ms,avg/p90/p99): %.2f/%.2f/%.2f queue: %d retries/s: %.2f%s\n",
+		strconv.FormatFloat(atRounded(rep).Seconds(), 'f', -1, 64),
+		float64(src[opNewOrder].Count())/secs*60, float64(all.Count())/secs,
+		ms(all.Mean()), ms(all.Percentile(90)), ms(all.Percentile(99)), rep.Backlog,
+		float64(rep.Counters[counterNames[ctrRetries]])/secs, warm)
+	return err
+}
+
+// atRounded is the end of rep's interval, to the second when intervals
+// are a second or longer (as sysbench prints them), else to the ms.
+func atRounded(rep oltp.IntervalReport) time.Duration {
+	if rep.Length >= 900*time.Millisecond {
+		return rep.At.Round(time.Second)
+	}
+	return rep.At.Round(time.Millisecond)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteReport writes the report of res: per transaction its count, TPM,
+// average, p50, p90, p95, p99, p99.9 and max response time in ms and its
+// 90th-percentile limit (TPC-C 5.2.5.3) as PASS or FAIL; then TPS, tpmC,
+// NOPM beside the client's count, efficiency, errors, what was measured and
+// the audit of clause 9.2.
+func WriteReport(w io.Writer, res *oltp.Result) error {
+	rows := [][]string{{"Transaction", "Count", "TPM", "Avg(ms)", "p50", "p90", "p95", "p99", "p99.9", "Max(ms)", "90th limit"}}
+	mins := res.Elapsed.Minutes()
+	service := hist.New()
+	for i, name := range OpNames {
+		op := res.Op(name)
+		if op == nil {
+			continue
+		}
+		h, err := responseHist(op)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if op.Intended != nil {
+			s, err := op.Latency.Histogram()
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			service.Merge(s)
+		}
+		verdict := "PASS"
+		switch {
+		case h.Count() == 0:
+			verdict = "-"
+		case h.Percentile(90) > ResponseLimits[i]:
+			verdict = "FAIL"
+		}
+		tpm := 0.0
+		if mins > 0 {
+			tpm = float64(h.Count()) / mins
+		}
+		f := func(d time.Duration) string { return strconv.FormatFloat(ms(d), 'f', 2, 64) }
+		rows = append(rows, []string{name, strconv.FormatInt(h.Count(), 10), strconv.FormatFloat(tpm, 'f', 1, 64),
+			f(h.Mean()), f(h.Percentile(50)), f(h.Percentile(90)), f(h.Percentile(95)), f(h.Percentile(99)),
+			f(h.Percentile(99.9)), f(h.Max()), limitWords(ResponseLimits[i]) + " " + verdict})
+	}
+	writeTable(w, rows)
+	if service.Count() > 0 {
+		fmt.Fprintf(w, "Response times above count from each submission; service time (a connection held): avg %.2f ms, p90 %.2f ms, p99 %.2f ms\n",
+			ms(service.Mean()), ms(service.Percentile(90)), ms(service.Percentile(99)))
+	}
+	f := ComputeFigures(res)
+	c := func(i int) int64 { return res.Counters[counterNames[i]] }
+	fmt.Fprintf(w, "\nTPS (all transactions): %.2f over %s\n", f.TPS, res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "tpmC: %.1f (New-Orders per minute, intended rollbacks included: %d)\n", f.TpmC, c(ctrRollbacks))
+	if f.NOPMValid {
+		fmt.Fprintf(w, "NOPM: %.1f (sum(d_next_o_id) +%d over the measured window; the client counted %.1f committed New-Orders per minute)\n",
+			f.NOPM, res.Counters[CounterNOPMDelta], f.ClientNOPM)
+	} else {
+		fmt.Fprintf(w, "NOPM: n/a (sum(d_next_o_id) could not be read; the client counted %.1f committed New-Orders per minute)\n", f.ClientNOPM)
+	}
+	if f.EfficiencyValid {
+		fmt.Fprintf(w, "Efficiency: %.1f%% of %.2f tpmC per warehouse\n", f.Efficiency, MaxTpmCPerWarehouse)
+	} else {
+		fmt.Fprintf(w, "Efficiency: n/a (only meaningful with the specification's waits, --wait-scale 1)\n")
+	}
+	fmt.Fprintf(w, "Errors: %d deadlocks, %d lock timeouts, %d retries, %d reconnects; Delivery skipped %d of %d districts\n",
+		c(ctrDeadlocks), c(ctrLockTimeouts), c(ctrRetries), c(ctrReconnects), c(ctrDeliverySkipped), c(ctrDeliveryDistricts))
+	fmt.Fprintf(w, "Latency: %s\n", res.Measured)
+	if res.Interrupted {
+		fmt.Fprintln(w, "Interrupted: the figures cover the time measured before Ctrl-C.")
+	}
+	fmt.Fprintln(w)
+	FormatAudit(w, Audit(res))
+	return nil
+}
+
+// writeTable prints rows as columns two spaces apart, the first column
+// left-aligned and the others right-aligned.
+func writeTable(w io.Writer, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			switch {
+			case i == 0:
+				b.WriteString(c + pad)
+			default:
+				b.WriteString("  " + pad + c)
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func limitWords(d time.Duration) string { return "<=" + strconv.Itoa(int(d.Seconds())) + "s" }

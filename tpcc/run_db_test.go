@@ -1,0 +1,85 @@
+package tpcc
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+)
+
+// runAndCheck runs cfg's workload once with --threads (no waits) and
+// once terminal-driven with waits, checking after each run that the
+// Result holds what was asked, that the C-delta rule held, that NOPM was
+// read, and that every consistency condition still passes.
+func runAndCheck(t *testing.T, cfg Config) {
+	ctx := checkContext(t)
+	prepareForCheck(t, ctx, cfg)
+	res, out, err := runCheck(t, ctx, cfg)
+	wantAllPass(t, res, out, err)
+
+	noWait := cfg
+	noWait.Threads, noWait.WaitScale, noWait.Time, noWait.Events, noWait.ReportInterval = 4, 0, 0, 400, 0
+	withWait := cfg
+	withWait.Terminals, withWait.Conns, withWait.WaitScale, withWait.Time, withWait.ReportInterval = 10, 2, 0.01, 3*time.Second, time.Second
+	for i, c := range []Config{noWait, withWait} {
+		var b bytes.Buffer
+		r, err := Run(ctx, c, c.RunConfig(), &b)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i+1, err, b.String())
+		}
+		var n int64
+		for _, op := range r.Ops {
+			n += op.Latency.Count
+			if c.Threads == 0 && op.Latency.Count > 0 {
+				svc, _ := op.Latency.Histogram()
+				rt, err := op.Intended.Histogram()
+				if err != nil {
+					t.Fatalf("run %d: %s has no response times: %v", i+1, op.Name, err)
+				}
+				if rt.Sum() < svc.Sum() {
+					t.Errorf("run %d: %s response time %v below its service time %v", i+1, op.Name, rt.Sum(), svc.Sum())
+				}
+			}
+		}
+		switch {
+		case c.Threads > 0 && (r.Loop != oltp.ClosedLoop || n != 400):
+			t.Errorf("run %d: loop %s, %d transactions; want closed, 400 (--events)", i+1, r.Loop, n)
+		case c.Threads == 0 && (r.Loop != oltp.TerminalLoop || r.Terminals != 10 || r.Threads != 2 || n == 0):
+			t.Errorf("run %d: loop %s, %d terminals, %d connections, %d transactions; want terminals, 10, 2, some", i+1, r.Loop, r.Terminals, r.Threads, n)
+		}
+		if _, ok := r.Counters[CounterNOPMDelta]; !ok {
+			t.Errorf("run %d: no NOPM reading", i+1)
+		}
+		m := regexp.MustCompile(`NURand C: load (\d+)/\d+/\d+, run (\d+)/`).FindStringSubmatch(b.String())
+		if m == nil {
+			t.Fatalf("run %d: no NURand line in\n%s", i+1, b.String())
+		}
+		load, _ := strconv.Atoi(m[1])
+		run, _ := strconv.Atoi(m[2])
+		if !ValidDelta(load, run) {
+			t.Errorf("run %d: C_LAST load %d run %d breaks the C-delta rule", i+1, load, run)
+		}
+		res, out, err := runCheck(t, ctx, cfg)
+		wantAllPass(t, res, out, err, "3.3.2.11")
+	}
+}
+
+func TestRunMariaDB(t *testing.T) {
+	t.Parallel()
+	runAndCheck(t, mariaCheckConfig(t))
+}
+
+func TestRunSQLite(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("modernc.org/sqlite under the race detector takes minutes for a load; make test runs the SQLite tests without -race")
+	}
+	t.Parallel()
+	cfg := DefaultConfig()
+	cfg.Conn.Driver, cfg.Conn.SQLitePath = dialect.SQLite, filepath.Join(t.TempDir(), "tpcc.db")
+	runAndCheck(t, cfg)
+}
