@@ -130,7 +130,11 @@ func (l *liveView) add(r oltp.IntervalReport) {
 	key := fmt.Sprintf("%s/%d", r.Phase, r.At.Round(100*time.Millisecond)/time.Millisecond)
 	var events int64
 	var sum, p95 time.Duration
-	for _, h := range r.Latency {
+	lat := r.Latency
+	if len(r.Intended) > 0 {
+		lat = r.Intended // as the review table: from the intended start or submission
+	}
+	for _, h := range lat {
 		events += h.Count()
 		sum += h.Sum()
 		p95 = max(p95, h.Percentile(95))
