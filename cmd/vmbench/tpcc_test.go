@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"vmbench/internal/testdb"
+	"vmbench/oltp"
+)
+
+// tinyTPCCCampaign is a 2-VM TPC-C campaign whose simulate block loads one
+// warehouse per VM and runs ten terminals on two connections for seconds.
+const tinyTPCCCampaign = `name: tiny-tpcc
+vms: {role: sqlserver, count: 8}
+database: {driver: sqlserver, port: 1433, user: sa, db: tpcc}
+workload:
+  tool: tpcc
+  name: tpcc
+  flags: {warehouses: 1500, terminals: 15000, conns: 200, wait-scale: 0.23, time: 30m, warmup-time: 2h30m}
+simulate:
+  vms: {count: 2}
+  datastores: 2
+  workload:
+    flags: {warehouses: 1, terminals: 10, conns: 2, wait-scale: 0, time: 3s, warmup-time: 1s, report-interval: 1s}
+`
+
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// tpccCampaign runs the tiny TPC-C campaign with extra arguments and
+// checks the review table and the merged Result.
+func tpccCampaign(t *testing.T, extra ...string) {
+	file := writeFile(t, "tiny-tpcc.yaml", tinyTPCCCampaign)
+	res := t.TempDir()
+	code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", res}, extra...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"sqlserver-01", "sqlserver-02", "tpmC", "NOPM", "published", "exact", "terminal-driven, 10 terminals sharing 2 connections"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("review table lacks %q:\n%s", want, stdout)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(res, "tiny-tpcc-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results dirs %v", dirs)
+	}
+	merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := merged.Op("new_order")
+	if merged.Parts != 2 || merged.Terminals != 20 || merged.Threads != 4 || no == nil || no.Latency.Count == 0 || no.Intended == nil {
+		t.Errorf("merged result: parts %d terminals %d connections %d new_order %+v", merged.Parts, merged.Terminals, merged.Threads, no)
+	}
+	if d := merged.Counters["d_next_o_id.delta"]; d <= 0 || d > no.Latency.Count {
+		t.Errorf("NOPM delta %d for %d New-Orders", d, no.Latency.Count)
+	}
+}
+
+func TestTPCCCampaignSimulateSQLite(t *testing.T) {
+	if raceEnabled() {
+		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
+	}
+	tpccCampaign(t)
+}
+
+func TestTPCCCampaignSimulateMariaDB(t *testing.T) {
+	srv := testdb.Shared(t)
+	tpccCampaign(t, "--db-dsn", fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port()))
+}
+
+func TestTPCCBadInputExitsTwo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"threads with terminals", []string{"tpcc", "run", "--threads", "4", "--terminals", "10"}, "--threads: it is the no-wait shortcut"},
+		{"negative warehouses", []string{"tpcc", "prepare", "--warehouses", "0"}, "--warehouses: 0 is not valid"},
+		{"bad wait scale", []string{"tpcc", "run", "--wait-scale", "fast"}, `"fast" is not a factor`},
+		{"unknown driver", []string{"tpcc", "check", "--db-driver", "oracle"}, `unknown database driver "oracle"`},
+		{"unknown flag", []string{"tpcc", "run", "--tables", "4"}, "unknown flag: --tables"},
+		{"argument", []string{"tpcc", "cleanup", "extra"}, "extra"},
+		{"result file in a missing directory", []string{"tpcc", "run", "--result-file", "/nonexistent/dir/r.json"}, "--result-file"},
+		{"connection flag in a campaign", []string{"campaign", "run", "CAMPAIGN", "--simulate"}, "--password: set by the campaign"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if args[len(args)-2] == "CAMPAIGN" {
+				args[len(args)-2] = writeFile(t, "c.yaml", strings.Replace(tinyTPCCCampaign, "{warehouses: 1500,", "{password: s3cret, warehouses: 1500,", 1))
+			}
+			code, _, stderr := runCLI(t, nil, args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
