@@ -12,6 +12,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/scenarios"
+	"vmbench/vdbench"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -62,6 +63,13 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
   vmbench campaign run scenarios/sysbench-8vm.yaml`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch kind := campaignKind(args[0]); kind {
+			case "":
+			case vdbench.SuiteKind:
+				return runBlockSuite(cmd, a, args[0], simulate, opts.ResultsDir)
+			default:
+				return usagef("%s: kind: %q is not known (valid: %s, or no kind for a VM campaign)", args[0], kind, vdbench.SuiteKind)
+			}
 			spec, err := scenarios.Load(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {

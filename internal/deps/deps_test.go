@@ -21,6 +21,7 @@ var allowed = map[string][]string{
 	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue"},
 	"vmbench/vsphere":            {},
 	"vmbench/scenarios":          {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere"},
+	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/deps":      {},
 	"vmbench/cmd/vmbench":        nil, // everything
@@ -37,6 +38,7 @@ var forbiddenExternal = map[string][]string{
 	"vmbench/vdbench":   {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 	"vmbench/vsphere":   {"database/sql"},
 	"vmbench/scenarios": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite"},
+	"vmbench/report":    {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 }
 
 type pkg struct {

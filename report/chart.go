@@ -1,0 +1,389 @@
+// Package report renders saved results: charts and tables for reviews.
+//
+// It takes plain values (Curves of points), never a workload's types, so
+// any workload can be charted: report imports only the driver core
+// (DESIGN.md section 1).
+package report
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Point is one measurement of a latency curve.
+type Point struct {
+	// IOPS is the achieved rate (x).
+	IOPS float64
+	// Latency is the latency plotted (y), e.g. the mean service time.
+	Latency time.Duration
+	// Label names the point ("max", "50%"); drawn when
+	// ChartOptions.PointLabels is set.
+	Label string
+	// Saturated marks a point that achieved less than it was asked for:
+	// drawn as a cross instead of a dot.
+	Saturated bool
+}
+
+// Curve is one line of a chart: its points are joined in the order given.
+type Curve struct {
+	Name   string
+	Points []Point
+}
+
+// ChartOptions change a chart's look. The zero value is a usable default.
+type ChartOptions struct {
+	// Width and Height are in points (1/72 inch); 0 means 576 x 360
+	// (8 x 5 inches).
+	Width, Height float64
+	// XLabel is the x axis' title; default "IOPS (achieved)".
+	XLabel string
+	// YLabel is the y axis' title, to which the unit is appended; default
+	// "latency".
+	YLabel string
+	// PointLabels writes each point's Label beside it.
+	PointLabels bool
+}
+
+// Reference latencies drawn as horizontal lines when the y axis covers
+// them: the thresholds a review states crossings of.
+var referenceLines = []time.Duration{100 * time.Microsecond, time.Millisecond}
+
+// logDecades is the span of the latency range above which the y axis is
+// logarithmic: more than two decades (max/min > 100).
+const logDecades = 2
+
+// palette holds the curves' colours, in order; they repeat after the last.
+var palette = []color.RGBA{
+	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
+	{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
+	{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
+	{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
+	{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
+	{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
+	{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // pink
+	{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, // cyan
+}
+
+// fontVariant is the Liberation variant of every text: Sans, which SVG
+// viewers without Liberation fonts replace with their own sans-serif.
+const fontVariant = "Sans"
+
+var grey = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+
+// LatencyChart writes an SVG chart of latency (y) against IOPS (x): one
+// line with a dot per point for each curve, saturated points drawn as
+// crosses, a legend, and dashed reference lines at 100 µs and 1 ms when
+// the y axis covers them. Latency is in µs when every point is under
+// 1 ms, else in ms; the y axis is logarithmic when the latencies span
+// more than two decades (points of zero latency are then left out). The
+// output depends only on the arguments.
+func LatencyChart(w io.Writer, title string, curves []Curve, opts ChartOptions) error {
+	p, err := latencyPlot(title, curves, opts)
+	if err != nil {
+		return err
+	}
+	width, height := vg.Points(orPositive(opts.Width, 576)), vg.Points(orPositive(opts.Height, 360))
+	c := vgsvg.New(width, height)
+	p.Draw(draw.New(c))
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// latencyPlot builds LatencyChart's plot.
+func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, error) {
+	lo, hi, maxIOPS, n := dataRange(curves)
+	if n == 0 {
+		return nil, errors.New("report: latency chart: no points to draw")
+	}
+	if math.IsNaN(maxIOPS) || math.IsInf(maxIOPS, 0) || maxIOPS < 0 {
+		return nil, fmt.Errorf("report: latency chart: IOPS %v is not a rate", maxIOPS)
+	}
+	unit, unitName := time.Microsecond, "µs"
+	if hi >= time.Millisecond {
+		unit, unitName = time.Millisecond, "ms"
+	}
+	y := func(d time.Duration) float64 { return float64(d) / float64(unit) }
+	logScale := lo > 0 && float64(hi)/float64(lo) > math.Pow10(logDecades)
+	if !logScale && lo <= 0 && hi > 0 && positiveSpan(curves) > math.Pow10(logDecades) {
+		// A zero among wide-ranging latencies: plot the rest on a log scale.
+		logScale, lo = true, minPositive(curves)
+	}
+
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = orDefault(opts.XLabel, "IOPS (achieved)")
+	p.Y.Label.Text = orDefault(opts.YLabel, "latency") + " (" + unitName + ")"
+	p.X.Tick.Marker = plot.TickerFunc(rateTicks)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), vg.Points(-4)
+	p.Title.Padding = vg.Points(6)
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font.Variant = fontVariant
+	}
+	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
+	p.Add(plotter.NewGrid())
+
+	xMin, xMax := 0.0, maxIOPS*1.08
+	if xMax <= 0 {
+		xMax = 1
+	}
+	yMin, yMax := 0.0, y(hi)*1.1
+	if yMax <= 0 {
+		yMax = 1
+	}
+	if logScale {
+		yMin, yMax = y(lo)/1.3, y(hi)*1.3
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.TickerFunc(logTicks)
+	}
+
+	for _, ref := range referenceLines {
+		v := y(ref)
+		if v <= yMin || v >= yMax {
+			continue
+		}
+		if err := addReference(p, ref, v, xMin, xMax); err != nil {
+			return nil, err
+		}
+	}
+	saturated := false
+	for i, c := range curves {
+		col := palette[i%len(palette)]
+		var all, plain, sat plotter.XYs
+		var labels []string
+		for _, pt := range c.Points {
+			if logScale && pt.Latency <= 0 {
+				continue
+			}
+			xy := plotter.XY{X: pt.IOPS, Y: y(pt.Latency)}
+			all = append(all, xy)
+			labels = append(labels, pt.Label)
+			if pt.Saturated {
+				sat = append(sat, xy)
+			} else {
+				plain = append(plain, xy)
+			}
+		}
+		if len(all) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(all)
+		if err != nil {
+			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+		}
+		line.Color, line.Width = col, vg.Points(1.5)
+		// The dots are the unsaturated points; with none, the scatter only
+		// draws the legend's thumbnail.
+		dots, err := plotter.NewScatter(all)
+		if err != nil {
+			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+		}
+		dots.XYs = plain
+		dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		p.Add(line, dots)
+		p.Legend.Add(c.Name, line, dots)
+		if len(sat) > 0 {
+			saturated = true
+			crosses, err := plotter.NewScatter(sat)
+			if err != nil {
+				return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+			}
+			crosses.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+			p.Add(crosses)
+		}
+		if opts.PointLabels {
+			l, err := plotter.NewLabels(plotter.XYLabels{XYs: all, Labels: labels})
+			if err != nil {
+				return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+			}
+			for j := range l.TextStyle {
+				l.TextStyle[j].Font.Size = vg.Points(8)
+				l.TextStyle[j].Font.Variant = fontVariant
+				l.TextStyle[j].Color = col
+			}
+			l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
+			p.Add(l)
+		}
+	}
+	if saturated {
+		key, err := plotter.NewScatter(plotter.XYs{{X: xMin, Y: yMax}})
+		if err != nil {
+			return nil, err
+		}
+		key.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		p.Legend.Add("saturated (achieved < requested)", key)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
+	return p, nil
+}
+
+// addReference draws a dashed grey line at latency v across the chart,
+// labelled at its right end.
+func addReference(p *plot.Plot, ref time.Duration, v, xMin, xMax float64) error {
+	line, err := plotter.NewLine(plotter.XYs{{X: xMin, Y: v}, {X: xMax, Y: v}})
+	if err != nil {
+		return err
+	}
+	line.Color, line.Width = grey, vg.Points(1)
+	line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	name := "100 µs"
+	if ref == time.Millisecond {
+		name = "1 ms"
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: xMax, Y: v}}, Labels: []string{name}})
+	if err != nil {
+		return err
+	}
+	l.TextStyle[0].Font.Size = vg.Points(8)
+	l.TextStyle[0].Font.Variant = fontVariant
+	l.TextStyle[0].Color = grey
+	l.TextStyle[0].XAlign = draw.XRight
+	l.Offset = vg.Point{X: vg.Points(-2), Y: vg.Points(2)}
+	p.Add(line, l)
+	return nil
+}
+
+// dataRange returns the smallest and largest latency, the largest IOPS
+// and the number of points.
+func dataRange(curves []Curve) (lo, hi time.Duration, maxIOPS float64, n int) {
+	for _, c := range curves {
+		for _, pt := range c.Points {
+			if n == 0 || pt.Latency < lo {
+				lo = pt.Latency
+			}
+			if n == 0 || pt.Latency > hi {
+				hi = pt.Latency
+			}
+			if n == 0 || pt.IOPS > maxIOPS || math.IsNaN(pt.IOPS) {
+				maxIOPS = pt.IOPS
+			}
+			n++
+		}
+	}
+	return lo, hi, maxIOPS, n
+}
+
+func minPositive(curves []Curve) time.Duration {
+	var m time.Duration
+	for _, c := range curves {
+		for _, pt := range c.Points {
+			if pt.Latency > 0 && (m == 0 || pt.Latency < m) {
+				m = pt.Latency
+			}
+		}
+	}
+	return m
+}
+
+// positiveSpan is max/min over the positive latencies (0 when none).
+func positiveSpan(curves []Curve) float64 {
+	lo := minPositive(curves)
+	if lo <= 0 {
+		return 0
+	}
+	_, hi, _, _ := dataRange(curves)
+	return float64(hi) / float64(lo)
+}
+
+// rateTicks are linear ticks labelled as reviews write rates: 500K, 1.5M.
+func rateTicks(min, max float64) []plot.Tick { return linearTicks(min, max, FormatRate) }
+
+// latencyTicks are linear ticks labelled with plain numbers.
+func latencyTicks(min, max float64) []plot.Tick { return linearTicks(min, max, trimFloat) }
+
+// linearTicks labels multiples of a round step (1, 2, 2.5 or 5 times a
+// power of ten) giving about six labels, with a minor tick between each.
+func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return nil
+	}
+	raw := (max - min) / 6
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for k := math.Ceil(min / step * 2); k/2*step <= max*(1+1e-9); k++ {
+		v := k / 2 * step
+		t := plot.Tick{Value: v}
+		if math.Mod(k, 2) == 0 {
+			t.Label = label(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// FormatRate writes a rate briefly: 950, 12.5K, 1.2M.
+func FormatRate(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimFloat(v/1e9) + "G"
+	case a >= 1e6:
+		return trimFloat(v/1e6) + "M"
+	case a >= 1e3:
+		return trimFloat(v/1e3) + "K"
+	}
+	return trimFloat(v)
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
+
+// logTicks marks 1, 2 and 5 of each decade with labels and the other
+// digits as minor ticks; over more than four decades only the powers of
+// ten are labelled.
+func logTicks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= min {
+		return nil
+	}
+	first, last := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	wide := last-first > 4
+	var ticks []plot.Tick
+	for e := first; e <= last; e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(e)
+			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (!wide && (m == 2 || m == 5)) {
+				t.Label = strconv.FormatFloat(v, 'g', 6, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func orPositive(v, d float64) float64 {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

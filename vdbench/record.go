@@ -1,0 +1,240 @@
+package vdbench
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// RecordKind and RecordVersion identify a RunRecord file.
+const (
+	RecordKind    = "vdbench-curve"
+	RecordVersion = 1
+)
+
+// RunRecord is the JSON file of one run (`vmbench vdbench run`) or one
+// suite profile: each point's figures, its merged oltp.Result and the
+// per-SD Results it was merged from (so points of several hosts merge
+// with oltp.Merge as any Result does), and the review summary.
+// Durations are integer nanoseconds.
+type RunRecord struct {
+	Version       int      `json:"version"`
+	Kind          string   `json:"kind"`
+	Run           string   `json:"run"`
+	Profile       string   `json:"profile,omitempty"`
+	Title         string   `json:"title,omitempty"`
+	Approximation bool     `json:"approximation,omitempty"`
+	Targets       []string `json:"targets"`
+	// Parameters is the run as a parameter file (sd, wd and rd lines).
+	Parameters  string        `json:"parameters"`
+	Start       time.Time     `json:"start"`
+	End         time.Time     `json:"end"`
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Points      []PointRecord `json:"points"`
+	Warnings    []string      `json:"warnings,omitempty"`
+	Summary     SummaryRecord `json:"summary"`
+}
+
+// Latencies are the figures of one latency histogram.
+type Latencies struct {
+	Mean time.Duration `json:"mean_ns"`
+	P50  time.Duration `json:"p50_ns"`
+	P99  time.Duration `json:"p99_ns"`
+	Max  time.Duration `json:"max_ns"`
+}
+
+// PointRecord is one point of a RunRecord.
+type PointRecord struct {
+	Label string `json:"label"`
+	// Requested is the rate asked for, 0 for the max run.
+	Requested float64 `json:"requested_iops,omitempty"`
+	Achieved  float64 `json:"achieved_iops"`
+	// MBps is in MiB (1024²) per second, as vdbench's MB/sec.
+	MBps      float64 `json:"mb_per_sec"`
+	Saturated bool    `json:"saturated,omitempty"`
+	// Service is the service time of each I/O; Intended the latency from
+	// its intended start (rate-controlled points only).
+	Service  Latencies      `json:"service_time"`
+	Intended *Latencies     `json:"from_intended_start,omitempty"`
+	Targets  []TargetPoint  `json:"targets,omitempty"`
+	Result   *oltp.Result   `json:"result"`
+	PerSD    []*oltp.Result `json:"per_sd,omitempty"`
+}
+
+// TargetPoint is one SD's share of a point.
+type TargetPoint struct {
+	SD       string    `json:"sd"`
+	Lun      string    `json:"lun"`
+	Achieved float64   `json:"achieved_iops"`
+	Service  Latencies `json:"service_time"`
+}
+
+// CrossingRecord is a Crossing in a RunRecord.
+type CrossingRecord struct {
+	Threshold    time.Duration `json:"threshold_ns"`
+	IOPS         float64       `json:"iops"`
+	NotReached   bool          `json:"not_reached,omitempty"`
+	AboveAtStart bool          `json:"above_at_start,omitempty"`
+}
+
+// SummaryRecord is a Summary in a RunRecord.
+type SummaryRecord struct {
+	StartIOPS    float64        `json:"start_iops"`
+	StartLatency time.Duration  `json:"start_latency_ns"`
+	Cross100us   CrossingRecord `json:"cross_100us"`
+	Cross1ms     CrossingRecord `json:"cross_1ms"`
+	PeakIOPS     float64        `json:"peak_iops"`
+	PeakGBps     float64        `json:"peak_gb_per_sec"`
+	PeakLatency  time.Duration  `json:"peak_latency_ns"`
+	PeakLabel    string         `json:"peak_point"`
+}
+
+func latencies(res *oltp.Result, intended bool) (*Latencies, error) {
+	h, err := latencyOf(res, intended)
+	if err != nil || h.Count() == 0 {
+		return nil, err
+	}
+	return &Latencies{Mean: h.Mean(), P50: h.Percentile(50), P99: h.Percentile(99), Max: h.Max()}, nil
+}
+
+func crossingRecord(c Crossing) CrossingRecord {
+	return CrossingRecord{Threshold: c.Threshold, IOPS: c.IOPS, NotReached: c.NotReached, AboveAtStart: c.AboveAtStart}
+}
+
+// NewRunRecord describes cr, the outcome of run; runErr, if set, is why
+// the run stopped early.
+func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
+	r := &RunRecord{Version: RecordVersion, Kind: RecordKind, Run: run.Name, Points: []PointRecord{}, Warnings: cr.Warnings,
+		Parameters: (&Params{SDs: run.SDs, WDs: run.WDs, RDs: []RD{run.RD}}).Text()}
+	for _, sd := range run.SDs {
+		r.Targets = append(r.Targets, sd.Lun)
+	}
+	if runErr != nil {
+		r.Error = runErr.Error()
+		r.Interrupted = errors.Is(runErr, oltp.ErrInterrupted)
+	}
+	for _, p := range cr.Points {
+		if p.Result == nil {
+			continue
+		}
+		pr := PointRecord{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved, Saturated: p.Saturated,
+			MBps: bytesPerSec(p.Result) / (1 << 20), Result: p.Result, PerSD: p.PerSD}
+		s, err := latencies(p.Result, false)
+		if err != nil {
+			return nil, fmt.Errorf("point %s: %w", p.Label, err)
+		}
+		if s != nil {
+			pr.Service = *s
+		}
+		if pr.Intended, err = latencies(p.Result, true); err != nil {
+			return nil, fmt.Errorf("point %s: %w", p.Label, err)
+		}
+		for i, sdr := range p.PerSD {
+			tp := TargetPoint{SD: sdr.Labels["sd"], Lun: sdr.Labels["lun"]}
+			if i < len(run.SDs) && tp.SD == "" {
+				tp.SD, tp.Lun = run.SDs[i].Name, run.SDs[i].Lun
+			}
+			var n int64
+			for _, o := range sdr.Ops {
+				n += o.Latency.Count
+			}
+			tp.Achieved = sdr.PerSecond(n)
+			if s, err := latencies(sdr, false); err != nil {
+				return nil, fmt.Errorf("point %s, sd=%s: %w", p.Label, tp.SD, err)
+			} else if s != nil {
+				tp.Service = *s
+			}
+			pr.Targets = append(pr.Targets, tp)
+		}
+		start := p.Result.Start
+		if p.Result.Precondition != nil {
+			start = p.Result.Precondition.Start
+		}
+		if r.Start.IsZero() || start.Before(r.Start) {
+			r.Start = start
+		}
+		if p.Result.End.After(r.End) {
+			r.End = p.Result.End
+		}
+		r.Interrupted = r.Interrupted || p.Result.Interrupted
+		r.Points = append(r.Points, pr)
+	}
+	s := Summarize(cr)
+	r.Summary = SummaryRecord{StartIOPS: s.StartIOPS, StartLatency: s.StartLatency, Cross100us: crossingRecord(s.Cross100us),
+		Cross1ms: crossingRecord(s.Cross1ms), PeakIOPS: s.PeakIOPS, PeakGBps: s.PeakGBps, PeakLatency: s.PeakLatency, PeakLabel: s.PeakLabel}
+	return r, nil
+}
+
+// Curve returns the record's points as a CurveResult (for WriteCurve,
+// WriteIntervals and Summarize).
+func (r *RunRecord) Curve() *CurveResult {
+	c := &CurveResult{Run: r.Run, Warnings: r.Warnings}
+	for _, p := range r.Points {
+		c.Points = append(c.Points, Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
+			Saturated: p.Saturated, Result: p.Result, PerSD: p.PerSD})
+	}
+	return c
+}
+
+// CurveOrder returns the points in the order a latency curve joins them:
+// by requested rate, the max run (the closed-loop ceiling) last.
+func (r *RunRecord) CurveOrder() []PointRecord {
+	ps := slices.Clone(r.Points)
+	slices.SortStableFunc(ps, func(a, b PointRecord) int {
+		if (a.Requested == 0) != (b.Requested == 0) {
+			if a.Requested == 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Requested, b.Requested)
+	})
+	return ps
+}
+
+// WriteFile writes the record as indented JSON, atomically
+// (oltp.WriteFileAtomic): an interrupted write never leaves a partial file.
+func (r *RunRecord) WriteFile(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return oltp.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// ReadRunRecord reads and checks a RunRecord file: strict JSON, its kind
+// and version, and every Result.
+func ReadRunRecord(path string) (*RunRecord, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r RunRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench vdbench record: %w", path, err)
+	}
+	if r.Kind != RecordKind || r.Version != RecordVersion {
+		return nil, fmt.Errorf("%s: kind %q version %d is not a %s record of version %d", path, r.Kind, r.Version, RecordKind, RecordVersion)
+	}
+	for _, p := range r.Points {
+		if p.Result == nil {
+			return nil, fmt.Errorf("%s: point %s has no result", path, p.Label)
+		}
+		for _, res := range append([]*oltp.Result{p.Result}, p.PerSD...) {
+			if err := res.Validate(); err != nil {
+				return nil, fmt.Errorf("%s: point %s: %w", path, p.Label, err)
+			}
+		}
+	}
+	return &r, nil
+}
