@@ -2,18 +2,15 @@ package scenarios
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
@@ -107,24 +104,7 @@ func TestReviewGolden(t *testing.T) {
 		if err := tc.write(&b); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.file, b.Bytes())
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s\nwant:\n%s", name, got, want)
+		golden.Check(t, filepath.Join("testdata", tc.file+".golden"), b.Bytes())
 	}
 }
 

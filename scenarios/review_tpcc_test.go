@@ -3,9 +3,11 @@ package scenarios
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
@@ -95,6 +97,6 @@ func TestReviewTPCCGolden(t *testing.T) {
 	if err := rv.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "review-tpcc.txt", txt.Bytes())
-	golden(t, "review-tpcc.md", md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "review-tpcc.txt.golden"), txt.Bytes())
+	golden.Check(t, filepath.Join("testdata", "review-tpcc.md.golden"), md.Bytes())
 }

@@ -7,13 +7,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/dialect"
+	"vmbench/internal/progress"
 )
 
 // ErrTablesExist is wrapped by Prepare's error when sbtest tables already
@@ -148,7 +148,7 @@ func describeTables(names []string) string {
 
 // loadTable creates, fills, indexes and checks table n on its own
 // connection.
-func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint64, p *progress) error {
+func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint64, p *loadProgress) error {
 	d := db.Dialect
 	caps := d.Capabilities()
 	conn, err := db.Conn(ctx)
@@ -234,79 +234,34 @@ func firstLine(s string) string {
 	return s
 }
 
-// progress reports the loader's advance to a writer.
-type progress struct {
-	w        io.Writer
-	terminal bool
-	total    int64
-	tables   int
-	secIdx   bool
-	every    time.Duration
-	rows     atomic.Int64
-	indexes  atomic.Int64
-
-	begin time.Time
-	quit  chan struct{}
-	wg    sync.WaitGroup
+// loadProgress reports the loader's advance to a writer.
+type loadProgress struct {
+	tick    *progress.Ticker
+	total   int64
+	tables  int
+	secIdx  bool
+	rows    atomic.Int64
+	indexes atomic.Int64
 }
 
-// Progress display intervals: a terminal line is redrawn often; a log
-// (file, pipe) gets a line every few seconds.
-const (
-	progressTerminalEvery = 500 * time.Millisecond
-	progressLogEvery      = 5 * time.Second
-)
-
-func newProgress(w io.Writer, terminal bool, cfg Config) *progress {
-	p := &progress{w: w, terminal: terminal, total: int64(cfg.Tables) * cfg.TableSize, tables: cfg.Tables,
-		secIdx: cfg.CreateSecondary, every: progressLogEvery, quit: make(chan struct{})}
-	if terminal {
-		p.every = progressTerminalEvery
-	}
-	return p
+func newProgress(w io.Writer, terminal bool, cfg Config) *loadProgress {
+	return &loadProgress{tick: progress.New(w, terminal), total: int64(cfg.Tables) * cfg.TableSize, tables: cfg.Tables,
+		secIdx: cfg.CreateSecondary}
 }
 
-func (p *progress) start() {
-	p.begin = time.Now()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(p.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case now := <-t.C:
-				p.print(now.Sub(p.begin))
-			}
-		}
-	}()
-}
+func (p *loadProgress) start() { p.tick.Start(p.print) }
 
 // stop ends the display, clears a terminal line and returns the time since
 // start.
-func (p *progress) stop() time.Duration {
-	close(p.quit)
-	p.wg.Wait()
-	if p.terminal {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	return time.Since(p.begin)
-}
+func (p *loadProgress) stop() time.Duration { return p.tick.Stop() }
 
-func (p *progress) print(elapsed time.Duration) {
-	line := p.line(p.rows.Load(), p.indexes.Load(), elapsed)
-	if p.terminal {
-		fmt.Fprint(p.w, "\r"+line+"\x1b[K")
-		return
-	}
-	fmt.Fprintln(p.w, line)
+func (p *loadProgress) print(elapsed time.Duration) {
+	p.tick.Print(p.line(p.rows.Load(), p.indexes.Load(), elapsed))
 }
 
 // line formats one progress line, e.g. "loading: 1,234,567/4,000,000 rows
 // (30.9%), 345,678 rows/s, indexes 0/4, 3.6s".
-func (p *progress) line(rows, indexes int64, elapsed time.Duration) string {
+func (p *loadProgress) line(rows, indexes int64, elapsed time.Duration) string {
 	pct := 100.0
 	if p.total > 0 {
 		pct = 100 * float64(rows) / float64(p.total)

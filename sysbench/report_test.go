@@ -2,35 +2,14 @@ package sysbench
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // fixedHist records n events spread evenly from lo to hi.
 func fixedHist(n int, lo, hi time.Duration) *hist.Histogram {
@@ -65,7 +44,7 @@ func TestWriteIntervalGolden(t *testing.T) {
 	empty := oltp.IntervalReport{At: 2 * time.Second, Length: time.Second, Threads: 4,
 		Latency: []*hist.Histogram{hist.New()}, Counters: map[string]int64{}}
 	_ = WriteInterval(&b, empty, 95)
-	golden(t, "interval.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "interval.golden"), b.Bytes())
 }
 
 func summaryResult() *oltp.Result {
@@ -87,7 +66,7 @@ func TestWriteSummaryGolden(t *testing.T) {
 	if err := WriteSummary(&b, res, 95); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "summary.golden"), b.Bytes())
 
 	// warm-up, interrupted, open loop, percentile 99.
 	b.Reset()
@@ -103,5 +82,5 @@ func TestWriteSummaryGolden(t *testing.T) {
 	if err := WriteSummary(&b, res, 99); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary-open-warmup.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "summary-open-warmup.golden"), b.Bytes())
 }

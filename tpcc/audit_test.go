@@ -2,11 +2,13 @@ package tpcc
 
 import (
 	"bytes"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
@@ -225,5 +227,5 @@ func TestFormatAuditGolden(t *testing.T) {
 	}
 	FormatAudit(&b, Audit(auditResult("2", map[string]int64{"new_order": 45, "payment": 43, "order_status": 4, "delivery": 4, "stock_level": 4}, short)))
 
-	golden(t, "audit.golden", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "audit.golden"), b.Bytes())
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/golden"
 	"vmbench/internal/testdb"
 )
 
@@ -259,7 +260,7 @@ func TestCheckMariaDB(t *testing.T) {
 // SQLite. (Under -race, modernc.org/sqlite is about 25 times slower: the
 // load and one Check take minutes there, seconds without.)
 func TestCheckSQLite(t *testing.T) {
-	if raceEnabled() {
+	if golden.RaceEnabled() {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes for a load; make test runs the SQLite tests without -race")
 	}
 	t.Parallel()

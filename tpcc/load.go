@@ -7,11 +7,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/progress"
 )
 
 // The loader: one load unit at a time per connection, ITEM being unit 0
@@ -191,31 +191,14 @@ func deleteUnits(ctx context.Context, q execer, d dialect.Dialect, units []int) 
 // redrawn in place every half second, otherwise a line every 5 s; logf
 // lines (a unit loaded again) go in between.
 type loadProgress struct {
-	w          io.Writer
-	terminal   bool
+	tick       *progress.Ticker
 	warehouses int
-	every      time.Duration
 	rows       atomic.Int64 // rows inserted by this prepare and not deleted since
 	done       atomic.Int64 // warehouses recorded as loaded, also before this prepare
-
-	mu    sync.Mutex // serialises writes to w
-	begin time.Time
-	quit  chan struct{}
-	wg    sync.WaitGroup
 }
 
-// Progress display intervals (as sysbench prepare's): a terminal line is
-// redrawn often; a log (file, pipe) gets a line every few seconds.
-const (
-	loadProgressTerminalEvery = 500 * time.Millisecond
-	loadProgressLogEvery      = 5 * time.Second
-)
-
 func newLoadProgress(w io.Writer, terminal bool, warehouses, done int) *loadProgress {
-	p := &loadProgress{w: w, terminal: terminal, warehouses: warehouses, every: loadProgressLogEvery, quit: make(chan struct{})}
-	if terminal {
-		p.every = loadProgressTerminalEvery
-	}
+	p := &loadProgress{tick: progress.New(w, terminal), warehouses: warehouses}
 	p.done.Store(int64(done))
 	return p
 }
@@ -227,58 +210,18 @@ func (p *loadProgress) unitDone(w int) {
 	}
 }
 
-func (p *loadProgress) start() {
-	p.begin = time.Now()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(p.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.quit:
-				return
-			case now := <-t.C:
-				p.print(now.Sub(p.begin))
-			}
-		}
-	}()
-}
+func (p *loadProgress) start() { p.tick.Start(p.print) }
 
 // stop ends the display, clears a terminal line and returns the time since
 // start.
-func (p *loadProgress) stop() time.Duration {
-	close(p.quit)
-	p.wg.Wait()
-	if p.terminal {
-		p.mu.Lock()
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.mu.Unlock()
-	}
-	return time.Since(p.begin)
-}
+func (p *loadProgress) stop() time.Duration { return p.tick.Stop() }
 
 func (p *loadProgress) print(elapsed time.Duration) {
-	line := p.line(p.done.Load(), p.rows.Load(), elapsed)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.terminal {
-		fmt.Fprint(p.w, "\r"+line+"\x1b[K")
-		return
-	}
-	fmt.Fprintln(p.w, line)
+	p.tick.Print(p.line(p.done.Load(), p.rows.Load(), elapsed))
 }
 
 // logf writes one message line, above the progress line on a terminal.
-func (p *loadProgress) logf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.terminal {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	fmt.Fprintln(p.w, msg)
-}
+func (p *loadProgress) logf(format string, args ...any) { p.tick.Logf(format, args...) }
 
 // line formats one progress line, e.g. "loading: 3/10 warehouses,
 // 1,234,567 rows, 123,456 rows/s, 10.0s".

@@ -9,7 +9,6 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/golden"
 	"vmbench/internal/testdb"
 )
 
@@ -345,23 +345,9 @@ func TestPrepareInterrupted(t *testing.T) {
 	t.Logf("interrupted after %d stock rows; returned %v after the cancel", stock, returned.Round(time.Millisecond))
 }
 
-// raceEnabled reports whether the test binary has the race detector.
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
 // TestPrepareSQLite loads 1 warehouse into an SQLite file.
 func TestPrepareSQLite(t *testing.T) {
-	if raceEnabled() {
+	if golden.RaceEnabled() {
 		t.Skip("modernc.org/sqlite under the race detector loads a warehouse in about 3 minutes; " +
 			"make test runs the SQLite tests without -race (go test -run SQLite ./tpcc/)")
 	}

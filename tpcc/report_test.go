@@ -3,9 +3,11 @@ package tpcc
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
@@ -92,7 +94,7 @@ func TestWriteReportGolden(t *testing.T) {
 		if err := WriteReport(&b, reportResult(tc.terminals, tc.wait)); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, tc.file, b.Bytes())
+		golden.Check(t, filepath.Join("testdata", tc.file), b.Bytes())
 	}
 }
 

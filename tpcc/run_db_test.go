@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 )
 
@@ -75,7 +76,7 @@ func TestRunMariaDB(t *testing.T) {
 }
 
 func TestRunSQLite(t *testing.T) {
-	if raceEnabled() {
+	if golden.RaceEnabled() {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes for a load; make test runs the SQLite tests without -race")
 	}
 	t.Parallel()

@@ -2,11 +2,13 @@ package tpcc
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"vmbench/dialect"
+	"vmbench/internal/golden"
 )
 
 // TestStatementsGolden writes every statement of each dialect to
@@ -21,7 +23,7 @@ func TestStatementsGolden(t *testing.T) {
 			for id, text := range s.text {
 				fmt.Fprintf(&b, "%s: %s\n", stmtID(id), text)
 			}
-			golden(t, "statements."+string(drv)+".golden", []byte(b.String()))
+			golden.Check(t, filepath.Join("testdata", "statements."+string(drv)+".golden"), []byte(b.String()))
 		})
 	}
 }

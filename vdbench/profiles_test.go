@@ -3,12 +3,15 @@ package vdbench
 import (
 	"io/fs"
 	"math"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"vmbench/internal/golden"
 )
 
 var testTargets = []string{"/dev/nvme0n1", "/dev/nvme1n1"}
@@ -196,6 +199,6 @@ func TestDescribeProfiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkGoldenFile(t, "describe-"+name+".golden", []byte(d))
+		golden.Check(t, filepath.Join("testdata", "describe-"+name+".golden"), []byte(d))
 	}
 }

@@ -2,10 +2,12 @@ package vdbench
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
@@ -61,7 +63,7 @@ func TestWriteCurveGolden(t *testing.T) {
 	if err := WriteCurve(&b, testCurve()); err != nil {
 		t.Fatal(err)
 	}
-	checkGoldenFile(t, "report_curve.golden", []byte(b.String()))
+	golden.Check(t, filepath.Join("testdata", "report_curve.golden"), []byte(b.String()))
 }
 
 func TestWriteSummaryGolden(t *testing.T) {
@@ -69,7 +71,7 @@ func TestWriteSummaryGolden(t *testing.T) {
 	if err := WriteSummary(&b, Summarize(testCurve())); err != nil {
 		t.Fatal(err)
 	}
-	checkGoldenFile(t, "report_summary.golden", []byte(b.String()))
+	golden.Check(t, filepath.Join("testdata", "report_summary.golden"), []byte(b.String()))
 }
 
 func TestSummarize(t *testing.T) {
@@ -129,5 +131,5 @@ func TestWriteIntervalsGolden(t *testing.T) {
 	if err := WriteIntervals(&b, Point{Label: "max", Result: res}); err != nil {
 		t.Fatal(err)
 	}
-	checkGoldenFile(t, "report_intervals.golden", []byte(b.String()))
+	golden.Check(t, filepath.Join("testdata", "report_intervals.golden"), []byte(b.String()))
 }

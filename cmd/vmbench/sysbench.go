@@ -290,33 +290,18 @@ func (d sysbenchDriver) config(workload string, args []string, db *scenarios.DB)
 var connectionFlags = []string{"db-driver", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password", "mysql-db", "sqlite-path"}
 
 func (d sysbenchDriver) Check(workload string, args []string) error {
-	var errs []error
-	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if slices.Contains(connectionFlags, strings.ReplaceAll(name, "_", "-")) {
-			errs = append(errs, fmt.Errorf("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", name))
-		}
-	}
-	if _, err := d.config(workload, args, nil); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	_, err := d.config(workload, args, nil)
+	return errors.Join(append(refuseConnectionFlags(args, connectionFlags), err)...)
 }
 
 func (d sysbenchDriver) CreateDatabase(ctx context.Context, db scenarios.DB) error {
 	cfg, err := d.config("", nil, &db)
-	if err != nil {
-		return err
-	}
-	return dialect.CreateDatabase(ctx, cfg.DialectConfig())
+	return onDatabase(ctx, dialect.CreateDatabase, cfg, err)
 }
 
 func (d sysbenchDriver) DropDatabase(ctx context.Context, db scenarios.DB) error {
 	cfg, err := d.config("", nil, &db)
-	if err != nil {
-		return err
-	}
-	return dialect.DropDatabase(ctx, cfg.DialectConfig())
+	return onDatabase(ctx, dialect.DropDatabase, cfg, err)
 }
 
 func (d sysbenchDriver) Prepare(ctx context.Context, workload string, args []string, db scenarios.DB, w io.Writer) error {
@@ -332,8 +317,7 @@ func (d sysbenchDriver) Run(ctx context.Context, workload string, args []string,
 	if err != nil {
 		return nil, err
 	}
-	rc := cfg.RunConfig()
-	rc.StartAt, rc.Labels, rc.OnInterval, rc.OnPhase = hooks.StartAt, hooks.Labels, hooks.OnInterval, hooks.OnPhase
+	rc := withRunHooks(cfg.RunConfig(), hooks)
 	return sysbench.Run(ctx, cfg, rc, nil)
 }
 

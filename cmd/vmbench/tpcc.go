@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -249,33 +247,18 @@ func (d tpccDriver) config(workload string, args []string, db *scenarios.DB) (tp
 }
 
 func (d tpccDriver) Check(workload string, args []string) error {
-	var errs []error
-	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if slices.Contains(tpccConnectionFlags, strings.ReplaceAll(name, "_", "-")) {
-			errs = append(errs, fmt.Errorf("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", name))
-		}
-	}
-	if _, err := d.config(workload, args, nil); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	_, err := d.config(workload, args, nil)
+	return errors.Join(append(refuseConnectionFlags(args, tpccConnectionFlags), err)...)
 }
 
 func (d tpccDriver) CreateDatabase(ctx context.Context, db scenarios.DB) error {
 	cfg, err := d.config("", nil, &db)
-	if err != nil {
-		return err
-	}
-	return dialect.CreateDatabase(ctx, cfg.DialectConfig())
+	return onDatabase(ctx, dialect.CreateDatabase, cfg, err)
 }
 
 func (d tpccDriver) DropDatabase(ctx context.Context, db scenarios.DB) error {
 	cfg, err := d.config("", nil, &db)
-	if err != nil {
-		return err
-	}
-	return dialect.DropDatabase(ctx, cfg.DialectConfig())
+	return onDatabase(ctx, dialect.DropDatabase, cfg, err)
 }
 
 func (d tpccDriver) Prepare(ctx context.Context, workload string, args []string, db scenarios.DB, w io.Writer) error {
@@ -291,8 +274,7 @@ func (d tpccDriver) Run(ctx context.Context, workload string, args []string, db 
 	if err != nil {
 		return nil, err
 	}
-	rc := cfg.RunConfig()
-	rc.StartAt, rc.Labels, rc.OnInterval, rc.OnPhase = hooks.StartAt, hooks.Labels, hooks.OnInterval, hooks.OnPhase
+	rc := withRunHooks(cfg.RunConfig(), hooks)
 	return tpcc.Run(ctx, cfg, rc, nil)
 }
 

@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 
+	"vmbench/internal/golden"
 	"vmbench/internal/testdb"
 	"vmbench/oltp"
 )
@@ -26,19 +26,6 @@ simulate:
   workload:
     flags: {warehouses: 1, terminals: 10, conns: 2, wait-scale: 0, time: 3s, warmup-time: 1s, report-interval: 1s}
 `
-
-func raceEnabled() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
 
 // tpccCampaign runs the tiny TPC-C campaign with extra arguments and
 // checks the review table and the merged Result.
@@ -72,7 +59,7 @@ func tpccCampaign(t *testing.T, extra ...string) {
 }
 
 func TestTPCCCampaignSimulateSQLite(t *testing.T) {
-	if raceEnabled() {
+	if golden.RaceEnabled() {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
 	}
 	tpccCampaign(t)

@@ -1,0 +1,54 @@
+// Package golden holds what the packages' golden-file tests share: the
+// -update flag, the compare-or-rewrite helper, and whether the test binary
+// runs under the race detector. Only tests import it; it imports nothing
+// from vmbench.
+package golden
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+)
+
+// Update is the -update flag of every golden-file test: go test ./PKG/
+// -run NAME -update rewrites the golden files the test checks.
+var Update = flag.Bool("update", false, "rewrite golden files")
+
+// Check compares got with the golden file at path, or, with -update,
+// writes got there (creating its directory).
+func Check(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// RaceEnabled reports whether the test binary was built with -race.
+func RaceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
