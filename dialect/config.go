@@ -67,10 +67,9 @@ type Config struct {
 	// "localhost" over TCP; give Socket to use a Unix socket.
 	Host string
 	// Port is the server's TCP port (--mysql-port). For MySQL 0 means 3306.
-	// For SQL Server 0 means 1433, and so does 3306, the MySQL default that
-	// flag sets shared by both drivers leave in place, so a SQL Server
-	// listening on port 3306 cannot be reached; with Instance set, 0 (or
-	// 3306) means asking the SQL Server Browser (UDP 1434) for the port.
+	// For SQL Server 0 means 1433, or with Instance set, asking the SQL
+	// Server Browser (UDP 1434) for the port. A port given is never
+	// replaced.
 	Port int
 	// Socket is the path of the MySQL server's Unix socket (--mysql-socket).
 	// When set, it is used instead of TCP; Host must then be empty or

@@ -30,10 +30,10 @@ var sqlserverFieldKeys = map[string]string{
 }
 
 // sqlserverPort returns the TCP port Open connects to: Port, or 1433 when
-// Port is 0 or the MySQL default 3306; 0 (ask the SQL Server Browser) in
-// those cases when Instance is set.
+// Port is 0; 0 (ask the SQL Server Browser) in that case when Instance is
+// set. A port the user gave is never replaced.
 func (c Config) sqlserverPort() int {
-	if c.Port != 0 && c.Port != DefaultMySQLPort {
+	if c.Port != 0 {
 		return c.Port
 	}
 	if c.Instance != "" {

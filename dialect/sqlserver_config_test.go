@@ -40,11 +40,11 @@ func TestSQLServerPort(t *testing.T) {
 		want     int
 	}{
 		{0, "", 1433},
-		{3306, "", 1433}, // the MySQL default left by shared flags
+		{3306, "", 3306}, // a port given is never replaced
 		{1433, "", 1433},
 		{14330, "", 14330},
 		{0, "SQLEXPRESS", 0}, // ask the SQL Server Browser
-		{3306, "SQLEXPRESS", 0},
+		{3306, "SQLEXPRESS", 3306},
 		{1500, "SQLEXPRESS", 1500},
 	}
 	for _, tt := range tests {
@@ -140,9 +140,13 @@ func TestSQLServerStringHidesPasswordAndRoundTrips(t *testing.T) {
 			t.Errorf("round trip of %q\n got %#v\nwant %#v", s, back, want)
 		}
 	}
-	// The MySQL default port left by shared flags prints as 1433.
-	c := Config{Driver: SQLServer, Host: "db1", Port: 3306, User: "sa"}
+	// No port prints as 1433; a port given prints as given.
+	c := Config{Driver: SQLServer, Host: "db1", User: "sa"}
 	if s := c.String(); s != "sqlserver://sa@db1:1433" {
+		t.Errorf("String() = %q", s)
+	}
+	c.Port = 3306
+	if s := c.String(); s != "sqlserver://sa@db1:3306" {
 		t.Errorf("String() = %q", s)
 	}
 }

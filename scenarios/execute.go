@@ -84,6 +84,14 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.opts.Simulate {
+		where := "an embedded SQLite database per VM"
+		if c.opts.DBServer != nil {
+			where = "a database per VM on " + c.opts.DBServer.String()
+		}
+		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + where +
+			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"
+	}
 	var md bytesWriter
 	if err := rv.WriteMarkdown(&md); err != nil {
 		return nil, err

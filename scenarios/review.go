@@ -72,6 +72,9 @@ type Review struct {
 	// intended start (open loop) or the submission (terminal-driven)
 	// rather than as service time.
 	FromIntended bool
+	// Simulated, when set, says how a --simulate campaign ran; the tables
+	// print it first, so a simulated report is never taken for a real one.
+	Simulated string
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
@@ -159,6 +162,9 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // WriteText prints the review as fixed-width columns.
 func (rv *Review) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
+	if rv.Simulated != "" {
+		fmt.Fprintf(w, "%s\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
+	}
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
 	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconn"}, "tpmC", "NOPM")}
 	for _, r := range rv.VMs {
@@ -237,6 +243,9 @@ func (rv *Review) summaryLines() []string {
 func (rv *Review) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "# %s\n\n", rv.Campaign)
 	fmt.Fprintf(w, "Workload `%s`, %d VMs, %s measured per VM.\n\n", rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
+	if rv.Simulated != "" {
+		fmt.Fprintf(w, "**%s**.\n\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
+	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
 	mdRow := func(cells []string) { fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |") }
 	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconnects"}, "tpmC", "NOPM"))

@@ -114,7 +114,7 @@ func Audit(res *oltp.Result) []AuditItem {
 		if s.den > 0 {
 			v := float64(s.num) / float64(s.den)
 			if s.percent {
-				it.Value = fmt.Sprintf("%.2f%%", 100*v)
+				it.Value = fmt.Sprintf("%.3f%%", 100*v) // three places: 0.898% must not read as 0.90%
 			} else {
 				it.Value = fmt.Sprintf("%.2f", v)
 			}

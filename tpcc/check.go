@@ -69,6 +69,9 @@ func Check(ctx context.Context, cfg Config, out io.Writer) ([]CheckResult, error
 	if out == nil {
 		out = io.Discard
 	}
+	if err := sqliteMustExist(cfg.DialectConfig()); err != nil {
+		return nil, err
+	}
 	db, err := dialect.Open(ctx, cfg.DialectConfig())
 	if err != nil {
 		return nil, err

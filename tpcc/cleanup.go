@@ -14,10 +14,13 @@ import (
 
 // Cleanup drops every table prepare creates with DROP TABLE IF EXISTS
 // (go-tpc's and sysbench's cleanup), so it may be run any number of
-// times, also after an interrupted prepare. The meta table goes first:
-// should cleanup stop halfway, run and check refuse the database and
-// prepare asks for cleanup again, rather than resuming over missing
-// tables. It reports to out (nil discards) which tables it dropped. A
+// times, also after an interrupted prepare. It refuses a database that
+// holds TPC-C tables but no vmbench_tpcc table: those were not made by
+// prepare (or are another tool's), and are not vmbench's to drop. The
+// meta table is marked as loading first and dropped last, and the load
+// records go before the data: should cleanup stop halfway, run and check
+// refuse the database, cleanup can run again, and prepare reloads every
+// warehouse. It reports to out (nil discards) which tables it dropped. A
 // missing database (MySQL, SQL Server) or SQLite file is not an error:
 // there is nothing to drop, and nothing is created. It returns every
 // failure, or Validate's errors.
@@ -44,9 +47,36 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	present := map[string]bool{}
+	for _, name := range tableNames() {
+		ok, err := hasTable(ctx, db, db.Dialect, name)
+		if err != nil {
+			return fmt.Errorf("checking for table %s: %w", name, err)
+		}
+		present[name] = ok
+	}
+	if !present[metaTable] {
+		var foreign []string
+		for _, name := range tableNames() {
+			if present[name] {
+				foreign = append(foreign, name)
+			}
+		}
+		if len(foreign) > 0 {
+			return fmt.Errorf("%s holds %s but no %s table: they were not created by `vmbench tpcc prepare`, so cleanup leaves them (drop them yourself if they are yours to drop)",
+				dcfg, strings.Join(foreign, ", "), metaTable)
+		}
+	} else if err := markLoading(ctx, db, db.Dialect); err != nil {
+		return fmt.Errorf("marking %s as being cleaned up: %w", metaTable, err)
+	}
+	order := []string{loadTable}
+	for _, t := range schema {
+		order = append(order, t.name)
+	}
+	order = append(order, metaTable)
 	var dropped []string
 	var errs []error
-	for _, name := range tableNames() {
+	for _, name := range order {
 		ok, err := hasTable(ctx, db, db.Dialect, name)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("checking for table %s: %w", name, err))

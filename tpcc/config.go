@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"runtime"
 	"strconv"
 	"time"
@@ -78,6 +77,14 @@ type Config struct {
 	Retries int
 }
 
+// Limits of the run options: beyond them the client itself would be what
+// is measured (or run out of memory).
+const (
+	MaxTerminals = 1000000 // --terminals (the review protocol uses 15,000 per VM)
+	MaxConns     = 10000   // --conns and --threads
+	MaxWaitScale = 100     // --wait-scale
+)
+
 // DefaultConfig returns the defaults: MySQL, database tpcc, 1 warehouse,
 // spec waits, 10 s.
 func DefaultConfig() Config {
@@ -138,24 +145,35 @@ func (c Config) Validate() error {
 	if c.Warehouses < 1 || c.Warehouses > 100000 {
 		bad("--warehouses: %d is not valid (1 to 100000)", c.Warehouses)
 	}
-	if c.Terminals < 0 {
-		bad("--terminals: %d is negative (0 means 10 per warehouse)", c.Terminals)
+	if c.Terminals < 0 || c.Terminals > MaxTerminals {
+		bad("--terminals: %d is not valid (0 means 10 per warehouse; at most %d)", c.Terminals, MaxTerminals)
 	}
-	if c.Conns < 0 {
-		bad("--conns: %d is negative (0 means the default)", c.Conns)
+	if c.Conns < 0 || c.Conns > MaxConns {
+		bad("--conns: %d is not valid (0 means the default; at most %d)", c.Conns, MaxConns)
 	}
-	if c.Threads < 0 {
-		bad("--threads: %d is negative", c.Threads)
+	if c.Threads < 0 || c.Threads > MaxConns {
+		bad("--threads: %d is not valid (0 for terminals, or 1 to %d)", c.Threads, MaxConns)
 	}
-	if c.WaitScale < 0 || math.IsNaN(c.WaitScale) || math.IsInf(c.WaitScale, 0) {
-		bad("--wait-scale: %g is not valid (1 = the specification's keying and think times, 0 = none)", c.WaitScale)
+	if c.Threads == 0 && c.Terminals == 0 && 10*c.Warehouses > MaxTerminals {
+		bad("--warehouses: %d makes %d terminals, more than %d; give --terminals or --threads", c.Warehouses, 10*c.Warehouses, MaxTerminals)
+	}
+	if !(c.WaitScale >= 0 && c.WaitScale <= MaxWaitScale) {
+		bad("--wait-scale: %g is not valid (1 = the specification's keying and think times, 0 = none, at most %d)", c.WaitScale, MaxWaitScale)
 	}
 	if c.Threads > 0 && (c.Terminals > 0 || c.Conns > 0 || c.WaitScale != 0) {
 		bad("--threads: it is the no-wait shortcut (that many terminals, one connection each, no keying or think time); " +
 			"give --terminals, --conns and --wait-scale instead, or --threads alone")
 	}
-	if c.Time < 0 || c.WarmupTime < 0 || c.ReportInterval < 0 || c.Events < 0 {
-		bad("--time, --warmup-time, --report-interval and --events must not be negative")
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--time", c.Time}, {"--warmup-time", c.WarmupTime}, {"--report-interval", c.ReportInterval}} {
+		if d.v < 0 || (d.v > 0 && d.v < time.Second) {
+			bad("%s: %s is not valid (0, or at least 1 s)", d.flag, d.v)
+		}
+	}
+	if c.Events < 0 {
+		bad("--events: %d is negative (0 means no limit)", c.Events)
 	}
 	if c.Retries < 0 {
 		bad("--retries: %d is negative", c.Retries)

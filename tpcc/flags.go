@@ -100,8 +100,14 @@ func ParseFlags(args []string, getenv func(string) string) (Config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (options are --name=value)", fs.Arg(0))
 	}
-	if fs.Changed("threads") && !fs.Changed("wait-scale") && !fs.Changed("wait") {
+	switch {
+	case fs.Changed("threads") && !fs.Changed("wait-scale") && !fs.Changed("wait"):
 		c.WaitScale = 0
+	case fs.Changed("threads") && fs.Changed("wait") && !fs.Changed("wait-scale") && c.WaitScale > 0 &&
+		!fs.Changed("terminals") && !fs.Changed("conns"):
+		// go-tpc's --threads N --wait: N workers with keying and think
+		// times, each on its own connection.
+		c.Terminals, c.Conns, c.Threads = c.Threads, c.Threads, 0
 	}
 	c.passwordFromEnv(getenv)
 	return c, c.Validate()

@@ -146,3 +146,14 @@ func castIncrement(d dialect.Dialect) string {
 	}
 	return "CAST(" + v + " + 1 AS TEXT)"
 }
+
+// markLoading sets the loading mark, so that run and check refuse the
+// database (cleanup does this before it drops anything).
+func markLoading(ctx context.Context, db execer, d dialect.Dialect) error {
+	t, name, value := d.QuoteIdent(metaTable), d.QuoteIdent("name"), d.QuoteIdent("value")
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s = 'loading'", t, name)); err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (%s, %s) VALUES ('loading', '1')", t, name, value))
+	return err
+}

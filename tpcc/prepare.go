@@ -182,8 +182,8 @@ func prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 	if slices.Contains(todo, 0) {
 		loaded--
 	}
-	fmt.Fprintf(progress, "Loaded %d warehouses: %d rows in %s (%d rows/s); secondary indexes in %s\n",
-		loaded, rows, elapsed.Round(10*time.Millisecond), perSecond(rows, elapsed), time.Since(ixStart).Round(10*time.Millisecond))
+	fmt.Fprintf(progress, "Loaded %s: %d rows in %s (%d rows/s); secondary indexes in %s\n",
+		warehouses(loaded), rows, elapsed.Round(10*time.Millisecond), perSecond(rows, elapsed), time.Since(ixStart).Round(10*time.Millisecond))
 	return nil
 }
 
@@ -380,4 +380,12 @@ func isNoSuchTable(err error) bool {
 		return true
 	}
 	return dialect.Classify(err) == dialect.Fatal && strings.Contains(err.Error(), "no such table")
+}
+
+// warehouses is "1 warehouse" or "N warehouses".
+func warehouses(n int) string {
+	if n == 1 {
+		return "1 warehouse"
+	}
+	return fmt.Sprintf("%d warehouses", n)
 }

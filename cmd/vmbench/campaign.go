@@ -48,7 +48,7 @@ With --simulate, every step runs against an in-process vSphere simulator
 (vcsim) with an embedded SQLite database per VM, or a database per VM on the
 server given with --db-dsn, using the file's scaled-down simulate: sizes.
 
-Results go to <results-dir>/<name>-<time>/: campaign.yaml (resolved),
+Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (resolved),
 vms/<vm>.json (one Result per VM), merged.json and report.md. The VMs are
 destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 		Example: `  # the 8-VM sysbench campaign, simulated, in under a minute
@@ -76,6 +76,9 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 					return usagef("campaign file %s does not exist (the standard ones are in scenarios/)", args[0])
 				}
 				return asUsage(err)
+			}
+			if spec.Workload.Tool == "sysbench" && spec.Database.Driver == "sqlserver" {
+				return usagef("%s: database.driver: sqlserver is not a sysbench database (valid: mysql; SQL Server runs tool: tpcc)", args[0])
 			}
 			opts.Simulate = simulate
 			if !simulate || vf.changed("url") {

@@ -49,7 +49,13 @@ It is not a TPC-C implementation and its figures are not TPC-C results.`,
   vmbench tpcc run -H 127.0.0.1 -U root --warehouses 10 --conns 20 --wait-scale 1 --time 10m
   vmbench tpcc check -H 127.0.0.1 -U root --warehouses 10
   vmbench tpcc cleanup -H 127.0.0.1 -U root`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usagef("%s: unknown command %q (want prepare, run, check or cleanup; see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+		},
 	}
 	cmd.AddCommand(newTPCCPrepareCmd(a), newTPCCRunCmd(a), newTPCCCheckCmd(a), newTPCCCleanupCmd(a))
 	return cmd
@@ -69,7 +75,14 @@ func bindTPCCFlags(cmd *cobra.Command) *tpccFlags {
 // anything connects.
 func (f *tpccFlags) config(a *app, cmd *cobra.Command) (tpcc.Config, error) {
 	var args []string
-	cmd.Flags().Visit(func(fl *pflag.Flag) { args = append(args, "--"+fl.Name+"="+fl.Value.String()) })
+	known := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
+	scratch := tpcc.DefaultConfig()
+	scratch.BindFlags(known)
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if known.Lookup(fl.Name) != nil { // not the command's own, such as --result-file
+			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		}
+	})
 	cfg, err := tpcc.ParseFlags(args, a.getenv)
 	if err != nil {
 		return cfg, usagef("%s: %v", cmd.CommandPath(), err)

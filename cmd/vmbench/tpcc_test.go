@@ -36,7 +36,8 @@ func tpccCampaign(t *testing.T, extra ...string) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"sqlserver-01", "sqlserver-02", "tpmC", "NOPM", "published", "exact", "terminal-driven, 10 terminals sharing 2 connections"} {
+	for _, want := range []string{"sqlserver-01", "sqlserver-02", "tpmC", "NOPM", "published", "exact", "terminal-driven, 10 terminals sharing 2 connections",
+		"Simulated: VMs in an in-process vSphere simulator"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("review table lacks %q:\n%s", want, stdout)
 		}
@@ -81,6 +82,10 @@ func TestTPCCBadInputExitsTwo(t *testing.T) {
 		{"bad wait scale", []string{"tpcc", "run", "--wait-scale", "fast"}, `"fast" is not a factor`},
 		{"unknown driver", []string{"tpcc", "check", "--db-driver", "oracle"}, `unknown database driver "oracle"`},
 		{"unknown flag", []string{"tpcc", "run", "--tables", "4"}, "unknown flag: --tables"},
+		{"unknown subcommand", []string{"tpcc", "prepar"}, `unknown command "prepar"`},
+		{"huge wait scale", []string{"tpcc", "run", "--wait-scale", "1e9"}, "--wait-scale: 1e+09 is not valid"},
+		{"terminals beyond the limit", []string{"tpcc", "run", "--terminals", "2000000000"}, "--terminals: 2000000000 is not valid"},
+		{"time below a second", []string{"tpcc", "run", "--time", "0.0000001"}, "--time: 100ns is not valid"},
 		{"argument", []string{"tpcc", "cleanup", "extra"}, "extra"},
 		{"result file in a missing directory", []string{"tpcc", "run", "--result-file", "/nonexistent/dir/r.json"}, "--result-file"},
 		{"connection flag in a campaign", []string{"campaign", "run", "CAMPAIGN", "--simulate"}, "--password: set by the campaign"},
@@ -95,5 +100,40 @@ func TestTPCCBadInputExitsTwo(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestTPCCCommandsSQLite runs prepare, run with --result-file, check and
+// cleanup from the command line on an SQLite file.
+func TestTPCCCommandsSQLite(t *testing.T) {
+	if golden.RaceEnabled() {
+		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
+	}
+	dir := t.TempDir()
+	db := []string{"--db-driver", "sqlite", "--sqlite-path", filepath.Join(dir, "tpcc.db")}
+	if code, _, stderr := runCLI(t, nil, append([]string{"tpcc", "prepare"}, db...)...); code != 0 || !strings.Contains(stderr, "Loaded 1 warehouse: ") {
+		t.Fatalf("prepare: exit %d\n%s", code, stderr)
+	}
+	file := filepath.Join(dir, "run.json")
+	code, stdout, stderr := runCLI(t, nil, append([]string{"tpcc", "run", "--threads", "2", "--events", "300", "--time", "0", "--result-file", file}, db...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := oltp.ReadResultFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, op := range res.Ops {
+		n += op.Latency.Count
+	}
+	if n != 300 || res.Workload != "tpcc" || !strings.Contains(stdout, "tpmC: ") {
+		t.Errorf("result: %d transactions of %s; want 300 of tpcc\n%s", n, res.Workload, stdout)
+	}
+	if code, stdout, stderr := runCLI(t, nil, append([]string{"tpcc", "check"}, db...)...); code != 0 || !strings.Contains(stdout, "3.3.2.12") {
+		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, _ := runCLI(t, nil, append([]string{"tpcc", "cleanup"}, db...)...); code != 0 || !strings.Contains(stdout, "Dropped 11 table(s)") {
+		t.Errorf("cleanup: exit %d\n%s", code, stdout)
 	}
 }
