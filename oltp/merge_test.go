@@ -103,3 +103,21 @@ func TestResultFileRoundTrip(t *testing.T) {
 		t.Errorf("unknown version accepted: %v", err)
 	}
 }
+
+func TestMergeConcurrentAllowsDriftedWindows(t *testing.T) {
+	b := result("w", t0.Add(11*time.Second), 5, 6)
+	if _, err := Merge(result("w", t0, 1), b); err == nil {
+		t.Fatal("Merge of non-overlapping windows: no error")
+	}
+	m, err := MergeConcurrent(result("w", t0, 1), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Ops[0].Latency.Count != 3 || m.Parts != 2 {
+		t.Errorf("count %d parts %d, want 3 and 2", m.Ops[0].Latency.Count, m.Parts)
+	}
+	b.Workload = "other"
+	if _, err := MergeConcurrent(result("w", t0, 1), b); err == nil || !strings.Contains(err.Error(), "workloads differ") {
+		t.Errorf("MergeConcurrent of different workloads = %v, want a refusal", err)
+	}
+}

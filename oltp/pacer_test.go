@@ -100,3 +100,18 @@ func TestValidateArrival(t *testing.T) {
 		t.Error(`arrival "fixed" accepted`)
 	}
 }
+
+// TestPacerBacklogFarBehind: a run far behind a huge rate counts its
+// backlog from the rate without drawing every arrival (at 10^9 events/s
+// ten seconds are 10^10 arrivals).
+func TestPacerBacklogFarBehind(t *testing.T) {
+	start := time.Unix(0, 0)
+	p := newPacer(start, 1e9, Deterministic, 1)
+	got := p.backlog(start.Add(10*time.Second), 0)
+	if got < 9_999_000_000 || got > 10_000_000_001 {
+		t.Errorf("backlog %d, want about 10^10", got)
+	}
+	if len(p.ahead) > maxAhead {
+		t.Errorf("%d arrivals drawn ahead, want at most %d", len(p.ahead), maxAhead)
+	}
+}

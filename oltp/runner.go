@@ -215,7 +215,11 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 loop:
 	for {
 		select {
-		case now := <-tickC:
+		case <-tickC:
+			// The time of handling, not the tick's own stamp: a starved
+			// runner handles a tick late, and the interval's events are
+			// counted until now, so its length must run until now too.
+			now := time.Now()
 			r.interval(res, name, start, last, now, true)
 			last = now
 		case <-endC:

@@ -136,7 +136,10 @@ func (s *vdbenchSource) params(cmd *cobra.Command, args []string) (*vdbench.Para
 	}
 	o := vdbench.Overrides{Elapsed: s.elapsed.ptr(), Interval: s.interval.ptr(), Warmup: s.warmup.ptr()}
 	if err := p.Override(o); err != nil {
-		return nil, nil, usagef("%s: with --elapsed, --interval or --warmup: %v", path, err)
+		if o.Elapsed != nil || o.Interval != nil || o.Warmup != nil {
+			return nil, nil, usagef("%s: with --elapsed, --interval or --warmup: %v", path, err)
+		}
+		return nil, nil, usagef("%s: %v", path, err)
 	}
 	runs, err := p.Runs()
 	if err != nil {
