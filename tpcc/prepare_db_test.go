@@ -259,7 +259,7 @@ func TestPrepareMariaDB(t *testing.T) {
 		t.Errorf("readMeta of a partial load: %v, want errNotPrepared", err)
 	}
 	out = loadPrepare(t, ctx, c)
-	if !strings.Contains(out, "Resuming") || !strings.Contains(out, "Loaded 1 warehouses: ") {
+	if !strings.Contains(out, "Resuming") || !strings.Contains(out, "Loaded 1 warehouse: ") {
 		t.Errorf("prepare over a partial load:\n%s", out)
 	}
 	checkLoaded(t, db, 2, exp)
