@@ -128,7 +128,7 @@ func sqliteMustExist(dcfg dialect.Config) error {
 		return nil
 	}
 	if _, err := os.Stat(dcfg.SQLitePath); err != nil {
-		return fmt.Errorf("--sqlite-path: %w (run `vmbench tpcc prepare` first)", err)
+		return fmt.Errorf("--sqlite-path %s: %w", dcfg.SQLitePath, errNotPrepared)
 	}
 	return nil
 }
