@@ -190,6 +190,15 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	}
 	if err := validateXfer(wd.Xfer); err != nil {
 		at("xfersize", "%v", err)
+	} else if largest := maxXfer(wd.Xfer); largest > 0 {
+		for _, pat := range wd.SDs {
+			for _, n := range matchNames(pat, names) {
+				if sd := sds[n]; sd.Size > 0 && sd.Size < largest {
+					at("xfersize", "sd=%s has size=%s, smaller than this workload's largest transfer of %s (valid: size= at least %s)",
+						n, FormatSize(sd.Size), FormatSize(largest), FormatSize(largest))
+				}
+			}
+		}
 	}
 	for i, v := range []float64{wd.RdPct, wd.Seek.Pct, wd.RhPct, wd.WhPct, wd.Skew} {
 		if kw := []string{"rdpct", "seekpct", "rhpct", "whpct", "skew"}[i]; !validPct(v) {
@@ -447,4 +456,16 @@ func expandRun(p *Params, rd RD, name string, wds []WD, sdList []string, x *Xfer
 		}
 	}
 	return r
+}
+
+// maxXfer is the largest transfer x can issue, in bytes.
+func maxXfer(x XferSize) int64 {
+	if x.Max > 0 {
+		return x.Max
+	}
+	var m int64
+	for _, n := range x.Sizes {
+		m = max(m, n)
+	}
+	return m
 }

@@ -241,6 +241,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{"t.vdb:2: xfersize: 5 values: a distribution needs pairs"}},
 		{"xfersize 512", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,xf=1000\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"t.vdb:2: xf (xfersize): transfer size 1000 is not a positive multiple of 512 bytes"}},
+		{"size below a transfer", "sd=sd1,lun=/x,size=2k\nwd=wd1,sd=sd1,xfersize=(4k,50,8k,50)\nrd=rd1,wd=wd1,iorate=max\n",
+			[]string{"t.vdb:2: xfersize: wd=wd1: sd=sd1 has size=2k, smaller than this workload's largest transfer of 8k (valid: size= at least 8k)"}},
 		{"xfersize min max", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,xfersize=(8k,4k,4k)\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"t.vdb:2: xfersize: (min,max,align) needs min <= max"}},
 		{"seekpct word", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,seekpct=poisson\nrd=rd1,wd=wd1,iorate=max\n",
