@@ -240,3 +240,19 @@ func indexOf(s, sub string) int {
 	}
 	return -1
 }
+
+func TestStopWords(t *testing.T) {
+	for _, tc := range []struct {
+		c    RunConfig
+		want string
+	}{
+		{RunConfig{Time: time.Minute}, "Running for 1m0s"},
+		{RunConfig{Events: 10}, "Stopping after 10 transactions"},
+		{RunConfig{Time: 30 * time.Second, Events: 10}, "Stopping after 30s or 10 transactions"},
+		{RunConfig{}, "Running until interrupted (--time=0, --events=0)"},
+	} {
+		if got := tc.c.StopWords("transactions"); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

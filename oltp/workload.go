@@ -161,3 +161,18 @@ func (c RunConfig) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// StopWords says when a run of c ends, naming its events by noun, e.g.
+// "Running for 1m0s", "Stopping after 30s or 1000 transactions" or
+// "Running until interrupted (--time=0, --events=0)".
+func (c RunConfig) StopWords(noun string) string {
+	switch {
+	case c.Time > 0 && c.Events > 0:
+		return fmt.Sprintf("Stopping after %s or %d %s", c.Time, c.Events, noun)
+	case c.Time > 0:
+		return fmt.Sprintf("Running for %s", c.Time)
+	case c.Events > 0:
+		return fmt.Sprintf("Stopping after %d %s", c.Events, noun)
+	}
+	return "Running until interrupted (--time=0, --events=0)"
+}

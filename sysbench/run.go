@@ -119,15 +119,5 @@ func writeHeader(out io.Writer, cfg Config, rc oltp.RunConfig, target string) {
 	} else {
 		fmt.Fprintf(out, "Random numbers: %s, seed %d\n", cfg.Rand.Type, cfg.Rand.Seed)
 	}
-	switch {
-	case rc.Time > 0 && rc.Events > 0:
-		fmt.Fprintf(out, "Stopping after %s or %d transactions\n", rc.Time, rc.Events)
-	case rc.Time > 0:
-		fmt.Fprintf(out, "Running for %s\n", rc.Time)
-	case rc.Events > 0:
-		fmt.Fprintf(out, "Stopping after %d transactions\n", rc.Events)
-	default:
-		fmt.Fprintln(out, "Running until interrupted (--time=0, --events=0)")
-	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, "%s\n\n", rc.StopWords("transactions"))
 }

@@ -184,17 +184,7 @@ func writeHeader(out io.Writer, cfg Config, rc oltp.RunConfig, target string, m 
 	}
 	fmt.Fprintf(out, "NURand C: load %d/%d/%d, run %d/%d/%d (C_LAST/C_ID/OL_I_ID; C_LAST delta %d), seed %d, run %d since the load\n",
 		m.Load.CLast, m.Load.CID, m.Load.Item, c.CLast, c.CID, c.Item, abs(c.CLast-m.Load.CLast), cfg.Seed, m.Runs+1)
-	switch {
-	case rc.Time > 0 && rc.Events > 0:
-		fmt.Fprintf(out, "Stopping after %s or %d transactions\n", rc.Time, rc.Events)
-	case rc.Time > 0:
-		fmt.Fprintf(out, "Running for %s\n", rc.Time)
-	case rc.Events > 0:
-		fmt.Fprintf(out, "Stopping after %d transactions\n", rc.Events)
-	default:
-		fmt.Fprintln(out, "Running until interrupted (--time=0, --events=0)")
-	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, "%s\n\n", rc.StopWords("transactions"))
 }
 
 func abs(n int) int {
