@@ -24,9 +24,10 @@ const Workload = "tpcc"
 // cfg.Warehouses warehouses, draws the run's NURand constants from the
 // stored C-Load under the C-delta rule (TPC-C 2.1.6.1) and adds one to the
 // stored run count. NOPM comes from sum(d_next_o_id) read when the measure
-// phase starts and after the run; transactions still in flight when the
-// run stops (at most one per connection) may commit in between and count
-// in NOPM but not in the client's figures.
+// phase starts and after the run; transactions that commit while either
+// reading is taken (those in flight at the edges, and on SQLite what
+// commits while the read waits) can fall on either side, so NOPM and the
+// client's count of committed New-Orders differ by that much.
 //
 // The Result is returned with any error: after Ctrl-C it covers what was
 // measured and is marked Interrupted, and the error wraps

@@ -54,12 +54,14 @@ func tpccCampaign(t *testing.T, extra ...string) {
 	if merged.Parts != 2 || merged.Terminals != 20 || merged.Threads != 4 || no == nil || no.Latency.Count == 0 || no.Intended == nil {
 		t.Errorf("merged result: parts %d terminals %d connections %d new_order %+v", merged.Parts, merged.Terminals, merged.Threads, no)
 	}
-	// sum(d_next_o_id) is read as the window opens and after it closes:
-	// a transaction in flight at either edge (at most one per connection)
-	// can fall on either side of the client's count.
+	// sum(d_next_o_id) is read as the window opens and after it closes;
+	// what commits while a reading is taken (one transaction per
+	// connection in flight, and more while the read waits on SQLite) can
+	// fall on either side of the client's count: 5% on a 3 s run.
 	committed := no.Latency.Count - merged.Counters["new_order.rollbacks"]
-	if d := merged.Counters["d_next_o_id.delta"]; d <= 0 || d > committed+int64(merged.Threads) || d < committed-int64(merged.Threads) {
-		t.Errorf("NOPM delta %d for %d committed New-Orders on %d connections", d, committed, merged.Threads)
+	slack := max(int64(merged.Threads), committed/20)
+	if d := merged.Counters["d_next_o_id.delta"]; d <= 0 || d > committed+slack || d < committed-slack {
+		t.Errorf("NOPM delta %d for %d committed New-Orders (allowed ±%d)", d, committed, slack)
 	}
 }
 
