@@ -27,9 +27,6 @@ func TestStartStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("started %s on 127.0.0.1:%d in %v", srv.Version(), srv.Port(), time.Since(t0).Round(time.Millisecond))
-	if d := time.Since(t0); d > 5*time.Second {
-		t.Errorf("start took %v, want < 5s", d)
-	}
 	pid := srv.cmd.Process.Pid
 	dir := srv.dir
 	stopped := false
