@@ -108,18 +108,15 @@ func NewSpec(cfg Config, db *dialect.DB) (oltp.Spec, error) {
 }
 
 // beginStmt returns the statement that opens an event's transaction: the
-// dialect's BEGIN, except on a database with one writer at a time (SQLite)
-// when the event writes: there a deferred BEGIN lets two transactions read
-// and then both try to upgrade to the write lock, which fails at once with
-// SQLITE_BUSY (a restart) instead of waiting; BEGIN IMMEDIATE takes the
-// write lock first and waits busy_timeout for it.
+// dialect's BeginWrite when the event writes, else its Begin. On SQLite
+// that is BEGIN IMMEDIATE: the transaction queues for the write lock
+// first (in arrival order, see dialect.Open) instead of reading under a
+// deferred BEGIN and then failing at once with SQLITE_BUSY when two
+// transactions both try to upgrade to the write lock.
 func beginStmt(d dialect.Dialect, m mix) string {
-	if d.Capabilities().ConcurrentWriters || d.Driver() != dialect.SQLite {
-		return d.Begin()
-	}
 	for _, s := range m.steps {
 		if s.g >= gIndexUpdate {
-			return d.Begin() + " IMMEDIATE"
+			return d.BeginWrite()
 		}
 	}
 	return d.Begin()
