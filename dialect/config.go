@@ -604,3 +604,18 @@ func hasAny(m map[string]string, keys ...string) bool {
 	}
 	return false
 }
+
+// sqliteBusyTimeout returns the busy_timeout, in milliseconds, that
+// sqliteDSN gives the connections: c.Params' "_busy_timeout" or "_timeout"
+// when it is an integer, else sqliteBusyTimeout. A negative value counts
+// as 0, as in SQLite.
+func (c Config) sqliteBusyTimeout() int {
+	for _, k := range []string{"_busy_timeout", "_timeout"} {
+		if v, ok := c.Params[k]; ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return max(n, 0)
+			}
+		}
+	}
+	return sqliteBusyTimeout
+}

@@ -124,7 +124,9 @@ type Dialect interface {
 	// written (MySQL "BEGIN", SQL Server "BEGIN TRANSACTION"); SQLite
 	// "BEGIN IMMEDIATE", which takes the database's write lock at once, so
 	// that two writers never deadlock upgrading a read lock: a second
-	// writer waits up to busy_timeout in BEGIN IMMEDIATE instead.
+	// writer queues in BEGIN IMMEDIATE instead, in arrival order behind the
+	// other writers of the file in this process, for up to busy_timeout
+	// (see Open).
 	BeginWrite() string
 	// Commit returns the statement that commits a transaction ("COMMIT").
 	Commit() string
@@ -202,7 +204,8 @@ type Capabilities struct {
 	SelectForUpdate bool
 	// ConcurrentWriters: several connections can write at the same time.
 	// False for SQLite, where one writer holds the database lock and other
-	// writers wait busy_timeout, then fail with SQLITE_BUSY (class Retry).
+	// writers queue for it (first in, first out within the process, see
+	// Open) up to busy_timeout, then fail with SQLITE_BUSY (class Retry).
 	ConcurrentWriters bool
 	// Databases: the server holds named databases that EnsureDatabase
 	// creates. False for SQLite, where a database is a file.

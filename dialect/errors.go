@@ -186,6 +186,10 @@ func info(err error) codeInfo {
 		}
 		return codeInfo{class: Fatal, name: "sqlite_" + strconv.Itoa(primary)}
 	}
+	var ge *gateBusyError
+	if errors.As(err, &ge) {
+		return sqliteCodes[sqliteBusy]
+	}
 	if ci, ok := mssqlInfo(err); ok {
 		return ci
 	}
@@ -232,6 +236,10 @@ func Code(err error) int {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		return se.Code()
+	}
+	var ge *gateBusyError
+	if errors.As(err, &ge) {
+		return sqliteBusy // the in-process wait for the write gate (writeGate)
 	}
 	if n, ok := mssqlCode(err); ok {
 		return n

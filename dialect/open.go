@@ -38,7 +38,14 @@ type DB struct {
 // (TLS for the login packet only, server certificate trusted).
 //
 // SQLite: the file is created if missing, but its directory must exist (the
-// error names it); WAL journal mode and busy_timeout=5000 ms.
+// error names it); WAL journal mode and busy_timeout=5000 ms. The writers
+// of one file in this process queue in arrival order (first in, first out)
+// on one in-process lock per file, shared by every pool Open returns for
+// it, from BEGIN IMMEDIATE (Dialect.BeginWrite) or a deferred transaction's
+// first write to COMMIT or ROLLBACK, or for one autocommit write; a writer
+// waits at most busy_timeout there and then fails as SQLITE_BUSY. Readers
+// are not queued (WAL lets them read beside the writer). A connection
+// handed back to the pool inside a transaction is closed, not reused.
 //
 // cfg.Params override all of these. Errors: cfg.Validate's, or "connecting
 // to <cfg without password>: <cause>" wrapping the driver's error, so that
@@ -84,9 +91,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		if db, err = sql.Open("sqlite", dsn); err != nil {
+		conn, err := newSQLiteConnector(dsn, abs, cfg.sqliteBusyTimeout(), cfg.Params["_txlock"])
+		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", cfg, err)
 		}
+		db = sql.OpenDB(conn)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

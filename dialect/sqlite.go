@@ -55,8 +55,9 @@ func (sqliteDialect) Begin() string { return "BEGIN" }
 // that both read and then write can fail when the second upgrades to a
 // writer (SQLITE_BUSY, or SQLITE_BUSY_SNAPSHOT in WAL mode when the other
 // has committed since it read), which no busy_timeout cures; with BEGIN
-// IMMEDIATE the second writer waits up to busy_timeout in BEGIN and then
-// gets the lock, or SQLITE_BUSY (class Retry).
+// IMMEDIATE the second writer queues in BEGIN, behind the writers of the
+// file that asked before it (the in-process write gate of Open), and gets
+// the lock, or after busy_timeout SQLITE_BUSY (class Retry).
 func (sqliteDialect) BeginWrite() string { return "BEGIN IMMEDIATE" }
 
 // Commit returns "COMMIT".

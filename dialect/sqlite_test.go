@@ -31,8 +31,10 @@ func TestSQLiteOpen(t *testing.T) {
 		"CREATE TABLE "+d.QuoteIdent("sbtest1")+" (id "+d.AutoIncrementPK()+", k INTEGER NOT NULL DEFAULT 0)"+d.TableOptions(),
 		"INSERT INTO sbtest1 (k) VALUES (10), (20), (30)",
 		d.CreateIndex("sbtest1", "k_1", "k"),
-		d.Begin(), "DELETE FROM sbtest1 WHERE id = 3", d.Rollback(),
 	)
+	// A transaction stays on one connection: the pool closes a connection
+	// handed back inside one.
+	mustExec(t, ctx, mustConn(t, ctx, db), d.Begin(), "DELETE FROM sbtest1 WHERE id = 3", d.Rollback())
 	var maxID, n int
 	if err := db.QueryRowContext(ctx, "SELECT MAX(id), COUNT(*) FROM sbtest1 WHERE k >= "+d.Placeholder(1), 10).Scan(&maxID, &n); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -108,18 +108,15 @@ func NewSpec(cfg Config, db *dialect.DB) (oltp.Spec, error) {
 }
 
 // beginStmt returns the statement that opens an event's transaction: the
-// dialect's BEGIN, except on a database with one writer at a time (SQLite)
-// when the event writes: there a deferred BEGIN lets two transactions read
-// and then both try to upgrade to the write lock, which fails at once with
-// SQLITE_BUSY (a restart) instead of waiting; BEGIN IMMEDIATE takes the
-// write lock first and waits busy_timeout for it.
+// dialect's BeginWrite when the event writes, else its Begin. On SQLite
+// that is BEGIN IMMEDIATE: the transaction queues for the write lock
+// first (in arrival order, see dialect.Open) instead of reading under a
+// deferred BEGIN and then failing at once with SQLITE_BUSY when two
+// transactions both try to upgrade to the write lock.
 func beginStmt(d dialect.Dialect, m mix) string {
-	if d.Capabilities().ConcurrentWriters || d.Driver() != dialect.SQLite {
-		return d.Begin()
-	}
 	for _, s := range m.steps {
 		if s.g >= gIndexUpdate {
-			return d.Begin() + " IMMEDIATE"
+			return d.BeginWrite()
 		}
 	}
 	return d.Begin()
@@ -165,12 +162,21 @@ type worker struct {
 	// statement in flight from another connection instead.
 	connID    atomic.Int64 // CONNECTION_ID() of conn; 0 when unknown
 	busy      atomic.Bool  // inside Event: a kill has something to end
+	killMu    sync.Mutex   // held by killQuery while it sends KILL QUERY
 	watched   context.Context
 	quiet     context.Context
 	stopWatch func() bool
 
+	// dirty: conn may be inside a transaction (an attempt failed and no
+	// ROLLBACK has succeeded since), so it must not go back to the pool;
+	// see settle.
+	dirty bool
+
 	// onRestart, if set (tests), is called before each restart of an event.
 	onRestart func(error)
+	// betweenSteps, if set (tests), is called after each step of an
+	// attempt; an error it returns ends the attempt as a statement's would.
+	betweenSteps func(step int) error
 	// maxRestarts is MaxRestarts; tests lower it.
 	maxRestarts int
 }
@@ -255,27 +261,33 @@ func (w *worker) connect(ctx context.Context) error {
 const readBufferHint = 16000
 
 // closeConn closes the statements on the server and hands the connection
-// back to the pool (which closes it if it is broken).
+// back to the pool (which closes it if it is broken); a connection whose
+// transaction state is unknown (dirty) is discarded instead.
 func (w *worker) closeConn() {
 	if w.conn == nil {
 		w.stmts = nil
 		return
 	}
-	if len(w.stmts) > 0 {
-		// A broken connection fails Raw; its statements went with it.
-		_ = w.conn.Raw(func(any) error {
-			for t := range w.stmts {
-				for k, st := range w.stmts[t] {
-					if st != nil {
-						_ = st.Close()
-						w.stmts[t][k] = nil
-					}
+	var end error
+	if w.dirty {
+		// Raw's driver.ErrBadConn makes database/sql close the driver
+		// connection instead of pooling it; the server rolls back what
+		// was open.
+		end = driver.ErrBadConn
+	}
+	// A broken connection fails Raw; its statements went with it.
+	_ = w.conn.Raw(func(any) error {
+		for t := range w.stmts {
+			for k, st := range w.stmts[t] {
+				if st != nil {
+					_ = st.Close()
+					w.stmts[t][k] = nil
 				}
 			}
-			return nil
-		})
-	}
-	w.stmts = nil
+		}
+		return end
+	})
+	w.stmts, w.dirty = nil, false
 	w.connID.Store(0)
 	_ = w.conn.Close()
 	w.conn = nil
@@ -290,47 +302,6 @@ func (w *worker) Close() error {
 	return nil
 }
 
-// stmtCtx returns the context the event's statements run under.
-//
-// With a cancellable context, go-sql-driver hands every statement to a
-// watcher goroutine (and database/sql, were it used per statement, would
-// start a goroutine per query): two to three goroutine wake-ups per
-// statement, which cost a third of the client's CPU time on
-// oltp_read_write and so skew the server's share of a shared machine. For
-// MySQL the statements therefore run under a context without
-// cancellation, and a cancellation of the event's context (Ctrl-C, or the
-// end of the graceful stop) sends KILL QUERY for this worker's connection
-// from a pooled connection, which ends a statement that waits (a lock
-// wait, a long scan) at once. SQLite statements take ctx as it is.
-func (w *worker) stmtCtx(ctx context.Context) context.Context {
-	if w.s.d.Driver() != dialect.MySQL {
-		return ctx
-	}
-	if ctx != w.watched {
-		if w.stopWatch != nil {
-			w.stopWatch()
-		}
-		w.watched, w.quiet = ctx, context.WithoutCancel(ctx)
-		w.stopWatch = context.AfterFunc(ctx, w.killQuery)
-	}
-	return w.quiet
-}
-
-// killQuery ends the statement in flight on the worker's connection. A
-// worker between events (the normal end of a run) is left alone.
-func (w *worker) killQuery() {
-	id := w.connID.Load()
-	if id == 0 || !w.busy.Load() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
-	defer cancel()
-	_, _ = w.s.db.ExecContext(ctx, "KILL QUERY "+strconv.FormatInt(id, 10))
-}
-
-// killTimeout bounds the KILL QUERY sent on cancellation.
-const killTimeout = 5 * time.Second
-
 // Event runs one event, restarting it after ignored errors.
 func (w *worker) Event(ctx context.Context) (int, error) {
 	sctx := w.stmtCtx(ctx)
@@ -343,24 +314,20 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 			return 0, nil
 		}
 		if ctx.Err() != nil {
+			w.settle(ctx)
 			return 0, ctx.Err()
 		}
 		class := dialect.Classify(err)
 		if (class == dialect.Retry || class == dialect.Fatal || class == dialect.Limit) && !w.s.cfg.IgnoreErrors.restart(err, w.s.d.Driver()) {
+			w.settle(ctx)
 			return 0, w.fatal(err) // --mysql-ignore-errors does not list it
 		}
 		switch class {
 		case dialect.Retry, dialect.Fatal, dialect.Limit: // listed in --mysql-ignore-errors
 			w.countError(err)
-			if w.s.mix.trx {
-				// A ROLLBACK that fails leaves the session's transaction
-				// state unknown, so the connection is replaced, except
-				// SQLite's "no transaction is active": the failed statement
-				// was BEGIN itself, or SQLite already rolled back.
-				if rerr := w.rollback(sctx); rerr != nil && !noActiveTransaction(rerr) {
-					if cerr := w.reconnect(ctx); cerr != nil {
-						return 0, cerr
-					}
+			if !w.settle(ctx) {
+				if cerr := w.reconnect(ctx); cerr != nil {
+					return 0, cerr
 				}
 			}
 		case dialect.ConnLost:
@@ -369,6 +336,7 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 				return 0, cerr
 			}
 		default: // canceled, or an unclassified nil-like state
+			w.settle(ctx)
 			return 0, err
 		}
 		w.h.Add(w.s.ctr.retries, 1)
@@ -411,55 +379,9 @@ func (w *worker) flush() {
 	w.n.read, w.n.write, w.n.other = 0, 0, 0
 }
 
-// noActiveTransaction reports SQLite's answer to a ROLLBACK when no
-// transaction is open (SQLITE_ERROR "cannot rollback - no transaction is
-// active"), which is harmless before a restart.
-func noActiveTransaction(err error) bool {
-	return strings.Contains(err.Error(), "no transaction is active")
-}
-
-func (w *worker) rollback(ctx context.Context) error {
-	if w.conn == nil {
-		return driverBadConn
-	}
-	if _, err := w.conn.ExecContext(ctx, w.s.d.Rollback()); err != nil {
-		return &stmtError{w.s.d.Rollback(), err}
-	}
-	w.n.other++
-	return nil
-}
-
 // driverBadConn stands for a connection closed by a failed reconnect; it
 // is classified ConnLost, so the next event reconnects.
 var driverBadConn = driver.ErrBadConn
-
-// reconnect replaces the connection: backoff from reconnectMin doubling
-// to reconnectMax until it succeeds, a fatal error occurs or ctx ends.
-func (w *worker) reconnect(ctx context.Context) error {
-	w.closeConn()
-	wait := reconnectMin
-	for {
-		err := w.connect(ctx)
-		if err == nil {
-			w.h.Add(w.s.ctr.reconnects, 1)
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if c := dialect.Classify(err); c == dialect.Fatal {
-			return fmt.Errorf("thread %d: reconnecting: %w", w.thread+1, err)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		wait = min(wait*2, reconnectMax)
-	}
-}
 
 // stmtError names the statement that failed.
 type stmtError struct {
@@ -476,8 +398,12 @@ func (w *worker) attempt(ctx context.Context) error {
 		return driverBadConn
 	}
 	w.actx = ctx
+	w.dirty = true
 	err := w.conn.Raw(w.attemptFn)
 	w.actx, w.dc = nil, nil
+	if err == nil {
+		w.dirty = false // committed, or autocommit statements only
+	}
 	return err
 }
 
@@ -491,13 +417,18 @@ func (w *worker) rawAttempt(dc any) error {
 		}
 	}
 	cfg := &w.s.cfg
-	for _, st := range m.steps {
+	for i, st := range m.steps {
 		if w.watched != nil && w.watched.Err() != nil {
 			return w.watched.Err() // cancelled between statements: stop here
 		}
 		t := int(w.rnd.Uniform(1, int64(cfg.Tables))) - 1
 		for range st.count {
 			if err := w.run(st.g, t); err != nil {
+				return err
+			}
+		}
+		if w.betweenSteps != nil {
+			if err := w.betweenSteps(i); err != nil {
 				return err
 			}
 		}

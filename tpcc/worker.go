@@ -23,6 +23,9 @@ const (
 	reconnectMax     = time.Second
 	reconnectTimeout = 30 * time.Second
 	maxReconnects    = 10
+	// rollbackTimeout bounds the ROLLBACK after a failed or cancelled
+	// attempt (see settle); past it the connection is discarded.
+	rollbackTimeout = 5 * time.Second
 )
 
 // worker runs transactions on one connection, with every statement
@@ -37,6 +40,9 @@ type worker struct {
 	h      *hist.Handle
 	conn   *sql.Conn
 	ps     [numStmts]*sql.Stmt
+	// dirty: conn may be inside a transaction (an attempt failed and no
+	// ROLLBACK has succeeded since), so it must not go back to the pool.
+	dirty bool
 
 	// onRestart, if set (tests), is called before each restart of a
 	// transaction, with the error that caused it.
@@ -80,8 +86,16 @@ func (w *worker) connect(ctx context.Context) error {
 }
 
 // closeConn closes the statements and hands the connection back to the
-// pool, which discards it when it is broken.
+// pool, which discards it when it is broken; a connection whose
+// transaction state is unknown (dirty) is discarded.
 func (w *worker) closeConn() {
+	if w.dirty && w.conn != nil {
+		// Returning driver.ErrBadConn from Raw makes database/sql close the
+		// driver connection instead of pooling it; the server rolls back
+		// what was open.
+		_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	w.dirty = false
 	for i, st := range w.ps {
 		if st != nil {
 			_ = st.Close()
@@ -154,6 +168,7 @@ func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx
 			return nil
 		}
 		if ctx.Err() != nil {
+			w.settle(ctx)
 			return ctx.Err()
 		}
 		switch dialect.Classify(err) {
@@ -178,6 +193,7 @@ func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx
 				return fmt.Errorf("%s: %w (after: %v)", name, rerr, err)
 			}
 		case dialect.Canceled:
+			w.settle(ctx)
 			return fmt.Errorf("%s: %w", name, err)
 		case dialect.Limit:
 			w.rollbackOrDrop(ctx)
@@ -197,16 +213,19 @@ func (w *worker) attempt(ctx context.Context, begin string, body func(ctx contex
 	if w.conn == nil {
 		return driver.ErrBadConn // a failed reconnect left none
 	}
-	if err := w.text(ctx, begin); err != nil {
-		return err
-	}
-	if err := body(ctx); err != nil {
-		if errors.Is(err, errRollback) {
-			return w.text(ctx, w.d.Rollback())
+	w.dirty = true
+	err := w.text(ctx, begin)
+	if err == nil {
+		if err = body(ctx); errors.Is(err, errRollback) {
+			err = w.text(ctx, w.d.Rollback())
+		} else if err == nil {
+			err = w.text(ctx, w.d.Commit())
 		}
-		return err
 	}
-	return w.text(ctx, w.d.Commit())
+	if err == nil {
+		w.dirty = false
+	}
+	return err
 }
 
 // text runs a statement that is not prepared (BEGIN, COMMIT, ROLLBACK).
@@ -217,20 +236,43 @@ func (w *worker) text(ctx context.Context, q string) error {
 	return nil
 }
 
-// rollbackOrDrop rolls back after a failed attempt. When the ROLLBACK
-// fails, the session's transaction state is unknown, so the connection is
-// replaced (or left closed for the next attempt to report), except on
-// SQLite's "no transaction is active": the failed statement was BEGIN
-// itself, or SQLite has rolled back already.
+// rollbackOrDrop settles the connection after a failed attempt and, when
+// it had to be discarded, connects again (on failure the next attempt
+// finds no connection and tries again).
 func (w *worker) rollbackOrDrop(ctx context.Context) {
+	if !w.settle(ctx) && w.conn == nil {
+		_ = w.reconnect(ctx)
+	}
+}
+
+// settle makes the transaction state of the connection known after a
+// failed attempt and reports whether the connection was kept.
+//
+// A transaction cancelled between two statements (Ctrl-C, the end of the
+// run) or failed mid-way leaves the session inside it: its row locks held
+// and its changes visible to the next user of the connection (NOPM's end
+// reading among them), were it handed back to the pool so; the drivers
+// neither roll back nor drop a connection whose context was cancelled
+// between statements. So settle sends ROLLBACK under a fresh context (not
+// the cancelled one) bounded by rollbackTimeout, and when that fails
+// discards the connection (closed, never pooled), except on SQLite's "no
+// transaction is active": the failed statement was BEGIN itself, or
+// SQLite has rolled back already.
+func (w *worker) settle(ctx context.Context) bool {
 	if w.conn == nil {
-		return
+		return false
 	}
-	err := w.text(ctx, w.d.Rollback())
-	if err == nil || strings.Contains(err.Error(), "no transaction is active") {
-		return
+	if !w.dirty {
+		return true
 	}
-	_ = w.reconnect(ctx) // on failure the next attempt finds no connection and tries again
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	if err := w.text(rctx, w.d.Rollback()); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
+		w.closeConn() // dirty: discarded
+		return false
+	}
+	w.dirty = false
+	return true
 }
 
 // countRetryError counts a Retry-class error as a deadlock or a lock

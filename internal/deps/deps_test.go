@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/golden":    {},
+	"vmbench/internal/fakesql":   {},
 	"vmbench/internal/deps":      {},
 	"vmbench/cmd/vmbench":        nil, // everything
 }
