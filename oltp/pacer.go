@@ -9,7 +9,15 @@ import (
 // pacer hands out intended start times for the open loop. Times are
 // absolute (start + offset), so a slow event never shifts the schedule:
 // a worker that claims a time already past starts at once, and the delay
-// shows in the latency from the intended start.
+// shows in the latency from the intended start. That is the catch-up
+// policy CatchUpFullSpeed: after a stall the due arrivals start back to
+// back until the schedule is met.
+//
+// A worker claims an arrival (claim), sleeps until it is due, then starts
+// it (begin). restart begins a new schedule (the measure phase after the
+// precondition): arrivals due and not started are dropped and counted,
+// and claims made before it are void, so their workers claim again from
+// the new schedule.
 type pacer struct {
 	mu      sync.Mutex
 	start   time.Time
@@ -21,6 +29,8 @@ type pacer struct {
 	ahead     []time.Duration
 	generated int64
 	last      float64 // seconds: offset of the last generated arrival
+	epoch     int64   // bumped by restart
+	started   int64   // arrivals of this epoch started
 }
 
 func newPacer(start time.Time, rate float64, arrival Arrival, seed int64) *pacer {
@@ -50,8 +60,14 @@ func (p *pacer) generate() {
 	p.ahead = append(p.ahead, time.Duration(p.last*float64(time.Second)))
 }
 
-// next claims the next intended start.
+// next claims the next intended start (for tests: the epoch is dropped).
 func (p *pacer) next() time.Time {
+	t, _ := p.claim()
+	return t
+}
+
+// claim claims the next intended start, in the schedule's current epoch.
+func (p *pacer) claim() (time.Time, int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.ahead) == 0 {
@@ -59,19 +75,47 @@ func (p *pacer) next() time.Time {
 	}
 	at := p.ahead[0]
 	p.ahead = p.ahead[1:]
-	return p.start.Add(at)
+	return p.start.Add(at), p.epoch
+}
+
+// begin counts a claimed arrival as started, unless restart voided its
+// epoch (then it returns false and the worker claims again).
+func (p *pacer) begin(epoch int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if epoch != p.epoch {
+		return false
+	}
+	p.started++
+	return true
+}
+
+// restart drops the arrivals due by at and not started, returning how
+// many, and begins a new schedule whose first arrival is at at.
+func (p *pacer) restart(at time.Time) (dropped int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dropped = p.backlogLocked(at)
+	p.start, p.ahead, p.generated, p.last, p.started = at, p.ahead[:0], 0, 0, 0
+	p.epoch++
+	return dropped
 }
 
 // maxAhead bounds the arrivals backlog draws ahead of the workers.
 const maxAhead = 1 << 16
 
 // backlog counts the arrivals due at or before now that have not started:
-// sysbench's "queue length". started is the number of events started.
-// When the oldest unclaimed arrival is not yet due, every due arrival has
-// been claimed by a worker, which starts it at once: no backlog.
-func (p *pacer) backlog(now time.Time, started int64) int64 {
+// sysbench's "queue length". When the oldest unclaimed arrival is not yet
+// due, every due arrival has been claimed by a worker, which starts it at
+// once: no backlog.
+func (p *pacer) backlog(now time.Time) int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.backlogLocked(now)
+}
+
+func (p *pacer) backlogLocked(now time.Time) int64 {
+	started := p.started
 	due := now.Sub(p.start)
 	for len(p.ahead) == 0 || p.ahead[len(p.ahead)-1] <= due {
 		if len(p.ahead) >= maxAhead {

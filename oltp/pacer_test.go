@@ -30,10 +30,13 @@ func TestPacerBacklog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPacer(t0, 100, Deterministic, 1)
-			for range tc.claimed {
-				p.next()
+			for i := range tc.claimed {
+				_, epoch := p.claim()
+				if int64(i) < tc.started && !p.begin(epoch) {
+					t.Fatal("begin refused a current claim")
+				}
 			}
-			if got := p.backlog(t0.Add(tc.at), tc.started); got != tc.want {
+			if got := p.backlog(t0.Add(tc.at)); got != tc.want {
 				t.Errorf("backlog = %d, want %d", got, tc.want)
 			}
 			// Looking must not change the schedule.
@@ -107,11 +110,42 @@ func TestValidateArrival(t *testing.T) {
 func TestPacerBacklogFarBehind(t *testing.T) {
 	start := time.Unix(0, 0)
 	p := newPacer(start, 1e9, Deterministic, 1)
-	got := p.backlog(start.Add(10*time.Second), 0)
+	got := p.backlog(start.Add(10 * time.Second))
 	if got < 9_999_000_000 || got > 10_000_000_001 {
 		t.Errorf("backlog %d, want about 10^10", got)
 	}
 	if len(p.ahead) > maxAhead {
 		t.Errorf("%d arrivals drawn ahead, want at most %d", len(p.ahead), maxAhead)
+	}
+}
+
+// TestPacerRestart: restart drops the due arrivals not started, voids
+// older claims, and begins a schedule whose first arrival is the restart
+// instant.
+func TestPacerRestart(t *testing.T) {
+	p := newPacer(t0, 100, Deterministic, 1)
+	var epochs []int64
+	for range 4 { // arrivals at 0, 10, 20, 30 ms claimed
+		_, e := p.claim()
+		epochs = append(epochs, e)
+	}
+	p.begin(epochs[0])
+	p.begin(epochs[1])
+	at := t0.Add(95 * time.Millisecond) // ten due, two started
+	if got := p.restart(at); got != 8 {
+		t.Errorf("restart dropped %d, want 8", got)
+	}
+	if p.begin(epochs[2]) {
+		t.Error("a claim from before the restart was started")
+	}
+	if got := p.backlog(at); got != 1 {
+		t.Errorf("backlog right after restart %d, want 1 (the first arrival, due at once)", got)
+	}
+	first, e := p.claim()
+	if !first.Equal(at) || !p.begin(e) {
+		t.Errorf("first arrival after restart at %v (begun %v), want the restart instant", first.Sub(t0), e)
+	}
+	if got := p.backlog(at.Add(25 * time.Millisecond)); got != 2 {
+		t.Errorf("backlog 25 ms after restart %d, want 2 (10 and 20 ms)", got)
 	}
 }
