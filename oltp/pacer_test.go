@@ -31,8 +31,8 @@ func TestPacerBacklog(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPacer(t0, 100, Deterministic, 1)
 			for i := range tc.claimed {
-				_, epoch := p.claim()
-				if int64(i) < tc.started && !p.begin(epoch) {
+				_, n := p.claim()
+				if int64(i) < tc.started && !p.begin(n) {
 					t.Fatal("begin refused a current claim")
 				}
 			}
@@ -119,33 +119,49 @@ func TestPacerBacklogFarBehind(t *testing.T) {
 	}
 }
 
-// TestPacerRestart: restart drops the due arrivals not started, voids
-// older claims, and begins a schedule whose first arrival is the restart
-// instant.
-func TestPacerRestart(t *testing.T) {
+// TestPacerCut: cut drops the arrivals due before the boundary and not
+// started, claimed or not; arrivals from the boundary on are kept, on the
+// same schedule.
+func TestPacerCut(t *testing.T) {
 	p := newPacer(t0, 100, Deterministic, 1)
-	var epochs []int64
+	var claims []int64
 	for range 4 { // arrivals at 0, 10, 20, 30 ms claimed
-		_, e := p.claim()
-		epochs = append(epochs, e)
+		_, n := p.claim()
+		claims = append(claims, n)
 	}
-	p.begin(epochs[0])
-	p.begin(epochs[1])
-	at := t0.Add(95 * time.Millisecond) // ten due, two started
-	if got := p.restart(at); got != 8 {
-		t.Errorf("restart dropped %d, want 8", got)
+	p.begin(claims[0])
+	p.begin(claims[1])
+	at := t0.Add(90 * time.Millisecond) // 0..80 ms are before it: 9, two started
+	if got := p.cut(at); got != 7 {
+		t.Errorf("cut dropped %d, want 7", got)
 	}
-	if p.begin(epochs[2]) {
-		t.Error("a claim from before the restart was started")
+	if p.begin(claims[2]) {
+		t.Error("a claim due before the cut was started")
 	}
 	if got := p.backlog(at); got != 1 {
-		t.Errorf("backlog right after restart %d, want 1 (the first arrival, due at once)", got)
+		t.Errorf("backlog at the cut %d, want 1 (the arrival at it, due at once)", got)
 	}
-	first, e := p.claim()
-	if !first.Equal(at) || !p.begin(e) {
-		t.Errorf("first arrival after restart at %v (begun %v), want the restart instant", first.Sub(t0), e)
+	first, n := p.claim()
+	if !first.Equal(at) || !p.begin(n) {
+		t.Errorf("first arrival after the cut at %v, want at the cut", first.Sub(t0))
 	}
 	if got := p.backlog(at.Add(25 * time.Millisecond)); got != 2 {
-		t.Errorf("backlog 25 ms after restart %d, want 2 (10 and 20 ms)", got)
+		t.Errorf("backlog 25 ms after the cut %d, want 2 (100 and 110 ms)", got)
+	}
+}
+
+// TestPacerCutFarBehind: a cut far behind a huge rate drops the due
+// arrivals counted from the rate, without drawing them all.
+func TestPacerCutFarBehind(t *testing.T) {
+	p := newPacer(t0, 1e9, Deterministic, 1)
+	got := p.cut(t0.Add(10 * time.Second))
+	if got < 9_999_000_000 || got > 10_000_000_001 {
+		t.Errorf("cut dropped %d, want about 10^10", got)
+	}
+	if next := p.next(); next.Before(t0.Add(10*time.Second)) || next.After(t0.Add(10*time.Second+time.Microsecond)) {
+		t.Errorf("next arrival at %v, want at the cut", next.Sub(t0))
+	}
+	if b := p.backlog(t0.Add(10 * time.Second)); b > 2 {
+		t.Errorf("backlog after the cut %d", b)
 	}
 }

@@ -90,8 +90,8 @@ loop:
 	}
 	backlog := r.backlogAt(end)
 	if name == PhasePrecondition && err == nil && r.open {
-		// The measure phase starts at end with an empty schedule.
-		res.BacklogDropped = r.pacer.restart(end)
+		// The measure phase starts at end with no backlog.
+		res.BacklogDropped = r.pacer.cut(end)
 		backlog = res.BacklogDropped
 	}
 	res.BacklogAtEnd = backlog

@@ -32,12 +32,13 @@ var ErrInterrupted = errors.New("run interrupted")
 // runner handles an edge late (a starved host), the interval or phase is
 // as long as it ran and Result.Overruns says so.
 //
-// In open loop the measure phase starts with an empty schedule: its first
-// intended start is its own start, and the arrivals still due from the
-// precondition are dropped and counted in the precondition's
-// BacklogDropped, so that a slow warm-up cannot push its queue into the
-// measured figures. Within a phase the catch-up policy is
-// CatchUpFullSpeed.
+// In open loop the measure phase starts with an empty schedule: the
+// arrivals due before its start and not started by then are dropped and
+// counted in the precondition's BacklogDropped, so that a slow warm-up
+// cannot push its queue into the measured figures; its own arrivals are
+// those of the same arrival process from its start on (the first within
+// one gap of it, at it for a deterministic grid that falls there). Within
+// a phase the catch-up policy is CatchUpFullSpeed.
 //
 // A fatal worker error stops the run and is returned, with the Result
 // marked StatusFailed. When ctx is cancelled Run returns the Result of what
@@ -139,8 +140,8 @@ func (r *run) closeWorkers() {
 // registry swap (the precondition's final Tick): its instant is both the
 // precondition's end and the measure phase's start, so an event is counted
 // in the phase whose clock covers its end, however late the runner gets
-// to the boundary on a starved host. In open loop the pacer restarts at
-// that instant with an empty schedule (Result.BacklogDropped).
+// to the boundary on a starved host. In open loop the arrivals due before
+// that instant and not started are dropped there (Result.BacklogDropped).
 func (r *run) drive(ctx context.Context) (*Result, error) {
 	if !r.cfg.StartAt.IsZero() {
 		if err := sleepUntil(ctx, r.cfg.StartAt); err != nil {
@@ -308,16 +309,16 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 }
 
 // claim waits for the worker's next intended start and starts it; false
-// when the run stops first. A claim voided by the pacer's restart (the
-// measure phase began while the worker waited) is replaced by one from
-// the new schedule.
+// when the run stops first. A claim the pacer dropped meanwhile (it was
+// due before the measure phase and had not started) is replaced by the
+// next.
 func (r *run) claim(ctx context.Context) (time.Time, bool) {
 	for {
-		at, epoch := r.pacer.claim()
+		at, n := r.pacer.claim()
 		if sleepUntil(ctx, at) != nil || r.stopping.Load() {
 			return at, false
 		}
-		if r.pacer.begin(epoch) {
+		if r.pacer.begin(n) {
 			return at, true
 		}
 	}
