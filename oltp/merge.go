@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"vmbench/oltp/hist"
@@ -21,20 +22,48 @@ import (
 // Threads and Rate are summed; Elapsed is the mean of the parts' Elapsed
 // (see Result.Elapsed). Intervals are merged index by index up to the
 // shortest series; preconditions are merged when every part has one.
-func Merge(rs ...*Result) (*Result, error) { return merge(rs, true) }
+// BacklogAtEnd and BacklogDropped are summed; Overruns are kept, each
+// naming its part.
+//
+// Merge refuses a part that is not complete (failed or interrupted, see
+// Result.State): a run cut short must not pass for a whole one. Use
+// MergeWith and MergeOptions.Incomplete to merge such parts on purpose.
+func Merge(rs ...*Result) (*Result, error) { return MergeWith(MergeOptions{}, rs...) }
 
 // MergeConcurrent is Merge for the parts of one run that were started
 // together at a common StartAt (one per target of a block-device run):
 // it does not ask their measured windows to overlap, because on a starved
 // host each part's phase timers may fire seconds apart although the parts
 // ran side by side. Everything else Merge checks, it checks.
-func MergeConcurrent(rs ...*Result) (*Result, error) { return merge(rs, false) }
+func MergeConcurrent(rs ...*Result) (*Result, error) {
+	return MergeWith(MergeOptions{Concurrent: true}, rs...)
+}
 
-func merge(rs []*Result, overlap bool) (*Result, error) {
+// MergeOptions relax what Merge refuses.
+type MergeOptions struct {
+	// Concurrent: the parts started together (see MergeConcurrent).
+	Concurrent bool
+	// Incomplete allows failed and interrupted parts (a post-mortem). The
+	// merged Result then has the worst status of its parts (failed, then
+	// interrupted) and their errors.
+	Incomplete bool
+}
+
+// MergeWith is Merge with options.
+func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("oltp: merge of no results")
 	}
+	if !o.Incomplete {
+		for i, r := range rs {
+			if st := r.State(); st != StatusComplete {
+				return nil, fmt.Errorf("oltp: result %d%s is %s, not complete (%s); merging it would pass a run cut short for a whole one",
+					i, partName(r, " (", ")"), st, orNone(r.Error))
+			}
+		}
+	}
 	first := rs[0]
+	overlap := !o.Concurrent
 	for i, r := range rs[1:] {
 		if err := compatible(first, r); err != nil {
 			return nil, fmt.Errorf("oltp: cannot merge result %d into result 0: %w", i+1, err)
@@ -57,10 +86,23 @@ func merge(rs []*Result, overlap bool) (*Result, error) {
 	m := &Result{
 		Version: ResultVersion, Workload: first.Workload, Flags: maps.Clone(first.Flags),
 		Labels: commonLabels(rs), Phase: first.Phase, Loop: first.Loop, Measured: first.Measured,
-		Start: first.Start, End: first.End,
+		Start: first.Start, End: first.End, Planned: first.Planned, CatchUp: first.CatchUp,
 	}
+	m.Status, m.Error = mergedStatus(rs)
+	m.Interrupted = m.Status == StatusInterrupted
 	var elapsed time.Duration
-	for _, r := range rs {
+	for i, r := range rs {
+		m.BacklogAtEnd += r.BacklogAtEnd
+		m.BacklogDropped += r.BacklogDropped
+		for _, ov := range r.Overruns {
+			if ov.Part == "" && len(rs) > 1 {
+				ov.Part = partName(r, "", "")
+				if ov.Part == "" {
+					ov.Part = fmt.Sprintf("part %d", i+1)
+				}
+			}
+			m.Overruns = append(m.Overruns, ov)
+		}
 		m.Threads += r.Threads
 		m.Rate += r.Rate
 		m.Terminals += r.Terminals
@@ -94,7 +136,7 @@ func merge(rs []*Result, overlap bool) (*Result, error) {
 			}
 		}
 		if len(pre) == len(rs) {
-			if m.Precondition, err = Merge(pre...); err != nil {
+			if m.Precondition, err = MergeWith(MergeOptions{Concurrent: o.Concurrent, Incomplete: o.Incomplete}, pre...); err != nil {
 				return nil, fmt.Errorf("precondition: %w", err)
 			}
 		}
@@ -102,10 +144,47 @@ func merge(rs []*Result, overlap bool) (*Result, error) {
 	return m, nil
 }
 
+// mergedStatus is the worst status of rs (failed, then interrupted) with
+// the errors of the parts that have that status.
+func mergedStatus(rs []*Result) (status, errText string) {
+	status = StatusComplete
+	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2}
+	for _, r := range rs {
+		if rank[r.State()] > rank[status] {
+			status = r.State()
+		}
+	}
+	var errs []string
+	for _, r := range rs {
+		if r.State() == status && r.Error != "" && !slices.Contains(errs, r.Error) {
+			errs = append(errs, r.Error)
+		}
+	}
+	return status, strings.Join(errs, "; ")
+}
+
+// partName names a part by its vm, sd or host label, within before and
+// after; empty when it has none.
+func partName(r *Result, before, after string) string {
+	for _, k := range []string{"vm", "sd", "host"} {
+		if v := r.Labels[k]; v != "" {
+			return before + k + "=" + v + after
+		}
+	}
+	return ""
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no error recorded"
+	}
+	return s
+}
+
+// compatible reports why b cannot merge into a. Versions may differ:
+// every readable version merges into the current one.
 func compatible(a, b *Result) error {
 	switch {
-	case a.Version != b.Version:
-		return fmt.Errorf("result versions differ (%d, %d)", a.Version, b.Version)
 	case a.Workload != b.Workload:
 		return fmt.Errorf("workloads differ (%s, %s)", a.Workload, b.Workload)
 	case a.Phase != b.Phase:
@@ -220,7 +299,7 @@ func mergeIntervals(rs []*Result) ([]Interval, error) {
 		if err != nil {
 			return nil, fmt.Errorf("interval %d: %w", i+1, err)
 		}
-		out[i] = Interval{At: rs[0].Intervals[i].At, Length: rs[0].Intervals[i].Length, Ops: ops,
+		out[i] = Interval{At: rs[0].Intervals[i].At, Length: rs[0].Intervals[i].Length, Planned: rs[0].Intervals[i].Planned, Ops: ops,
 			Counters: sumCounters(parts, func(r *Result) map[string]int64 { return r.Counters })}
 	}
 	return out, nil

@@ -30,10 +30,13 @@ func TestPacerBacklog(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPacer(t0, 100, Deterministic, 1)
-			for range tc.claimed {
-				p.next()
+			for i := range tc.claimed {
+				_, n := p.claim()
+				if int64(i) < tc.started && !p.begin(n) {
+					t.Fatal("begin refused a current claim")
+				}
 			}
-			if got := p.backlog(t0.Add(tc.at), tc.started); got != tc.want {
+			if got := p.backlog(t0.Add(tc.at)); got != tc.want {
 				t.Errorf("backlog = %d, want %d", got, tc.want)
 			}
 			// Looking must not change the schedule.
@@ -107,11 +110,58 @@ func TestValidateArrival(t *testing.T) {
 func TestPacerBacklogFarBehind(t *testing.T) {
 	start := time.Unix(0, 0)
 	p := newPacer(start, 1e9, Deterministic, 1)
-	got := p.backlog(start.Add(10*time.Second), 0)
+	got := p.backlog(start.Add(10 * time.Second))
 	if got < 9_999_000_000 || got > 10_000_000_001 {
 		t.Errorf("backlog %d, want about 10^10", got)
 	}
 	if len(p.ahead) > maxAhead {
 		t.Errorf("%d arrivals drawn ahead, want at most %d", len(p.ahead), maxAhead)
+	}
+}
+
+// TestPacerCut: cut drops the arrivals due before the boundary and not
+// started, claimed or not; arrivals from the boundary on are kept, on the
+// same schedule.
+func TestPacerCut(t *testing.T) {
+	p := newPacer(t0, 100, Deterministic, 1)
+	var claims []int64
+	for range 4 { // arrivals at 0, 10, 20, 30 ms claimed
+		_, n := p.claim()
+		claims = append(claims, n)
+	}
+	p.begin(claims[0])
+	p.begin(claims[1])
+	at := t0.Add(90 * time.Millisecond) // 0..80 ms are before it: 9, two started
+	if got := p.cut(at); got != 7 {
+		t.Errorf("cut dropped %d, want 7", got)
+	}
+	if p.begin(claims[2]) {
+		t.Error("a claim due before the cut was started")
+	}
+	if got := p.backlog(at); got != 1 {
+		t.Errorf("backlog at the cut %d, want 1 (the arrival at it, due at once)", got)
+	}
+	first, n := p.claim()
+	if !first.Equal(at) || !p.begin(n) {
+		t.Errorf("first arrival after the cut at %v, want at the cut", first.Sub(t0))
+	}
+	if got := p.backlog(at.Add(25 * time.Millisecond)); got != 2 {
+		t.Errorf("backlog 25 ms after the cut %d, want 2 (100 and 110 ms)", got)
+	}
+}
+
+// TestPacerCutFarBehind: a cut far behind a huge rate drops the due
+// arrivals counted from the rate, without drawing them all.
+func TestPacerCutFarBehind(t *testing.T) {
+	p := newPacer(t0, 1e9, Deterministic, 1)
+	got := p.cut(t0.Add(10 * time.Second))
+	if got < 9_999_000_000 || got > 10_000_000_001 {
+		t.Errorf("cut dropped %d, want about 10^10", got)
+	}
+	if next := p.next(); next.Before(t0.Add(10*time.Second)) || next.After(t0.Add(10*time.Second+time.Microsecond)) {
+		t.Errorf("next arrival at %v, want at the cut", next.Sub(t0))
+	}
+	if b := p.backlog(t0.Add(10 * time.Second)); b > 2 {
+		t.Errorf("backlog after the cut %d", b)
 	}
 }

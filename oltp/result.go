@@ -16,9 +16,20 @@ import (
 	"vmbench/oltp/hist"
 )
 
-// ResultVersion is the schema version of the Result JSON. Readers refuse
-// versions they do not know.
-const ResultVersion = 1
+// ResultVersion is the schema version of the Result JSON that this vmbench
+// writes. Version 2 added Status, Error, Planned, Overruns, BacklogAtEnd,
+// BacklogDropped, CatchUp and Interval.Planned.
+//
+// Readers (ReadResultFile, Validate) read versions OldestResultVersion to
+// ResultVersion: a version 1 file has none of those fields and reads as
+// complete unless Interrupted is set (version 1 could not mark a failed
+// run: such a file may hide one), with no overruns or backlog recorded.
+// A newer version is refused with an error naming it, before any other
+// check, so an old vmbench never half-reads a newer file.
+const ResultVersion = 2
+
+// OldestResultVersion is the oldest Result version readers accept.
+const OldestResultVersion = 1
 
 // Loop says how operation starts were scheduled.
 type Loop string
@@ -74,8 +85,35 @@ type Result struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// Parts is how many single runs this result combines (1 for a run).
 	Parts int `json:"parts"`
-	// Interrupted is set when the run was stopped early (Ctrl-C).
+	// Interrupted is set when the run was stopped early (Ctrl-C); kept
+	// beside Status for version 1 readers.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Status says how the phase ended: StatusComplete, StatusInterrupted
+	// or StatusFailed, with Error the error that stopped it. Empty reads as
+	// complete (see State). Merge refuses parts that are not complete
+	// unless MergeOptions.Incomplete.
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Planned is the phase's planned length (--time, --warmup-time; 0 when
+	// none was set). Overruns lists the phase or report intervals that ran
+	// longer than planned (the runner was late: a starved host): their
+	// figures are still exact over the time they covered, but a reader
+	// must know the window was not the one asked for.
+	Planned  time.Duration `json:"planned_ns,omitempty"`
+	Overruns []Overrun     `json:"overruns,omitempty"`
+	// BacklogAtEnd (open loop and terminal-driven) is the number of events
+	// due but not started when the phase ended: sysbench's queue length at
+	// the end. BacklogDropped (the precondition of an open-loop run) is how
+	// many of them the measure phase did not inherit: it starts with an
+	// empty schedule, its first intended start at its own start, so a slow
+	// warm-up cannot push its queue into the measured figures. (In a
+	// terminal-driven run the queue is carried: each terminal has at most
+	// one event outstanding, and it stays so.)
+	BacklogAtEnd   int64 `json:"backlog_at_end,omitempty"`
+	BacklogDropped int64 `json:"backlog_dropped,omitempty"`
+	// CatchUp names the open loop's policy for arrivals that fell due
+	// while no thread was free (CatchUpFullSpeed); see CatchUpWords.
+	CatchUp string `json:"catch_up,omitempty"`
 
 	Ops      []OpResult       `json:"ops"`
 	Counters map[string]int64 `json:"counters,omitempty"` // errors by class, retries, reconnects, queries...
@@ -100,8 +138,13 @@ type OpResult struct {
 // precondition phase, in its own Result).
 type Interval struct {
 	// At is the end of the interval, measured from the phase start.
-	At       time.Duration    `json:"at_ns"`
-	Length   time.Duration    `json:"length_ns"`
+	At     time.Duration `json:"at_ns"`
+	Length time.Duration `json:"length_ns"`
+	// Planned is how long the interval was meant to run from its actual
+	// start: to the next report edge (start + k × report interval) or the
+	// planned end of the phase; 0 when nothing was planned. Length above
+	// Planned means the runner handled the edge late.
+	Planned  time.Duration    `json:"planned_ns,omitempty"`
 	Ops      []OpResult       `json:"ops"`
 	Counters map[string]int64 `json:"counters,omitempty"`
 }
@@ -133,11 +176,16 @@ func (r *Result) Histogram(op string) (*hist.Histogram, error) {
 	return o.Latency.Histogram()
 }
 
-// Validate checks what a reader relies on: version, workload, ops and
-// decodable histograms.
+// Validate checks what a reader relies on: version, workload, status, ops
+// and decodable histograms.
 func (r *Result) Validate() error {
-	if r.Version != ResultVersion {
-		return fmt.Errorf("result version %d is not supported (this vmbench reads version %d)", r.Version, ResultVersion)
+	if err := checkVersion(r.Version); err != nil {
+		return err
+	}
+	switch r.Status {
+	case "", StatusComplete, StatusInterrupted, StatusFailed:
+	default:
+		return fmt.Errorf("result status %q is not known (%s, %s or %s)", r.Status, StatusComplete, StatusInterrupted, StatusFailed)
 	}
 	if r.Workload == "" {
 		return fmt.Errorf("result has no workload name")
@@ -193,6 +241,17 @@ func ReadResultFile(path string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The version first, leniently: a newer file is refused by its
+	// version, not by the first field this reader does not know.
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench result: %w", path, err)
+	}
+	if err := checkVersion(v.Version); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -203,6 +262,13 @@ func ReadResultFile(path string) (*Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &r, nil
+}
+
+func checkVersion(v int) error {
+	if v < OldestResultVersion || v > ResultVersion {
+		return fmt.Errorf("result version %d is not supported (this vmbench reads versions %d to %d)", v, OldestResultVersion, ResultVersion)
+	}
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -23,11 +23,26 @@ var ErrInterrupted = errors.New("run interrupted")
 // measure phase, and returns the measure phase's Result with the
 // precondition's Result inside it.
 //
-// Events still in flight when a phase or the run ends are recorded in the
-// phase in which they complete, except at the end of the run, where they are
-// neither counted nor reported as errors. A fatal worker error stops the
-// run and is returned. When ctx is cancelled Run returns the Result of what
-// was measured until then (Interrupted set) and an error wrapping
+// Every event is counted in the interval, and so the phase, whose clock
+// covers its end: the precondition ends and the measure phase starts at
+// one instant, the registry swap of the precondition's final tick, and
+// each interval ends at its own swap. Events still in flight when the
+// precondition ends are recorded in the measure phase; those in flight at
+// the end of the run are neither counted nor reported as errors. When the
+// runner handles an edge late (a starved host), the interval or phase is
+// as long as it ran and Result.Overruns says so.
+//
+// In open loop the measure phase starts with an empty schedule: the
+// arrivals due before its start and not started by then are dropped and
+// counted in the precondition's BacklogDropped, so that a slow warm-up
+// cannot push its queue into the measured figures; its own arrivals are
+// those of the same arrival process from its start on (the first within
+// one gap of it, at it for a deterministic grid that falls there). Within
+// a phase the catch-up policy is CatchUpFullSpeed.
+//
+// A fatal worker error stops the run and is returned, with the Result
+// marked StatusFailed. When ctx is cancelled Run returns the Result of what
+// was measured until then, marked StatusInterrupted, and an error wrapping
 // ErrInterrupted and ctx.Err().
 func Run(ctx context.Context, spec Spec, cfg RunConfig) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
@@ -62,7 +77,6 @@ type run struct {
 	stopOnce sync.Once
 	measure  atomic.Bool  // the measure phase has begun (Events counts)
 	tickets  atomic.Int64 // events started in the measure phase
-	started  atomic.Int64 // open loop: events started
 	fatal    chan error
 }
 
@@ -121,6 +135,13 @@ func (r *run) closeWorkers() {
 }
 
 // drive runs the phases from the calling goroutine, which also ticks.
+//
+// The boundary between the precondition and the measure phase is one
+// registry swap (the precondition's final Tick): its instant is both the
+// precondition's end and the measure phase's start, so an event is counted
+// in the phase whose clock covers its end, however late the runner gets
+// to the boundary on a starved host. In open loop the arrivals due before
+// that instant and not started are dropped there (Result.BacklogDropped).
 func (r *run) drive(ctx context.Context) (*Result, error) {
 	if !r.cfg.StartAt.IsZero() {
 		if err := sleepUntil(ctx, r.cfg.StartAt); err != nil {
@@ -154,17 +175,18 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 	}
 	go func() { wg.Wait(); close(done) }()
 
-	var pre *Result
+	var pre, res *Result
 	var runErr error
 	if r.cfg.WarmupTime > 0 {
-		res, err := r.phase(ctx, PhasePrecondition, start, r.cfg.WarmupTime, done)
-		pre, runErr = res, err
+		pre, runErr = r.phase(ctx, PhasePrecondition, start, r.cfg.WarmupTime, done)
+		pre.SetStatus(runErr)
+		start = pre.End // the instant of its final swap
 		r.reg.ResetCumulative()
 	}
-	var res *Result
 	if runErr == nil {
 		r.measure.Store(true)
-		res, runErr = r.phase(ctx, PhaseMeasure, time.Now(), r.cfg.Time, done)
+		res, runErr = r.phase(ctx, PhaseMeasure, start, r.cfg.Time, done)
+		res.SetStatus(runErr)
 	}
 	r.halt()
 	r.waitWorkers(ctx, done, cancelEvents)
@@ -191,64 +213,6 @@ func (r *run) waitWorkers(ctx context.Context, done <-chan struct{}, cancel cont
 	<-done
 }
 
-// phase runs one phase of the given length (0 = until Events are used up
-// or the workers stop) and returns its Result.
-func (r *run) phase(ctx context.Context, name string, start time.Time, length time.Duration, done <-chan struct{}) (*Result, error) {
-	if r.cfg.OnPhase != nil {
-		r.cfg.OnPhase(name, length)
-	}
-	var endC <-chan time.Time
-	if length > 0 {
-		end := time.NewTimer(time.Until(start.Add(length)))
-		defer end.Stop()
-		endC = end.C
-	}
-	var tickC <-chan time.Time
-	if r.cfg.ReportInterval > 0 {
-		tk := time.NewTicker(r.cfg.ReportInterval)
-		defer tk.Stop()
-		tickC = tk.C
-	}
-	res := r.newResult(name, start)
-	last := start
-	var err error
-loop:
-	for {
-		select {
-		case <-tickC:
-			// The time of handling, not the tick's own stamp: a starved
-			// runner handles a tick late, and the interval's events are
-			// counted until now, so its length must run until now too.
-			now := time.Now()
-			r.interval(res, name, start, last, now, true)
-			last = now
-		case <-endC:
-			break loop
-		case <-done: // every worker stopped: Events used up
-			break loop
-		case err = <-r.fatal:
-			break loop
-		case <-ctx.Done():
-			res.Interrupted = true
-			err = errors.Join(ErrInterrupted, ctx.Err())
-			break loop
-		}
-	}
-	if name == PhaseMeasure {
-		// Stop before the last tick so nothing completing later is counted.
-		r.halt()
-	}
-	now := time.Now()
-	// The last interval is stored (so intervals add up to the phase); it is
-	// reported when it is at least half a report interval long: the end of
-	// the phase and the last tick fall at nearly the same instant, and a
-	// 10 s run with 1 s reports should print [ 10s ], but not a sliver.
-	full := r.cfg.ReportInterval > 0 && now.Sub(last) >= r.cfg.ReportInterval/2
-	tick := r.interval(res, name, start, last, now, full)
-	r.finish(res, tick, now)
-	return res, err
-}
-
 // halt stops new events from starting; completions from now on are
 // discarded.
 func (r *run) halt() {
@@ -267,11 +231,11 @@ func (r *run) intended() bool { return r.open || r.terms != nil }
 func (r *run) newResult(phase string, start time.Time) *Result {
 	res := &Result{
 		Version: ResultVersion, Workload: r.spec.Workload, Flags: maps.Clone(r.cfg.Flags), Labels: maps.Clone(r.cfg.Labels),
-		Phase: phase, Loop: ClosedLoop, Threads: r.cfg.Threads, Start: start, Parts: 1,
+		Phase: phase, Loop: ClosedLoop, Threads: r.cfg.Threads, Start: start, Parts: 1, Status: StatusComplete,
 		Measured: fmt.Sprintf("service time of each event (start to end, retries included), closed loop, %s", plural(r.cfg.Threads, "thread")),
 	}
 	if r.open {
-		res.Loop, res.Rate = OpenLoop, r.cfg.Rate
+		res.Loop, res.Rate, res.CatchUp = OpenLoop, r.cfg.Rate, CatchUpFullSpeed
 		res.Measured = fmt.Sprintf("open loop at %g events/s (%s arrivals), %s: latency as service time and from the intended start",
 			r.cfg.Rate, r.cfg.arrival(), plural(r.cfg.Threads, "thread"))
 	}
@@ -289,37 +253,6 @@ func (c RunConfig) arrival() Arrival {
 		return Exponential
 	}
 	return c.Arrival
-}
-
-// interval ticks the registry, records the interval in res (unless it is
-// empty) and, if report is set, reports it.
-func (r *run) interval(res *Result, phase string, start, last, now time.Time, report bool) hist.Tick {
-	t := r.reg.Tick()
-	iv := Interval{At: now.Sub(start), Length: now.Sub(last), Ops: r.opResults(t.Interval), Counters: r.counterMap(t.IntervalCounters)}
-	if iv.Length > 0 {
-		res.Intervals = append(res.Intervals, iv)
-	}
-	if report && r.cfg.OnInterval != nil {
-		rep := IntervalReport{Phase: phase, At: iv.At, Length: iv.Length, Threads: r.cfg.Threads, Ops: r.spec.Ops,
-			Latency: t.Interval[:r.nOps], Counters: iv.Counters}
-		if r.open {
-			rep.Intended = t.Interval[r.nOps:]
-			rep.Backlog = r.pacer.backlog(now, r.started.Load())
-		}
-		if r.terms != nil {
-			rep.Intended = t.Interval[r.nOps:]
-			rep.Backlog = int64(len(r.terms.queue))
-		}
-		r.cfg.OnInterval(rep)
-	}
-	return t
-}
-
-func (r *run) finish(res *Result, t hist.Tick, now time.Time) {
-	res.End = now
-	res.Elapsed = now.Sub(res.Start)
-	res.Ops = r.opResults(t.Cumulative)
-	res.Counters = r.counterMap(t.CumulativeCounters)
 }
 
 func (r *run) opResults(hs []*hist.Histogram) []OpResult {
@@ -350,25 +283,43 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 		}
 		var intended time.Time
 		if r.open {
-			intended = r.pacer.next()
-			if sleepUntil(ctx, intended) != nil || r.stopping.Load() {
+			var ok bool
+			if intended, ok = r.claim(ctx); !ok {
 				return
 			}
-			r.started.Add(1)
 		}
 		begin := time.Now()
 		op, err := w.Event(ctx)
 		end := time.Now()
 		if r.stopping.Load() {
+			h.DropEvent()
 			return // in flight at the end: neither counted nor an error
 		}
 		if err != nil {
+			h.DropEvent()
 			r.fatal <- err
 			return
 		}
-		h.Record(op, end.Sub(begin))
 		if r.open {
-			h.Record(r.nOps+op, end.Sub(intended))
+			h.RecordPair(op, end.Sub(begin), r.nOps+op, end.Sub(intended))
+		} else {
+			h.Record(op, end.Sub(begin))
+		}
+	}
+}
+
+// claim waits for the worker's next intended start and starts it; false
+// when the run stops first. A claim the pacer dropped meanwhile (it was
+// due before the measure phase and had not started) is replaced by the
+// next.
+func (r *run) claim(ctx context.Context) (time.Time, bool) {
+	for {
+		at, n := r.pacer.claim()
+		if sleepUntil(ctx, at) != nil || r.stopping.Load() {
+			return at, false
+		}
+		if r.pacer.begin(n) {
+			return at, true
 		}
 	}
 }

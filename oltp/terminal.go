@@ -142,14 +142,15 @@ func (r *run) execLoop(ctx context.Context, w Worker, h *hist.Handle) {
 		err := x.Execute(ctx, s.op, s.terminal)
 		end := time.Now()
 		if r.stopping.Load() {
+			h.DropEvent()
 			return // in flight at the end: neither counted nor an error
 		}
 		if err != nil {
+			h.DropEvent()
 			r.fatal <- err
 			return
 		}
-		h.Record(s.op, end.Sub(begin))
-		h.Record(r.nOps+s.op, end.Sub(s.at))
+		h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at))
 		r.terms.done(s, end)
 	}
 }

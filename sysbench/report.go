@@ -114,7 +114,11 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 //
 // In open loop the latency block is measured from each event's intended
 // start (sysbench --rate includes the queueing time) and a line gives the
-// service time beside it.
+// service time beside it, then the backlog at the end (events due but not
+// started) with the catch-up policy, and, after a warm-up, the backlog
+// the warm-up left, which the measured phase did not inherit. A run that
+// failed says so with its error; a phase or report interval that overran
+// its planned length (a starved host) is named.
 func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	bw := bufio.NewWriter(w)
 	c := res.Counters
@@ -176,8 +180,33 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 		fmt.Fprintf(bw, "Warm-up: a %.0fs precondition phase (%d transactions) ran first and is excluded from these figures.\n",
 			p.Elapsed.Seconds(), eventCount(p))
 	}
-	if res.Interrupted {
+	if res.Loop == oltp.OpenLoop {
+		fmt.Fprintf(bw, "Backlog at the end: %d transactions due but not started (queue length).\n", res.BacklogAtEnd)
+		if res.CatchUp != "" {
+			fmt.Fprintf(bw, "Catch-up (%s): %s.\n", res.CatchUp, oltp.CatchUpWords(res.CatchUp))
+		}
+		if p := res.Precondition; p != nil {
+			fmt.Fprintf(bw, "Warm-up backlog: %d transactions were due but not started when the warm-up ended; they were dropped, and the measured phase started with an empty schedule.\n",
+				p.BacklogDropped)
+		}
+	}
+	for _, r := range []*oltp.Result{res.Precondition, res} {
+		if r == nil {
+			continue
+		}
+		what := "Overran"
+		if r.Phase == oltp.PhasePrecondition {
+			what = "Warm-up overran"
+		}
+		for _, ov := range r.Overruns {
+			fmt.Fprintf(bw, "%s: %s; the figures cover the time it ran.\n", what, ov)
+		}
+	}
+	switch res.State() {
+	case oltp.StatusInterrupted:
 		fmt.Fprintf(bw, "Interrupted: the run was stopped early; the figures cover the %.1fs measured.\n", res.Elapsed.Seconds())
+	case oltp.StatusFailed:
+		fmt.Fprintf(bw, "Failed: %s; the figures cover the %.1fs measured until then, and the result is marked failed.\n", res.Error, res.Elapsed.Seconds())
 	}
 	return bw.Flush()
 }

@@ -76,11 +76,23 @@ func TestWriteSummaryGolden(t *testing.T) {
 	intended := fixedHist(10000, 5*time.Millisecond, 60*time.Millisecond).Snapshot()
 	res.Ops[0].Intended = &intended
 	res.Interrupted = true
+	res.BacklogAtEnd, res.CatchUp = 12, oltp.CatchUpFullSpeed
+	res.Overruns = []oltp.Overrun{{Interval: 3, Planned: time.Second, Ran: 7500 * time.Millisecond}}
 	pre := summaryResult()
 	pre.Phase, pre.Elapsed = oltp.PhasePrecondition, 30*time.Second
+	pre.BacklogAtEnd, pre.BacklogDropped = 81, 81
 	res.Precondition = pre
 	if err := WriteSummary(&b, res, 99); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "summary-open-warmup.golden"), b.Bytes())
+
+	// a run stopped by a fatal error.
+	b.Reset()
+	res = summaryResult()
+	res.Status, res.Error = oltp.StatusFailed, "Error 1317 (70100): Query execution was interrupted"
+	if err := WriteSummary(&b, res, 95); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "summary-failed.golden"), b.Bytes())
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"vmbench/oltp"
@@ -12,6 +13,14 @@ import (
 // SaturationRatio: a point whose achieved rate is below this fraction of
 // the requested one is marked saturated.
 const SaturationRatio = 0.97
+
+// OvershootRatio: a point whose achieved rate is above this multiple of
+// the requested one is flagged as above its request. An open loop cannot
+// run faster than its schedule over a whole phase unless something else
+// ran in it (arrivals carried from before the phase, I/Os counted without
+// their time); with Poisson arrivals a phase of n I/Os strays about
+// 1/sqrt(n) from the rate, well under 3% for any usable point.
+const OvershootRatio = 1.03
 
 // TooShortMax is the rate a curve assumes when its max run achieved none
 // (vdbench's "Was run too short?" fallback).
@@ -29,6 +38,12 @@ type Point struct {
 	Achieved float64
 	// Saturated is set when Achieved < SaturationRatio × Requested.
 	Saturated bool
+	// Overshot is set when Achieved > OvershootRatio × Requested.
+	Overshot bool
+	// Flag says in words why the point is flagged: saturated or above
+	// its request (with the achieved share of the request), and a runner
+	// that was late (the phase or an interval overran); empty when not.
+	Flag string
 	// Result is the measure phase merged over the SDs (exact histograms).
 	Result *oltp.Result
 	// PerSD holds each SD's own Result, in the run's SD order.
@@ -80,7 +95,13 @@ func runPoints(rd RD, run pointRunner) ([]Point, []string, error) {
 			if rate > 0 {
 				p.Requested = rate
 				p.Saturated = p.Achieved < SaturationRatio*rate
+				p.Overshot = p.Achieved > OvershootRatio*rate
+				if p.Overshot {
+					warnings = append(warnings, fmt.Sprintf("rd=%s: point %s achieved %s IOPS for a requested %s (%.1f%%): above its request, so its figures are not those of the rate asked",
+						rd.Name, label, fmtIOPS(p.Achieved), fmtIOPS(rate), 100*p.Achieved/rate))
+				}
 			}
+			p.Flag = pointFlag(p)
 			points = append(points, p)
 		}
 		return p, err
@@ -128,6 +149,21 @@ func runPoints(rd RD, run pointRunner) ([]Point, []string, error) {
 		}
 	}
 	return points, warnings, nil
+}
+
+// pointFlag says why p is flagged (see Point.Flag).
+func pointFlag(p Point) string {
+	var parts []string
+	switch {
+	case p.Saturated:
+		parts = append(parts, fmt.Sprintf("saturated (%.1f%% of the request)", 100*p.Achieved/p.Requested))
+	case p.Overshot:
+		parts = append(parts, fmt.Sprintf("above the request (%.1f%% of it)", 100*p.Achieved/p.Requested))
+	}
+	if p.Result != nil && (len(p.Result.Overruns) > 0 || p.Result.Precondition != nil && len(p.Result.Precondition.Overruns) > 0) {
+		parts = append(parts, "runner late (overran)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // meanService is the mean service time of all I/O in res (0 when none).

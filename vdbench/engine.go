@@ -242,6 +242,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 					e.addWarning(fmt.Sprintf("%s: sd=%s reached the end of its span (seekpct=eof) after %s of the measure phase",
 						label, l.sd.Name, res.Elapsed.Round(time.Millisecond)))
 					err = nil
+					res.SetStatus(nil) // the normal end of an eof run, as in vdbench
 				} else {
 					err = fmt.Errorf("sd=%s reached the end of its span (seekpct=eof) during warmup=", l.sd.Name)
 				}
@@ -269,6 +270,14 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	}
 	if _, err := oltp.Merge(results...); err != nil {
 		e.addWarning(fmt.Sprintf("%s: the targets' measured windows drifted apart (the host was starved of CPU; figures are per target's own window): %v", label, err))
+	}
+	for _, r := range []*oltp.Result{merged.Precondition, merged} {
+		if r == nil {
+			continue
+		}
+		for _, ov := range r.Overruns {
+			e.addWarning(fmt.Sprintf("%s, %s: %s; its I/Os are counted over the time it ran", label, r.Phase, ov))
+		}
 	}
 	var n int64
 	for _, o := range merged.Ops {

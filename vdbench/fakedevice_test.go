@@ -135,12 +135,9 @@ func repeat(d time.Duration, n int) []time.Duration {
 }
 
 // phaseTotals returns the I/Os counted and the bytes counted, per op, over
-// the precondition and measure phases of res. The two agree up to the I/Os
-// that complete after the stop (which the runner discards but whose bytes
-// the worker has counted): at most one per thread. Per phase they may
-// disagree more: hist.Registry.Tick reads a handle's counters after
-// merging its histograms, so I/Os completing during the merge land in the
-// next interval's latencies but this interval's bytes.
+// the precondition and measure phases of res. Bytes are counted with their
+// I/O (hist.Handle.AddToEvent), so the two agree exactly, per phase and
+// per interval.
 func phaseTotals(res *oltp.Result) (ios, ioBytes [2]int64) {
 	for _, r := range []*oltp.Result{res.Precondition, res} {
 		if r == nil {

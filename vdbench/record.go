@@ -13,10 +13,15 @@ import (
 	"vmbench/oltp"
 )
 
-// RecordKind and RecordVersion identify a RunRecord file.
+// RecordKind and RecordVersion identify a RunRecord file. Version 2 added
+// the points' Overshot and Flag, and holds oltp.Result version 2 (status,
+// overruns, backlog). ReadRunRecord reads versions 1 and 2 (a version 1
+// point has no flag but its saturation); a newer version is refused.
 const (
 	RecordKind    = "vdbench-curve"
-	RecordVersion = 1
+	RecordVersion = 2
+	// oldestRecordVersion is the oldest version ReadRunRecord reads.
+	oldestRecordVersion = 1
 )
 
 // RunRecord is the JSON file of one run (`vmbench vdbench run`) or one
@@ -60,6 +65,10 @@ type PointRecord struct {
 	// MBps is in MiB (1024²) per second, as vdbench's MB/sec.
 	MBps      float64 `json:"mb_per_sec"`
 	Saturated bool    `json:"saturated,omitempty"`
+	// Overshot and Flag are Point's: above the request, and why the point
+	// is flagged in words.
+	Overshot bool   `json:"above_request,omitempty"`
+	Flag     string `json:"flag,omitempty"`
 	// Service is the service time of each I/O; Intended the latency from
 	// its intended start (rate-controlled points only).
 	Service  Latencies      `json:"service_time"`
@@ -125,7 +134,7 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 		if p.Result == nil {
 			continue
 		}
-		pr := PointRecord{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved, Saturated: p.Saturated,
+		pr := PointRecord{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved, Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag,
 			MBps: bytesPerSec(p.Result) / (1 << 20), Result: p.Result, PerSD: p.PerSD}
 		s, err := latencies(p.Result, false)
 		if err != nil {
@@ -179,7 +188,7 @@ func (r *RunRecord) Curve() *CurveResult {
 	c := &CurveResult{Run: r.Run, Warnings: r.Warnings}
 	for _, p := range r.Points {
 		c.Points = append(c.Points, Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
-			Saturated: p.Saturated, Result: p.Result, PerSD: p.PerSD})
+			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD})
 	}
 	return c
 }
@@ -217,14 +226,21 @@ func ReadRunRecord(path string) (*RunRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	var v struct {
+		Kind    string `json:"kind"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench vdbench record: %w", path, err)
+	}
+	if v.Kind != RecordKind || v.Version < oldestRecordVersion || v.Version > RecordVersion {
+		return nil, fmt.Errorf("%s: kind %q version %d is not a %s record of version %d to %d", path, v.Kind, v.Version, RecordKind, oldestRecordVersion, RecordVersion)
+	}
 	var r RunRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: not a vmbench vdbench record: %w", path, err)
-	}
-	if r.Kind != RecordKind || r.Version != RecordVersion {
-		return nil, fmt.Errorf("%s: kind %q version %d is not a %s record of version %d", path, r.Kind, r.Version, RecordKind, RecordVersion)
 	}
 	for _, p := range r.Points {
 		if p.Result == nil {

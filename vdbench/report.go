@@ -277,7 +277,8 @@ func (p *intervalPrinter) average(merged *oltp.Result) {
 // WriteCurve writes a run's table: one row per point with the requested
 // and achieved rate, MB/s, the service time (mean, p50, p99, max), the
 // latency from the intended start (mean, p99; open loop only) and the
-// saturation flag, then the run's warnings.
+// point's flag (Point.Flag: saturated or above its request, with the share
+// of the request achieved; a late runner), then the run's warnings.
 func WriteCurve(w io.Writer, c *CurveResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rd=%s: service time is each pread/pwrite's own time (vdbench's response time); "+
@@ -287,7 +288,7 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	row("point", "requested", "IOPS", "MB/sec", "avg ms", "p50 ms", "p99 ms", "max ms",
-		"intended avg", "intended p99", "saturated")
+		"intended avg", "intended p99", "flag")
 	for _, p := range c.Points {
 		s, err := latencyOf(p.Result, false)
 		if err != nil {
@@ -304,8 +305,11 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 		if in.Count() > 0 {
 			ia, ip = fmt.Sprintf("%.3f", ms(in.Mean())), fmt.Sprintf("%.3f", ms(in.Percentile(99)))
 		}
-		if p.Saturated {
-			sat = "yes"
+		switch {
+		case p.Flag != "":
+			sat = p.Flag
+		case p.Saturated: // a version 1 record
+			sat = "saturated"
 		}
 		row(p.Label, req, fmt.Sprintf("%.2f", p.Achieved), fmt.Sprintf("%.2f", bytesPerSec(p.Result)/(1<<20)),
 			fmt.Sprintf("%.3f", ms(s.Mean())), fmt.Sprintf("%.3f", ms(s.Percentile(50))),

@@ -52,8 +52,10 @@ func testCurve() *CurveResult {
 				res.Ops[i].Intended = &s
 			}
 		}
-		c.Points = append(c.Points, Point{Label: p.label, Requested: p.req, Achieved: p.got,
-			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res})
+		pt := Point{Label: p.label, Requested: p.req, Achieved: p.got,
+			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res}
+		pt.Flag = pointFlag(pt)
+		c.Points = append(c.Points, pt)
 	}
 	return c
 }

@@ -19,10 +19,11 @@ const (
 	OpWrite = 1
 )
 
-// Counter names in Result.Counters: the bytes transferred. A worker counts
-// an I/O's bytes when it completes, so they may include the last I/O of
-// each thread that completed after the stop and was not counted as an
-// operation (at most one per thread).
+// Counter names in Result.Counters: the bytes transferred. A worker adds
+// an I/O's bytes with the I/O itself (hist.Handle.AddToEvent), so they are
+// counted exactly where the I/O is: in the same interval, and not at all
+// for an I/O in flight at the end. Bytes over count is the mean transfer
+// size, exactly.
 const (
 	CounterBytesRead    = "bytes_read"
 	CounterBytesWritten = "bytes_written"
@@ -223,7 +224,7 @@ func (w *worker) Event(context.Context) (int, error) {
 	if err != nil {
 		return op, w.ioError(op, off, size, err)
 	}
-	w.h.Add(ctr, size)
+	w.h.AddToEvent(ctr, size)
 	return op, nil
 }
 

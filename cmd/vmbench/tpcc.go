@@ -180,8 +180,8 @@ func writeResultFile(a *app, res *oltp.Result, path string, err error) error {
 		return errors.Join(err, fmt.Errorf("writing --result-file: %w", werr))
 	}
 	state := ""
-	if res.Interrupted {
-		state = " (interrupted)"
+	if st := res.State(); st != oltp.StatusComplete {
+		state = " (" + st + ")"
 	}
 	fmt.Fprintf(a.stderr, "Result written to %s%s\n", path, state)
 	return err

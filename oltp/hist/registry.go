@@ -25,6 +25,7 @@ type Registry struct {
 	cumCtr  []int64
 	lastCtr []int64 // per handle: counter totals already folded in, flattened [handle][counter]
 	scratch []*Histogram
+	retired []int32 // per handle: the buffer retired by the current Tick
 }
 
 // NewRegistry returns a Registry for the named operations and counters.
@@ -81,24 +82,33 @@ func indexOf(names []string, name string) int {
 
 // NewHandle returns a Handle for one worker goroutine.
 func (r *Registry) NewHandle() *Handle {
-	h := &Handle{buf: [2][]*Histogram{newSet(len(r.ops)), newSet(len(r.ops))}, ctr: make([]atomic.Int64, len(r.counters))}
+	n := len(r.counters)
+	h := &Handle{buf: [2][]*Histogram{newSet(len(r.ops)), newSet(len(r.ops))},
+		evc: [2][]int64{make([]int64, n), make([]int64, n)}, pend: make([]int64, n), ctr: make([]atomic.Int64, n)}
 	r.mu.Lock()
 	r.handles = append(r.handles, h)
-	r.lastCtr = append(r.lastCtr, make([]int64, len(r.counters))...)
+	r.lastCtr = append(r.lastCtr, make([]int64, n)...)
 	r.mu.Unlock()
 	return h
 }
 
-// Handle is one worker's recorder. Record and Add may be called by one
-// goroutine at a time (its worker); Tick may run concurrently with them.
+// Handle is one worker's recorder. Record, RecordPair, Add, AddToEvent and
+// DropEvent may be called by one goroutine at a time (its worker); Tick
+// may run concurrently with them.
 type Handle struct {
 	active atomic.Int32 // index of the buffer the worker writes
 	busy   atomic.Int32 // 1 while the worker is inside Record
 	buf    [2][]*Histogram
-	ctr    []atomic.Int64
+	// evc holds, per buffer, the counters added with events (AddToEvent):
+	// written inside Record's busy window, so they swap with the latencies.
+	evc     [2][]int64
+	pend    []int64 // staged by AddToEvent for the next Record
+	pending bool
+	ctr     []atomic.Int64
 }
 
-// Record adds latency d for operation op (an index from Registry.Ops).
+// Record adds latency d for operation op (an index from Registry.Ops),
+// with the counters staged by AddToEvent.
 //
 // The hand-off with Tick: the worker announces busy, then reads the active
 // index; Tick flips the index, then waits until busy is clear. With
@@ -107,29 +117,82 @@ type Handle struct {
 // is never written while Tick reads it.
 func (h *Handle) Record(op int, d time.Duration) {
 	h.busy.Store(1)
-	h.buf[h.active.Load()][op].Record(d)
+	a := h.active.Load()
+	h.buf[a][op].Record(d)
+	h.commit(a)
 	h.busy.Store(0)
 }
 
-// Add adds n to counter c (an index from Registry.Counters).
+// RecordPair records two latencies of one event (its service time and its
+// latency from the intended start) and its staged counters in the same
+// interval.
+func (h *Handle) RecordPair(op int, d time.Duration, op2 int, d2 time.Duration) {
+	h.busy.Store(1)
+	a := h.active.Load()
+	h.buf[a][op].Record(d)
+	h.buf[a][op2].Record(d2)
+	h.commit(a)
+	h.busy.Store(0)
+}
+
+func (h *Handle) commit(a int32) {
+	if !h.pending {
+		return
+	}
+	for c, n := range h.pend {
+		h.evc[a][c] += n
+	}
+	clear(h.pend)
+	h.pending = false
+}
+
+// Add adds n to counter c (an index from Registry.Counters) at once.
 func (h *Handle) Add(c int, n int64) { h.ctr[c].Add(n) }
 
-// Counter returns the handle's running total of counter c.
+// AddToEvent adds n to counter c as part of the event being run: the
+// amount is staged and lands with the event's latency at the next Record
+// or RecordPair, in the same interval, or is dropped with the event by
+// DropEvent (an event in flight at the end, which is not counted). Use it
+// for what must add up exactly with the event count, such as the bytes of
+// an I/O.
+func (h *Handle) AddToEvent(c int, n int64) {
+	h.pend[c] += n
+	h.pending = true
+}
+
+// DropEvent discards what AddToEvent staged since the last Record.
+func (h *Handle) DropEvent() {
+	if h.pending {
+		clear(h.pend)
+		h.pending = false
+	}
+}
+
+// Counter returns the handle's running total of counter c as added by Add
+// (amounts added with events are not included).
 func (h *Handle) Counter(c int) int64 { return h.ctr[c].Load() }
 
-// retire flips the active buffer and returns the retired one once the
-// worker is no longer writing to it.
-func (h *Handle) retire() []*Histogram {
+// retire flips the active buffer and returns the index of the retired one
+// once the worker is no longer writing to it.
+func (h *Handle) retire() int32 {
 	old := h.active.Load()
 	h.active.Store(1 - old)
 	for h.busy.Load() != 0 {
 		runtime.Gosched()
 	}
-	return h.buf[old]
+	return old
 }
 
 // Tick is one merge of all handles.
 type Tick struct {
+	// At is the instant of the swap: read right after every handle's
+	// buffer was swapped, before anything is merged. What was recorded
+	// before the swap is in Interval; what is recorded after it goes to
+	// the next tick. Swap is how long swapping every handle took, the
+	// uncertainty of that edge (microseconds unless a worker was
+	// descheduled inside Record).
+	At   time.Time
+	Swap time.Duration
 	// Interval holds, per operation, what was recorded since the last tick
 	// (or ResetCumulative). The histograms belong to the Registry and are
 	// valid until the next call to Tick; Clone to keep them.
@@ -143,28 +206,43 @@ type Tick struct {
 	CumulativeCounters []int64
 }
 
-// Tick merges every handle's recordings since the previous tick and
-// returns the interval and cumulative views.
+// Tick swaps every handle's buffer in one pass, stamps the instant, and
+// then merges what was recorded since the previous tick into the interval
+// and cumulative views.
 func (r *Registry) Tick() Tick {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, s := range r.scratch {
-		s.Reset()
+	begin := time.Now()
+	r.retired = r.retired[:0]
+	for _, h := range r.handles {
+		r.retired = append(r.retired, h.retire())
 	}
+	at := time.Now()
 	ictr := make([]int64, len(r.counters))
 	for hi, h := range r.handles {
-		retired := h.retire()
-		// Counters are read right after the swap, before the merge, so
-		// that events ending during the merge count in the next interval
-		// on both sides: at most the one event in flight per handle can
-		// have its counters and its latency in different intervals.
+		// Counters added at once (Add) are read right after the swap,
+		// before the merge, so that events ending during the merge count
+		// in the next interval on both sides: at most the one event in
+		// flight per handle can have such counters and its latency in
+		// different intervals. Counters added with events (AddToEvent)
+		// are in the retired buffer, exactly with their latencies.
 		last := r.lastCtr[hi*len(r.counters) : (hi+1)*len(r.counters)]
 		for c := range r.counters {
 			v := h.ctr[c].Load()
 			ictr[c] += v - last[c]
 			last[c] = v
 		}
-		for i, s := range retired {
+	}
+	for _, s := range r.scratch {
+		s.Reset()
+	}
+	for hi, h := range r.handles {
+		old := r.retired[hi]
+		for c, n := range h.evc[old] {
+			ictr[c] += n
+		}
+		clear(h.evc[old])
+		for i, s := range h.buf[old] {
 			r.scratch[i].Merge(s)
 			s.Reset()
 		}
@@ -175,11 +253,15 @@ func (r *Registry) Tick() Tick {
 	for c := range ictr {
 		r.cumCtr[c] += ictr[c]
 	}
-	return Tick{Interval: r.scratch, Cumulative: r.cum, IntervalCounters: ictr, CumulativeCounters: append([]int64(nil), r.cumCtr...)}
+	return Tick{At: at, Swap: at.Sub(begin), Interval: r.scratch, Cumulative: r.cum, IntervalCounters: ictr,
+		CumulativeCounters: append([]int64(nil), r.cumCtr...)}
 }
 
 // ResetCumulative empties the cumulative view and counters (used at a phase
-// boundary, after a final Tick of the phase that ends).
+// boundary, after the final Tick of the phase that ends). It swaps nothing:
+// the cumulative view changes only in Tick, so what is recorded between
+// that Tick and ResetCumulative goes to the next phase, and the boundary
+// is the instant of that Tick (Tick.At).
 func (r *Registry) ResetCumulative() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -27,27 +27,10 @@ func TestTickWhileRecording(t *testing.T) {
 		}()
 	}
 	var total, errs int64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				tk := r.Tick()
-				total += tk.Interval[0].Count() + tk.Interval[1].Count()
-				errs += tk.IntervalCounters[0]
-			}
-		}
-	}()
-	wg.Wait()
-	close(stop)
-	<-done
-	tk := r.Tick()
-	total += tk.Interval[0].Count() + tk.Interval[1].Count()
-	errs += tk.IntervalCounters[0]
+	tk := tickWhile(r, &wg, func(tk Tick) {
+		total += tk.Interval[0].Count() + tk.Interval[1].Count()
+		errs += tk.IntervalCounters[0]
+	})
 	if want := int64(workers * perWorker); total != want {
 		t.Fatalf("intervals summed to %d values, want %d", total, want)
 	}
@@ -57,6 +40,30 @@ func TestTickWhileRecording(t *testing.T) {
 	if want := int64(workers * perWorker / 10); errs != want || tk.CumulativeCounters[0] != want {
 		t.Fatalf("counter intervals %d, cumulative %d, want %d", errs, tk.CumulativeCounters[0], want)
 	}
+}
+
+// tickWhile ticks r until the workers of wg are done, then once more, and
+// hands every tick to f; it returns the last tick.
+func tickWhile(r *Registry, wg *sync.WaitGroup, f func(Tick)) Tick {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				f(r.Tick())
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	<-done
+	tk := r.Tick()
+	f(tk)
+	return tk
 }
 
 func TestResetCumulative(t *testing.T) {

@@ -1,0 +1,50 @@
+package vdbench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// TestPointAboveItsRequestIsFlagged: issue 8's point that ran at 32,363
+// IOPS for a requested 29,900 is flagged with its reason, like a saturated
+// one, and warned about; a point within 3% of its request is not.
+func TestPointAboveItsRequestIsFlagged(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	achieved := map[float64]float64{29900: 32363, 1000: 1020}
+	run := func(label string, rate float64) (Point, error) {
+		return Point{Label: label, Achieved: achieved[rate], Result: resultWith(t0, time.Second, repeat(time.Millisecond, 10), nil, true)}, nil
+	}
+	points, warnings, err := runPoints(RD{Name: "rd1", IORate: IORate{Rates: []float64{29900, 1000}}}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over, fine := points[0], points[1]
+	if !over.Overshot || over.Saturated || over.Flag != "above the request (108.2% of it)" {
+		t.Errorf("29900: overshot %v saturated %v flag %q", over.Overshot, over.Saturated, over.Flag)
+	}
+	if fine.Overshot || fine.Flag != "" {
+		t.Errorf("1000 at 1020: overshot %v flag %q, want none", fine.Overshot, fine.Flag)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "point 29900 achieved 32,363 IOPS for a requested 29,900 (108.2%): above its request") {
+		t.Errorf("warnings %q", warnings)
+	}
+	var b strings.Builder
+	if err := WriteCurve(&b, &CurveResult{Run: "rd1", Points: points}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "above the request (108.2% of it)") {
+		t.Errorf("curve table does not flag the point:\n%s", b.String())
+	}
+}
+
+// TestLateRunnerIsFlagged: a point whose phase overran says so in its flag.
+func TestLateRunnerIsFlagged(t *testing.T) {
+	res := resultWith(time.Now(), time.Second, repeat(time.Millisecond, 10), nil, false)
+	res.Overruns = []oltp.Overrun{{Planned: time.Second, Ran: 3 * time.Second}}
+	if got := pointFlag(Point{Result: res}); got != "runner late (overran)" {
+		t.Errorf("flag %q", got)
+	}
+}
