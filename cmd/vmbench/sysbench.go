@@ -129,6 +129,17 @@ func (f *sysbenchFlags) config(a *app, cmd *cobra.Command, args []string) (sysbe
 	return cfg, nil
 }
 
+// sysbenchUsage makes the errors of a flag that does not fit the database
+// (sysbench.ErrFlagValue: tables of another size, --threads beyond the
+// server's max_connections) usage errors, exit status 2, like any other
+// bad flag; nothing has been created or run when they are returned.
+func sysbenchUsage(err error) error {
+	if errors.Is(err, sysbench.ErrFlagValue) {
+		return asUsage(err)
+	}
+	return err
+}
+
 func workloadArg(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
 		return usagef("%s: takes at most one WORKLOAD (got %q; see '%s --help')", cmd.CommandPath(), args, cmd.CommandPath())
@@ -162,7 +173,7 @@ anything and asks for 'vmbench sysbench cleanup' first.`,
 			if err != nil {
 				return err
 			}
-			return sysbench.Prepare(cmd.Context(), cfg, a.stderr, a.terminal)
+			return sysbenchUsage(sysbench.Prepare(cmd.Context(), cfg, a.stderr, a.terminal))
 		},
 	}
 	f = bindSysbenchFlags(cmd)
@@ -208,7 +219,7 @@ interrupted and exits non-zero.`,
 				}
 			}
 			res, err := sysbench.Run(cmd.Context(), cfg, cfg.RunConfig(), a.stdout)
-			return writeResultFile(a, res, resultFile, err)
+			return writeResultFile(a, res, resultFile, sysbenchUsage(err))
 		},
 	}
 	f = bindSysbenchFlags(cmd)
