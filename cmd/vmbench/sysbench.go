@@ -192,6 +192,10 @@ func newSysbenchRunCmd(a *app) *cobra.Command {
 connection with server-side prepared statements, for --time or --events, and
 print sysbench's interval lines (--report-interval) and final report.
 
+Before it starts, the run checks that sbtest1..sbtest<--tables> exist and hold
+--table-size rows (their largest id; give the --table-size used at prepare),
+and that --threads fits the server's max_connections; a mismatch exits 2.
+
 Closed loop by default (each thread starts its next transaction when the last
 ends; latency is service time); --rate=N runs an open loop at N transactions/s
 with Poisson arrivals and measures latency from each intended start.
