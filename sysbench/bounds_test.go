@@ -82,9 +82,10 @@ func TestValidateHugeThreadsAllocatesNothing(t *testing.T) {
 }
 
 // flagNamed matches what every error line of ParseFlags must carry: the
-// flag it is about (--name, or -x for a shorthand pflag refused), the
-// workload, or the stray argument.
-var flagNamed = regexp.MustCompile(`(^|[^A-Za-z0-9])--?[A-Za-z0-9]|workload|unexpected argument`)
+// flag it is about (--name, or -x for a shorthand pflag refused; pflag's
+// "bad flag syntax" quotes the argument), the workload, or the stray
+// argument.
+var flagNamed = regexp.MustCompile(`(^|[\s'"(])--?[^\s-]|workload|unexpected argument|bad flag syntax: -`)
 
 // FuzzFlags feeds arbitrary argument lists (one per line of the input,
 // split on spaces) through ParseFlags and Validate: no panic, and every

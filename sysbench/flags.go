@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -103,7 +104,11 @@ func ParseFlags(workload string, args []string, getenv func(string) string) (Con
 	fs.SetOutput(io.Discard)
 	c.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%s", strings.Join(append(errs, err.Error()), "\n"))
+		msg := err.Error()
+		if errors.Is(err, pflag.ErrHelp) { // found by FuzzFlags: "pflag: help requested"
+			msg = "--help: not an option of a workload (the options are listed by 'vmbench sysbench run --help')"
+		}
+		return c, fmt.Errorf("%s", strings.Join(append(errs, msg), "\n"))
 	}
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Sprintf("unexpected argument %q (options are --name=value)", fs.Arg(0)))
