@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"vmbench/dialect"
 )
@@ -124,6 +126,19 @@ func checkData(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, wh
 			return flagErr("--table-size: %s in %s has %s rows (ids 1..%s); --table-size is %s: prepare with that size or pass --table-size %d",
 				tableName(n), where, thousands(rows), thousands(rows), thousands(size), rows)
 		}
+	}
+	return nil
+}
+
+// sqliteFileExists returns an ErrFlagValue error when dcfg names an SQLite
+// file that does not exist: opening it would create an empty one, a side
+// effect of a run that cannot start (prepare creates the file).
+func sqliteFileExists(dcfg dialect.Config) error {
+	if dcfg.Driver != dialect.SQLite {
+		return nil
+	}
+	if _, err := os.Stat(dcfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
+		return flagErr("--sqlite-path: %s does not exist; run 'vmbench sysbench prepare' with this run's --tables and --table-size first", dcfg.SQLitePath)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,8 +41,8 @@ func TestRunChecksTheData(t *testing.T) {
 			c.Events = 20
 			size := c.TableSize
 			if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) ||
-				!strings.Contains(err.Error(), "--tables: sbtest1 does not exist") || !strings.Contains(err.Error(), "vmbench sysbench prepare") {
-				t.Errorf("run before prepare: %v, want ErrFlagValue naming --tables and prepare", err)
+				!strings.Contains(err.Error(), " does not exist") || !strings.Contains(err.Error(), "vmbench sysbench prepare") {
+				t.Errorf("run before prepare: %v, want ErrFlagValue saying to prepare", err)
 			}
 			if err := Prepare(ctx, c, nil, false); err != nil {
 				t.Fatal(err)
@@ -121,5 +122,23 @@ func TestRunChecksServerLimits(t *testing.T) {
 	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads x --tables") ||
 		!strings.Contains(err.Error(), "max_prepared_stmt_count is "+thousands(maxStmts)) {
 		t.Errorf("--tables=%d: %v\nwant ErrFlagValue naming --threads x --tables and max_prepared_stmt_count", c.Tables, err)
+	}
+}
+
+// TestMissingSQLiteFileIsNotCreated: run and cleanup on an SQLite file
+// that does not exist leave no file behind (opening it would create an
+// empty one); run says to prepare first.
+func TestMissingSQLiteFileIsNotCreated(t *testing.T) {
+	c := sqliteConfig(t, ReadWrite)
+	ctx := ctxT(t)
+	if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--sqlite-path: "+c.Conn.SQLitePath+" does not exist") {
+		t.Errorf("run: %v, want ErrFlagValue naming --sqlite-path", err)
+	}
+	var out strings.Builder
+	if err := Cleanup(ctx, c, &out); err != nil || !strings.Contains(out.String(), "nothing to drop") {
+		t.Errorf("cleanup: %v, %q", err, out.String())
+	}
+	if _, err := os.Stat(c.Conn.SQLitePath); !os.IsNotExist(err) {
+		t.Errorf("%s was created: %v", c.Conn.SQLitePath, err)
 	}
 }

@@ -37,6 +37,9 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*ol
 		out = io.Discard
 	}
 	dcfg := cfg.DialectConfig()
+	if err := sqliteFileExists(dcfg); err != nil {
+		return nil, err
+	}
 	db, err := dialect.Open(ctx, runConnConfig(dcfg))
 	if err != nil {
 		return nil, err

@@ -140,6 +140,36 @@ func sysbenchUsage(err error) error {
 	return err
 }
 
+// openFileLimit is processFileLimit; tests lower it.
+var openFileLimit = processFileLimit
+
+// Open files a database connection takes: a socket for MySQL; the database
+// file and its write-ahead log for SQLite (measured: 20,000 files gave
+// 10,001 SQLite connections). spareFiles are the process's own (standard
+// streams, the pool's idle connection, the result file).
+const (
+	filesPerMySQLConn  = 1
+	filesPerSQLiteConn = 2
+	spareFiles         = 64
+)
+
+// checkOpenFiles refuses, before anything connects, a command whose conns
+// connections need more open files than the process may have: the run
+// would fail at the thread that hits the limit, after the others started.
+func checkOpenFiles(cfg sysbench.Config, conns int) error {
+	limit := openFileLimit()
+	per := filesPerMySQLConn
+	if cfg.Conn.Driver == dialect.SQLite {
+		per = filesPerSQLiteConn
+	}
+	need := uint64(conns)*uint64(per) + spareFiles
+	if limit == 0 || need <= limit {
+		return nil
+	}
+	return usagef("--threads: %d connections need about %d open files, but this process may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer threads",
+		conns, need, limit, need)
+}
+
 func workloadArg(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
 		return usagef("%s: takes at most one WORKLOAD (got %q; see '%s --help')", cmd.CommandPath(), args, cmd.CommandPath())
@@ -172,6 +202,11 @@ anything and asks for 'vmbench sysbench cleanup' first.`,
 			cfg, err := f.config(a, cmd, args)
 			if err != nil {
 				return err
+			}
+			if cfg.Conn.Driver != dialect.SQLite { // SQLite loads with one writer
+				if err := checkOpenFiles(cfg, min(cfg.Threads, cfg.Tables)); err != nil {
+					return err
+				}
 			}
 			return sysbenchUsage(sysbench.Prepare(cmd.Context(), cfg, a.stderr, a.terminal))
 		},
@@ -215,6 +250,9 @@ interrupted and exits non-zero.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := f.config(a, cmd, args)
 			if err != nil {
+				return err
+			}
+			if err := checkOpenFiles(cfg, cfg.Threads); err != nil {
 				return err
 			}
 			if resultFile != "" {

@@ -55,3 +55,20 @@ func TestSysbenchRunTableSizeMismatchSQLite(t *testing.T) {
 		t.Errorf("run with the prepared --table-size: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestSysbenchThreadsBeyondOpenFileLimit: more threads than the process
+// may open connections for exit 2 before the first connects (the run used
+// to fail at thread 10,002 of 20,000 after starting the others).
+func TestSysbenchThreadsBeyondOpenFileLimit(t *testing.T) {
+	old := openFileLimit
+	openFileLimit = func() uint64 { return 200 }
+	t.Cleanup(func() { openFileLimit = old })
+	db := filepath.Join(t.TempDir(), "sbtest.db")
+	code, stdout, stderr := runCLI(t, nil, "sysbench", "run", "--threads=100", "--events=1", "--db-driver=sqlite", "--sqlite-path="+db)
+	if code != 2 || !strings.Contains(stderr, "--threads: 100 connections need about 264 open files, but this process may open 200 (ulimit -n)") {
+		t.Errorf("exit %d, want 2 naming --threads and ulimit -n:\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the database file was created: %v", err)
+	}
+}
