@@ -69,7 +69,7 @@ func (c Config) boundErrors() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Threads > MaxThreads {
-		bad("--threads: %d is more than %s (each thread is a connection and a server thread with its own stack: 10,000 already take gigabytes of the server)",
+		bad("--threads: %d is more than %s (each thread is a connection, and on MySQL a server thread with its own stack: 10,000 already take gigabytes of the server)",
 			c.Threads, thousands(MaxThreads))
 	}
 	if c.Tables > MaxTables {
