@@ -20,6 +20,10 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 		out = io.Discard
 	}
 	dcfg := cfg.DialectConfig()
+	if sqliteFileExists(dcfg) != nil { // nothing to drop; opening would create the file
+		fmt.Fprintf(out, "%s does not exist; nothing to drop\n", dcfg.SQLitePath)
+		return nil
+	}
 	db, err := dialect.Open(ctx, dcfg)
 	if err != nil {
 		if dialect.Code(err) == 1049 { // unknown database: nothing to drop

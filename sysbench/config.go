@@ -210,7 +210,9 @@ func DefaultConfig() Config {
 const MaxTableSize = math.MaxInt32
 
 // Validate returns every problem with c at once (joined), each naming the
-// option and what is valid.
+// option and what is valid, including the upper bounds of bounds.go; it
+// allocates nothing per thread, table or interval, so it is safe on any
+// value a user types.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -230,12 +232,7 @@ func (c Config) Validate() error {
 	if c.RangeSize < 1 {
 		bad("--range-size: %d is not valid (at least 1)", c.RangeSize)
 	}
-	for _, n := range []struct {
-		name string
-		v    int
-	}{{"point-selects", c.PointSelects}, {"simple-ranges", c.SimpleRanges}, {"sum-ranges", c.SumRanges},
-		{"order-ranges", c.OrderRanges}, {"distinct-ranges", c.DistinctRanges}, {"index-updates", c.IndexUpdates},
-		{"non-index-updates", c.NonIndexUpdates}, {"delete-inserts", c.DeleteInserts}} {
+	for _, n := range c.stmtCounts() {
 		if n.v < 0 {
 			bad("--%s: %d is negative", n.name, n.v)
 		}
@@ -248,6 +245,7 @@ func (c Config) Validate() error {
 	if c.Percentile < 0 || c.Percentile > 100 || math.IsNaN(c.Percentile) {
 		bad("--percentile: %g is not valid (0 to 100; 0 disables it)", c.Percentile)
 	}
+	errs = append(errs, c.boundErrors()...)
 	return errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,7 +27,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 }
 
 func (c *Config) bindDataFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&c.Tables, "tables", c.Tables, "number of tables sbtest1..sbtestN")
+	fs.IntVar(&c.Tables, "tables", c.Tables, "number of tables sbtest1..sbtestN (at most "+thousands(MaxTables)+")")
 	fs.Int64Var(&c.TableSize, "table-size", c.TableSize, "rows per table at prepare")
 	flagvalue.Bool(fs, &c.AutoInc, "auto-inc", "on: the server assigns id (AUTO_INCREMENT); off: the loader writes id and oltp_insert draws unique ids")
 	flagvalue.Bool(fs, &c.CreateSecondary, "create-secondary", "create the secondary index k_<n> on k after the load")
@@ -67,12 +68,12 @@ func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 }
 
 func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&c.Threads, "threads", c.Threads, "worker threads, one connection each (prepare: tables loaded in parallel)")
+	fs.IntVar(&c.Threads, "threads", c.Threads, "worker threads, one connection each (at most "+thousands(MaxThreads)+" and the server's max_connections; prepare: tables loaded in parallel)")
 	fs.Var(flagvalue.Seconds(&c.Time), "time", "length of the measured run (\"60\" = 60 s, or \"1m\"); 0 = no limit")
 	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
 	fs.Var(flagvalue.Seconds(&c.WarmupTime), "warmup-time", "warm-up before the measured run, excluded from the results (seconds or duration)")
 	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print an interval line this often (seconds or duration); 0 = none")
-	fs.Float64Var(&c.Rate, "rate", c.Rate, "open loop: target transactions per second (Poisson arrivals); 0 = closed loop")
+	fs.Float64Var(&c.Rate, "rate", c.Rate, "open loop: target transactions per second (Poisson arrivals, at most "+thousands(MaxRate)+"); 0 = closed loop")
 	fs.Float64Var(&c.Percentile, "percentile", c.Percentile, "latency percentile to report (0 to 100; 0 = off)")
 	fs.Var(ignoreValue{&c.IgnoreErrors}, "mysql-ignore-errors",
 		"server errors that restart the transaction instead of ending the run: a list, all, or none (SQLite busy and lost connections are always retried)")
@@ -103,7 +104,11 @@ func ParseFlags(workload string, args []string, getenv func(string) string) (Con
 	fs.SetOutput(io.Discard)
 	c.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return c, fmt.Errorf("%s", strings.Join(append(errs, err.Error()), "\n"))
+		msg := err.Error()
+		if errors.Is(err, pflag.ErrHelp) { // found by FuzzFlags: "pflag: help requested"
+			msg = "--help: not an option of a workload (the options are listed by 'vmbench sysbench run --help')"
+		}
+		return c, fmt.Errorf("%s", strings.Join(append(errs, msg), "\n"))
 	}
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Sprintf("unexpected argument %q (options are --name=value)", fs.Arg(0)))

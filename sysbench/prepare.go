@@ -31,7 +31,9 @@ const sqliteBatchesPerTrx = 8
 
 // Prepare creates the sbtest tables of cfg and loads them (sysbench
 // prepare): it creates the database when missing (MySQL), refuses to touch
-// existing tables (ErrTablesExist, before creating anything), then shares
+// existing tables (ErrTablesExist, before creating anything) and more
+// loaders than the server's max_connections leaves free (ErrFlagValue),
+// then shares
 // the tables out over --threads loaders as sysbench does (thread t loads
 // tables t+1, t+1+threads, ...; on SQLite, which has one writer at a time,
 // a single loader), each creating its table, inserting --table-size rows
@@ -91,6 +93,9 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 	loaders := max(min(cfg.Threads, cfg.Tables), 1)
 	if !d.Capabilities().ConcurrentWriters {
 		loaders = 1
+	}
+	if err := checkServerLimits(ctx, db, d, loaders, 0, cfg); err != nil {
+		return err
 	}
 	fmt.Fprintf(progress, "Creating %d table(s) sbtest1..sbtest%d of %s rows in %s, %d loader thread(s)\n",
 		cfg.Tables, cfg.Tables, thousands(cfg.TableSize), dcfg, loaders)

@@ -18,6 +18,12 @@ import (
 // and the final report (WriteSummary). It opens and closes its own
 // connection pool, one connection per thread.
 //
+// Before anything starts it checks, once connected, that --threads fits the
+// server's max_connections and the run's prepared statements its
+// max_prepared_stmt_count (MySQL), and that the tables hold the data
+// --tables and --table-size describe (checkData); a mismatch wraps
+// ErrFlagValue.
+//
 // The Result is returned together with any error: on Ctrl-C (ctx
 // cancelled) it covers what was measured, is marked Interrupted and its
 // report is printed, and the error wraps oltp.ErrInterrupted and
@@ -31,11 +37,20 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*ol
 		out = io.Discard
 	}
 	dcfg := cfg.DialectConfig()
+	if err := sqliteFileExists(dcfg); err != nil {
+		return nil, err
+	}
 	db, err := dialect.Open(ctx, runConnConfig(dcfg))
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
+	if err := checkServerLimits(ctx, db, db.Dialect, rc.Threads, cfg.preparedStatements(), cfg); err != nil {
+		return nil, err
+	}
+	if err := checkData(ctx, db, db.Dialect, cfg, dcfg.String()); err != nil {
+		return nil, err
+	}
 	db.SetMaxIdleConns(rc.Threads + 1) // reconnects reuse pooled connections
 	spec, err := NewSpec(cfg, db)
 	if err != nil {

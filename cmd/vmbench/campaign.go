@@ -34,6 +34,7 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	var (
 		simulate bool
 		dsn      string
+		pwFile   string
 		opts     = scenarios.Options{ResultsDir: "results"}
 		vf       vsphereFlags
 	)
@@ -90,11 +91,13 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 				if !simulate {
 					return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
 				}
-				server, err := checkServerDSN(cmd.Context(), dsn)
+				server, err := checkServerDSN(cmd.Context(), dsn, dsnPassword{file: pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
 				if err != nil {
 					return err
 				}
 				opts.DBServer = server
+			} else if pwFile != "" {
+				return usagef("--db-password-file: only with --db-dsn (it holds the password of that server)")
 			}
 			opts.Drivers = campaignDrivers(a)
 			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
@@ -115,6 +118,7 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 	f := cmd.Flags()
 	f.BoolVar(&simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
 	f.StringVar(&dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB server for the VMs' databases, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
+	f.StringVar(&pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD")
 	f.StringVar(&opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
 	f.BoolVar(&opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
 	vf.bind(f)
@@ -130,10 +134,13 @@ func campaignDrivers(a *app) map[string]scenarios.Driver {
 // Server server and
 // no database (the campaign creates one per VM), and connects to it once,
 // so that a wrong address or password is found before any VM exists.
-func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
+func checkServerDSN(ctx context.Context, dsn string, pw dsnPassword) (*scenarios.DB, error) {
 	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
 		return nil, usagef("--db-dsn: %v", err)
+	}
+	if err := pw.fill(&cfg); err != nil {
+		return nil, err
 	}
 	switch {
 	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer:
@@ -144,13 +151,13 @@ func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
 		return nil, usagef("--db-dsn: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", cfg.User, cfg.Host, cfg.Port)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, dsnError(err, cfg, pw)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	db, err := dialect.Open(cctx, cfg)
 	if err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, dsnError(err, cfg, pw)
 	}
 	db.Close()
 	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil

@@ -1,0 +1,144 @@
+package sysbench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vmbench/dialect"
+)
+
+// sqliteConfig returns a Config on a fresh SQLite file: 2 tables x 300
+// rows, 2 threads, 20 events.
+func sqliteConfig(t *testing.T, w Workload) Config {
+	c := DefaultConfig()
+	c.Workload = w
+	c.Conn.Driver = dialect.SQLite
+	c.Conn.SQLitePath = filepath.Join(t.TempDir(), "sbtest.db")
+	c.Tables, c.TableSize, c.Threads, c.Events, c.Time = 2, 300, 2, 20, 0
+	c.Rand.Seed = 3
+	return c
+}
+
+// TestRunChecksTheData: a run refuses tables that do not hold --tables x
+// --table-size rows (sysbench's ids 1..table-size), before any thread
+// starts, with an error that names the flag, what the data holds and the
+// value that fits; the workloads that add or remove rows are allowed to.
+func TestRunChecksTheData(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config func(t *testing.T, w Workload) Config
+	}{
+		{"MariaDB", mariaConfig},
+		{"SQLite", sqliteConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			c := tc.config(t, ReadWrite)
+			c.Events = 20
+			size := c.TableSize
+			if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) ||
+				!strings.Contains(err.Error(), " does not exist") || !strings.Contains(err.Error(), "vmbench sysbench prepare") {
+				t.Errorf("run before prepare: %v, want ErrFlagValue saying to prepare", err)
+			}
+			if err := Prepare(ctx, c, nil, false); err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []struct {
+				tables int
+				size   int64
+				want   string
+			}{
+				{c.Tables, size * 1000, "; --table-size is " + thousands(size*1000) + ": prepare with that size or pass --table-size " + strconv.FormatInt(size, 10)},
+				{c.Tables, size - 1, "has " + thousands(size) + " rows (ids 1.." + thousands(size) + "); --table-size is " + thousands(size-1)},
+				{c.Tables + 1, size, "--tables: sbtest3 does not exist"},
+			} {
+				c2 := c
+				c2.Tables, c2.TableSize = bad.tables, bad.size
+				_, err := Run(ctx, c2, c2.RunConfig(), nil)
+				if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), bad.want) {
+					t.Errorf("--tables=%d --table-size=%d: %v\nwant ErrFlagValue containing %q", bad.tables, bad.size, err, bad.want)
+				}
+				if bad.tables > c.Tables && err != nil && !strings.Contains(err.Error(), "pass --tables 2") {
+					t.Errorf("missing table: %v, want the --tables that fits", err)
+				}
+			}
+			if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+				t.Fatalf("matching flags: %v", err)
+			}
+			// oltp_delete and oltp_insert remove and add rows; they still
+			// run with the prepared --table-size, in either order, while
+			// the others then see rows beyond it. A --table-size of more
+			// than twice the data is refused for them too.
+			for _, w := range []Workload{Delete, Insert, Delete} {
+				c2 := c
+				c2.Workload = w
+				if _, err := Run(ctx, c2, c2.RunConfig(), nil); err != nil {
+					t.Fatalf("%s after prepare: %v", w, err)
+				}
+			}
+			if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) {
+				t.Errorf("oltp_read_write on tables oltp_insert grew: %v, want ErrFlagValue", err)
+			}
+			c2 := c
+			c2.Workload, c2.TableSize = Delete, 3*size
+			if _, err := Run(ctx, c2, c2.RunConfig(), nil); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--table-size") {
+				t.Errorf("oltp_delete --table-size=%d on %d rows: %v, want ErrFlagValue", c2.TableSize, size, err)
+			}
+		})
+	}
+}
+
+// TestRunChecksServerLimits: --threads beyond the server's
+// max_connections, and more prepared statements than its
+// max_prepared_stmt_count, are refused before any thread connects, naming
+// the flag and the server variable.
+func TestRunChecksServerLimits(t *testing.T) {
+	ctx := ctxT(t)
+	c := mariaConfig(t, ReadWrite)
+	db := openT(t, c)
+	var maxConns, maxStmts int64
+	if err := db.QueryRow("SELECT @@max_connections, @@max_prepared_stmt_count").Scan(&maxConns, &maxStmts); err != nil {
+		t.Fatal(err)
+	}
+	if maxConns+1 > MaxThreads {
+		t.Skipf("max_connections is %d, more than --threads may be", maxConns)
+	}
+	c.Threads = int(maxConns + 1)
+	_, err := Run(ctx, c, c.RunConfig(), nil)
+	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads: "+strconv.Itoa(c.Threads)+" connections, but the server's max_connections is "+thousands(maxConns)) {
+		t.Errorf("--threads=%d: %v\nwant ErrFlagValue naming --threads and max_connections", c.Threads, err)
+	}
+
+	c.Threads = 2
+	c.Tables = int(maxStmts/(2*9)) + 1 // oltp_read_write prepares 9 kinds per table
+	if c.Tables > MaxTables {
+		t.Skipf("max_prepared_stmt_count is %d, more than --tables may ask", maxStmts)
+	}
+	_, err = Run(ctx, c, c.RunConfig(), nil)
+	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads x --tables") ||
+		!strings.Contains(err.Error(), "max_prepared_stmt_count is "+thousands(maxStmts)) {
+		t.Errorf("--tables=%d: %v\nwant ErrFlagValue naming --threads x --tables and max_prepared_stmt_count", c.Tables, err)
+	}
+}
+
+// TestMissingSQLiteFileIsNotCreated: run and cleanup on an SQLite file
+// that does not exist leave no file behind (opening it would create an
+// empty one); run says to prepare first.
+func TestMissingSQLiteFileIsNotCreated(t *testing.T) {
+	c := sqliteConfig(t, ReadWrite)
+	ctx := ctxT(t)
+	if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--sqlite-path: "+c.Conn.SQLitePath+" does not exist") {
+		t.Errorf("run: %v, want ErrFlagValue naming --sqlite-path", err)
+	}
+	var out strings.Builder
+	if err := Cleanup(ctx, c, &out); err != nil || !strings.Contains(out.String(), "nothing to drop") {
+		t.Errorf("cleanup: %v, %q", err, out.String())
+	}
+	if _, err := os.Stat(c.Conn.SQLitePath); !os.IsNotExist(err) {
+		t.Errorf("%s was created: %v", c.Conn.SQLitePath, err)
+	}
+}
