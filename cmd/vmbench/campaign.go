@@ -11,7 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"vmbench/dialect"
+	"vmbench/oltp"
 	"vmbench/scenarios"
+	"vmbench/sysbench"
+	"vmbench/tpcc"
 	"vmbench/vdbench"
 )
 
@@ -86,11 +89,16 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc") {
 				return usagef("--ds, --template, --pool, --folder and --dc need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
 			}
+			if dsn != "" && !simulate {
+				return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
+			}
+			label := "--db-dsn"
+			if dsn == "" && simulate && spec.Simulate != nil && spec.Simulate.DBServer != "" {
+				// a results directory's campaign.yaml names the server it ran on
+				dsn, label = spec.Simulate.DBServer, args[0]+": simulate.db-server"
+			}
 			if dsn != "" {
-				if !simulate {
-					return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
-				}
-				server, err := checkServerDSN(cmd.Context(), dsn)
+				server, err := checkServerDSN(cmd.Context(), dsn, label, a.getenv)
 				if err != nil {
 					return err
 				}
@@ -99,7 +107,7 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 			opts.Drivers = campaignDrivers(a)
 			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
-				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+				return usageError{err} // each error names the file and line
 			}
 			if err := checkResultsDir(opts.ResultsDir); err != nil {
 				return err
@@ -121,39 +129,75 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 	return cmd
 }
 
-// campaignDrivers are the workload tools a campaign file may name.
+// campaignDrivers are the workload tools a campaign file may name, each
+// able to say how its runs end (scenarios.RunBounds).
 func campaignDrivers(a *app) map[string]scenarios.Driver {
-	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}, "tpcc": tpccDriver{a: a}}
+	return map[string]scenarios.Driver{
+		"sysbench": boundedDriver{sysbenchDriver{a: a}, func(w string, args []string) (oltp.RunConfig, error) {
+			cfg, err := sysbench.ParseFlags(w, args, nil)
+			return cfg.RunConfig(), err
+		}},
+		"tpcc": boundedDriver{tpccDriver{a: a}, func(_ string, args []string) (oltp.RunConfig, error) {
+			cfg, err := tpcc.ParseFlags(args, nil)
+			return cfg.RunConfig(), err
+		}},
+	}
 }
 
-// checkServerDSN parses --db-dsn, which must name a MySQL/MariaDB or SQL
-// Server server and
-// no database (the campaign creates one per VM), and connects to it once,
-// so that a wrong address or password is found before any VM exists.
-func checkServerDSN(ctx context.Context, dsn string) (*scenarios.DB, error) {
+// boundedDriver adds scenarios.RunBounds to a campaign driver: the run
+// configuration its flags give, so that a campaign that would never end
+// (time 0, no events) is refused before anything is created.
+type boundedDriver struct {
+	scenarios.Driver
+	runConfig func(workload string, args []string) (oltp.RunConfig, error)
+}
+
+// RunConfig implements scenarios.RunBounds.
+func (d boundedDriver) RunConfig(workload string, args []string) (oltp.RunConfig, error) {
+	return d.runConfig(workload, args)
+}
+
+// checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,
+// which label then names), which must name a MySQL/MariaDB or SQL Server
+// server and no database (the campaign creates one per VM), and connects
+// to it once, so that a wrong address or password is found before any VM
+// exists. A DSN without a password takes it from serverPasswordEnv.
+func checkServerDSN(ctx context.Context, dsn, label string, getenv func(string) string) (*scenarios.DB, error) {
 	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, usagef("%s: %v", label, err)
 	}
 	switch {
 	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer:
-		return nil, usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", cfg.Driver)
+		return nil, usagef("%s: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", label, cfg.Driver)
 	case cfg.Socket != "":
-		return nil, usagef("--db-dsn: a Unix socket is not supported here; give host:port")
+		return nil, usagef("%s: a Unix socket is not supported here; give host:port", label)
 	case cfg.Database != "" || len(cfg.Params) > 0:
-		return nil, usagef("--db-dsn: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", cfg.User, cfg.Host, cfg.Port)
+		return nil, usagef("%s: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", label, cfg.User, cfg.Host, cfg.Port)
+	}
+	if cfg.Password == "" {
+		cfg.Password = getenv(serverPasswordEnv(string(cfg.Driver)))
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, usagef("%s: %v", label, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	db, err := dialect.Open(cctx, cfg)
 	if err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, usagef("%s: %v", label, err)
 	}
 	db.Close()
 	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil
+}
+
+// serverPasswordEnv is the variable a server DSN without a password takes
+// it from: the clients' own, MYSQL_PWD (mysql) and SQLCMDPASSWORD (sqlcmd).
+func serverPasswordEnv(driver string) string {
+	if driver == string(dialect.SQLServer) {
+		return "SQLCMDPASSWORD"
+	}
+	return "MYSQL_PWD"
 }
 
 // checkResultsDir makes sure --results-dir is (or can become) a writable
