@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -157,6 +155,10 @@ type campaign struct {
 	// another vSphere was used); where says which vSphere it was.
 	simHosts, simDatastores int
 	where                   string
+	// manifest records what the campaign creates; vsphereURL (without a
+	// password) and placementDC say where its VMs are.
+	manifest                *manifest
+	vsphereURL, placementDC string
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -210,14 +212,25 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
 	}
+	m, err := createManifest(c.dir, c.id)
+	if err != nil {
+		return nil, err
+	}
+	c.manifest = m
+	defer m.close()
 	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
 		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
 
 	res, err := c.run(ctx)
 	if err != nil {
-		if c.vmResults == 0 {
-			os.RemoveAll(c.dir) // nothing measured: leave nothing behind
+		left := m.outstanding()
+		switch {
+		case c.vmResults == 0 && left == 0:
+			os.RemoveAll(c.dir) // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
+		case left > 0:
+			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
+				err, left, filepath.Join(c.dir, ManifestFile), c.dir)
 		}
 		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
 	}
@@ -303,11 +316,16 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 
 	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
+	if err := c.recordVMs(pspec); err != nil {
+		return nil, err
+	}
+	// Registered before the first clone: after a failed Provision (which
+	// removes what it made) it checks that nothing is left.
+	defer c.teardown(sess, pspec.VMNames())
 	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
-	defer c.teardown(sess)
 
 	c.stepf("a database per VM")
 	dbs, dropDBs, err := c.databases(ctx, vms)
@@ -340,7 +358,8 @@ func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error
 	if cfg.Datacenter == "" {
 		cfg.Datacenter = c.spec.VSphere.Datacenter // GOVC_DATACENTER / --dc win over the file
 	}
-	c.where = "the vSphere at " + cfg.RedactedURL()
+	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
+	c.where = "the vSphere at " + c.vsphereURL
 	stop := func() {}
 	// In simulation an in-process vcsim is started, unless a vSphere URL
 	// was given (a vcsim of one's own, or a lab vCenter for the
@@ -364,8 +383,17 @@ func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error
 			return nil, nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 		}
 		cfg = sim.Config()
-		stop = sim.Close
+		home := sim.Home()
+		if err := c.manifest.record(Created{Op: OpCreate, Kind: KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
+			sim.Close()
+			return nil, nil, err
+		}
+		stop = func() {
+			sim.Close()
+			c.removed(KindSimDir, []string{home}, "")
+		}
 		c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
+		c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
 		fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	}
 	sess, err := vsphere.Connect(ctx, cfg)
@@ -408,105 +436,6 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// teardown destroys the campaign's VMs with its own context, so that a
-// cancelled campaign still cleans up.
-func (c *campaign) teardown(sess *vsphere.Session) {
-	c.step = steps - 1
-	switch {
-	case c.opts.KeepVMs && c.opts.Simulate && c.opts.VSphere.URL == "":
-		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
-		return
-	case c.opts.KeepVMs:
-		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench vsphere destroy --campaign %s", c.id, c.id)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	c.stepf("teardown: destroying the VMs of campaign %s", c.id)
-	n, err := sess.Destroy(ctx, c.id, func(m string) { c.logf("%s", m) })
-	if err != nil {
-		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    list what is left with: vmbench vsphere ls --campaign %s\n", n, err, c.id)
-		return
-	}
-	c.logf("destroyed %d VMs", n)
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
-
-// databaseName is the database a campaign creates for a VM on a shared
-// server: vmbench_<campaign id>_<vm>, at most 64 characters (MySQL's
-// limit; a longer name keeps its end and gets a hash of the whole).
-func databaseName(campaignID, vm string) string {
-	n := unsafeName.ReplaceAllString("vmbench_"+campaignID+"_"+vm, "_")
-	if len(n) <= 64 {
-		return n
-	}
-	h := fnv.New32a()
-	h.Write([]byte(n))
-	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-64+17:])
-}
-
-// databases decides where each VM's database is and creates it.
-func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
-	dbs := make([]DB, len(vms))
-	var tmp string
-	for i, vm := range vms {
-		switch {
-		case c.opts.Simulate && c.opts.DBServer != nil:
-			d := *c.opts.DBServer
-			d.Database = databaseName(c.id, vm.Name)
-			dbs[i] = d
-		case c.opts.Simulate:
-			if tmp == "" {
-				var err error
-				if tmp, err = os.MkdirTemp("", "vmbench-"+c.spec.Name+"-"); err != nil {
-					return nil, nil, err
-				}
-			}
-			dbs[i] = DB{Driver: "sqlite", SQLitePath: filepath.Join(tmp, vm.Name+".db")}
-		default:
-			db := c.spec.Database
-			dbs[i] = DB{Driver: db.Driver, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
-			if db.PasswordEnv != "" {
-				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
-			}
-		}
-	}
-	var created []DB
-	drop := func() {
-		if c.opts.KeepVMs {
-			for _, d := range created {
-				c.logf("kept database %s (--keep-vms)", d)
-			}
-			if tmp != "" {
-				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
-			}
-			return
-		}
-		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		for _, d := range created {
-			if err := c.driver.DropDatabase(dctx, d); err != nil {
-				c.logf("dropping %s: %v", d, err)
-			}
-		}
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-	}
-	for i, d := range dbs {
-		if err := c.driver.CreateDatabase(ctx, d); err != nil {
-			drop()
-			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, d, err)
-		}
-		if c.opts.Simulate && c.opts.DBServer != nil {
-			created = append(created, d)
-		}
-		c.logf("%s: %s", vms[i].Name, d)
-	}
-	return dbs, drop, nil
 }
 
 // prepare loads every VM's database in parallel; progress goes to the

@@ -29,8 +29,43 @@ the database in each VM and the workload with its flags. 'campaign run' does
 preflight, provisioning, a database per VM, prepare, a common start,
 precondition, measure, collection, aggregation, the review table and teardown.`,
 	}
-	c.AddCommand(newCampaignRunCmd(a))
+	c.AddCommand(newCampaignRunCmd(a), newCampaignTeardownCmd(a))
 	return c
+}
+
+func newCampaignTeardownCmd(a *app) *cobra.Command {
+	var vf vsphereFlags
+	cmd := &cobra.Command{
+		Use:   "teardown DIR",
+		Short: "Remove what a campaign created and left behind, as its results directory lists",
+		Long: `Every campaign records each object it creates (VMs, databases on a --db-dsn
+server, the temporary directory of its SQLite files) in DIR/` + scenarios.ManifestFile + `
+before creating it, and marks it removed once it is gone. After a kill -9, a
+failed teardown or --keep-vms, 'campaign teardown DIR' removes exactly what is
+listed there and not yet removed, and marks it; run again, it does nothing.
+
+Databases are dropped only by the names recorded (vmbench_<campaign>_<vm>);
+their password comes from the variable recorded with them ($MYSQL_PWD or
+$SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password is never
+recorded). VMs are destroyed only when they carry the campaign's tag and a
+recorded name, on the recorded vSphere URL (credentials from GOVC_* or the
+flags; --url overrides the URL). VMs of the in-process simulator ended with
+the campaign's process.`,
+		Example: `  vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2.incomplete
+  MYSQL_PWD=... vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2`,
+		Args: exactArgs(1, "DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := scenarios.ReadManifest(args[0]); err != nil {
+				return asUsage(err)
+			}
+			opts := scenarios.TeardownOptions{Drivers: campaignDrivers(a), VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
+			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
+			fmt.Fprintf(a.stdout, "removed %d object(s) of %s\n", n, args[0])
+			return err
+		},
+	}
+	vf.bindConnection(cmd.Flags())
+	return cmd
 }
 
 func newCampaignRunCmd(a *app) *cobra.Command {
@@ -161,7 +196,8 @@ func (d boundedDriver) RunConfig(workload string, args []string) (oltp.RunConfig
 // which label then names), which must name a MySQL/MariaDB or SQL Server
 // server and no database (the campaign creates one per VM), and connects
 // to it once, so that a wrong address or password is found before any VM
-// exists. A DSN without a password takes it from serverPasswordEnv.
+// exists. A DSN without a password takes it from
+// scenarios.ServerPasswordEnv.
 func checkServerDSN(ctx context.Context, dsn, label string, getenv func(string) string) (*scenarios.DB, error) {
 	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
@@ -176,7 +212,7 @@ func checkServerDSN(ctx context.Context, dsn, label string, getenv func(string) 
 		return nil, usagef("%s: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", label, cfg.User, cfg.Host, cfg.Port)
 	}
 	if cfg.Password == "" {
-		cfg.Password = getenv(serverPasswordEnv(string(cfg.Driver)))
+		cfg.Password = getenv(scenarios.ServerPasswordEnv(string(cfg.Driver)))
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usagef("%s: %v", label, err)
@@ -189,15 +225,6 @@ func checkServerDSN(ctx context.Context, dsn, label string, getenv func(string) 
 	}
 	db.Close()
 	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil
-}
-
-// serverPasswordEnv is the variable a server DSN without a password takes
-// it from: the clients' own, MYSQL_PWD (mysql) and SQLCMDPASSWORD (sqlcmd).
-func serverPasswordEnv(driver string) string {
-	if driver == string(dialect.SQLServer) {
-		return "SQLCMDPASSWORD"
-	}
-	return "MYSQL_PWD"
 }
 
 // checkResultsDir makes sure --results-dir is (or can become) a writable
