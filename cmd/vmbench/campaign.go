@@ -27,7 +27,10 @@ func newCampaignCmd(a *app) *cobra.Command {
 		Long: `A campaign file (YAML, strict: unknown keys are errors) names a VM role and count,
 the database in each VM and the workload with its flags. 'campaign run' does
 preflight, provisioning, a database per VM, prepare, a common start,
-precondition, measure, collection, aggregation, the review table and teardown.`,
+precondition, measure, collection, aggregation, the review table and teardown.
+'campaign teardown DIR' removes what a killed campaign left behind.
+
+Run vmbench with 'go run ./cmd/vmbench', or build bin/vmbench with 'make build'.`,
 	}
 	c.AddCommand(newCampaignRunCmd(a), newCampaignTeardownCmd(a))
 	return c
@@ -86,9 +89,16 @@ With --simulate, every step runs against an in-process vSphere simulator
 (vcsim) with an embedded SQLite database per VM, or a database per VM on the
 server given with --db-dsn, using the file's scaled-down simulate: sizes.
 
-Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (resolved),
-vms/<vm>.json (one Result per VM), merged.json and report.md. The VMs are
-destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
+Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (the campaign
+as it ran: sizes, template, datastores and placement as resolved, the --db-dsn
+server without its password; it runs again as is), vms/<vm>.json (one Result
+per VM), merged.json, report.md and created.jsonl (every object the campaign
+creates, recorded before it is made). The VMs are destroyed and the databases
+dropped at the end, on failure and on Ctrl-C, unless --keep-vms; after a
+kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
+
+A --db-dsn without a password takes it from $MYSQL_PWD (SQL Server:
+$SQLCMDPASSWORD), so that it does not show in ps.`,
 		Example: `  # the 8-VM sysbench campaign, simulated, in under a minute
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate
 
@@ -121,8 +131,8 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 			opts.Simulate = simulate
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
-			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc") {
-				return usagef("--ds, --template, --pool, --folder and --dc need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
+			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc", "net") {
+				return usagef("--ds, --template, --pool, --folder, --dc and --net need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
 			}
 			if dsn != "" && !simulate {
 				return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")

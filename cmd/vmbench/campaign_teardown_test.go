@@ -211,3 +211,16 @@ func TestVSphereHelpShowsOnlyItsFlags(t *testing.T) {
 		}
 	}
 }
+
+// In simulation without --url there is no placement to choose: --net is
+// refused as the other placement flags are, instead of being ignored.
+func TestCampaignSimulateRefusesNetWithoutURL(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, nil, "campaign", "run", writeFile(t, "tiny.yaml", tinyCampaign), "--simulate", "--net", "VM Network", "--results-dir", dir)
+	if code != 2 || !strings.Contains(stderr, "--net need --url") {
+		t.Errorf("exit %d, %q; want 2 naming --net", code, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused campaign created %v", entries)
+	}
+}
