@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -62,38 +60,71 @@ type Outcome struct {
 // Check validates everything about a campaign that can be checked without
 // touching anything: the spec, the workload's flags (through its Driver)
 // both as the protocol sets them and, with Simulate, as the simulate block
-// overrides them, and the VM layout. It is what makes bad input exit 2
-// with nothing created. spec is the file as loaded (not Simulated).
+// overrides them, that the run ends (RunBounds), and the VM layout. It is
+// what makes bad input exit 2 with nothing created. spec is the file as
+// loaded (not Simulated); errors name its file and line.
 func Check(spec *Spec, opts Options) (Driver, vsphere.Layout, error) {
 	var errs []error
+	src := spec.src
 	d, ok := opts.Drivers[spec.Workload.Tool]
 	if !ok {
-		errs = append(errs, fmt.Errorf("workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(driverNames(opts.Drivers), ", ")))
+		errs = append(errs, src.errorf("workload.tool", "workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(driverNames(opts.Drivers), ", ")))
 	} else {
-		if err := d.Check(spec.Workload.Name, spec.Workload.Args()); err != nil {
-			errs = append(errs, fmt.Errorf("workload.flags (%s %s): %w", spec.Workload.Tool, spec.Workload.Name, err))
-		}
+		errs = append(errs, checkWorkload(d, spec, "workload.flags", spec.Workload))
 		if sim := spec.Simulated(); opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
-			if err := d.Check(sim.Workload.Name, sim.Workload.Args()); err != nil {
-				errs = append(errs, fmt.Errorf("simulate.workload.flags (%s %s): %w", spec.Workload.Tool, spec.Workload.Name, err))
-			}
+			errs = append(errs, checkWorkload(d, spec, "simulate.workload.flags", sim.Workload))
 		}
 	}
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
-		errs = append(errs, fmt.Errorf("vms.role: %w", err))
+		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
 	} else if err := layout.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("vms.role %s: %w", spec.VMs.Role, err))
+		errs = append(errs, src.errorf("vms.role", "vms.role %s: %w", spec.VMs.Role, err))
 	}
 	if !opts.Simulate {
 		if err := opts.VSphere.Validate(); err != nil {
 			errs = append(errs, err)
 		}
 		if spec.Database.PasswordEnv != "" && opts.Getenv(spec.Database.PasswordEnv) == "" {
-			errs = append(errs, fmt.Errorf("database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
+			errs = append(errs, src.errorf("database.password-env", "database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
 		}
 	}
 	return d, layout, errors.Join(errs...)
+}
+
+// RunBounds is implemented by a Driver that can say, without touching
+// anything, how a workload's run ends: Check refuses a run with neither
+// a time nor an event limit (it would never end, and a campaign must).
+type RunBounds interface {
+	RunConfig(workload string, args []string) (oltp.RunConfig, error)
+}
+
+// checkWorkload checks one set of workload flags (path names them in
+// the file: workload.flags or simulate.workload.flags).
+func checkWorkload(d Driver, spec *Spec, path string, w WorkloadSpec) error {
+	src := spec.src
+	if err := d.Check(w.Name, w.Args()); err != nil {
+		return src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
+	}
+	rb, ok := d.(RunBounds)
+	if !ok {
+		return nil
+	}
+	rc, err := rb.RunConfig(w.Name, w.Args())
+	if err != nil {
+		return src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
+	}
+	if rc.Time == 0 && rc.Events == 0 {
+		at := path
+		for _, k := range []string{"time", "max-time", "events"} {
+			if src.line(path+"."+k) > src.line(path) {
+				at = path + "." + k
+				break
+			}
+		}
+		return src.errorf(at, "%s: time 0 and no events: the run would never end, and a campaign must (set time, e.g. 30m, or events)", path)
+	}
+	return nil
 }
 
 func driverNames(m map[string]Driver) []string {
@@ -118,7 +149,20 @@ type campaign struct {
 	// after a failure or Ctrl-C).
 	vmResults int
 	template  string // the template cloned
+	// placement is where the VMs went, as resolved by the preflight.
+	placement VSphereSpec
+	// simHosts and simDatastores shape the in-process simulator (0 when
+	// another vSphere was used); where says which vSphere it was.
+	simHosts, simDatastores int
+	where                   string
+	// manifest records what the campaign creates; vsphereURL (without a
+	// password) and placementDC say where its VMs are.
+	manifest                *manifest
+	vsphereURL, placementDC string
 }
+
+// finalDir is the results directory once the campaign has finished.
+func (c *campaign) finalDir() string { return strings.TrimSuffix(c.dir, ".incomplete") }
 
 // steps counts the numbered steps: preflight, provision, databases,
 // prepare, run, collect, teardown.
@@ -168,14 +212,25 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
 	}
+	m, err := createManifest(c.dir, c.id)
+	if err != nil {
+		return nil, err
+	}
+	c.manifest = m
+	defer m.close()
 	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
 		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
 
 	res, err := c.run(ctx)
 	if err != nil {
-		if c.vmResults == 0 {
-			os.RemoveAll(c.dir) // nothing measured: leave nothing behind
+		left := m.outstanding()
+		switch {
+		case c.vmResults == 0 && left == 0:
+			os.RemoveAll(c.dir) // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
+		case left > 0:
+			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
+				err, left, filepath.Join(c.dir, ManifestFile), c.dir)
 		}
 		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
 	}
@@ -186,10 +241,36 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	return res, nil
 }
 
-// writeResolved records the campaign as it ran: the simulated sizes, the
-// datastores and the databases actually used, with the tool version and
-// host, as campaign.yaml in the results directory.
-func (c *campaign) writeResolved(vms []vsphere.VM, dbs []DB) error {
+// writeResolved records the campaign as it ran, as campaign.yaml in the
+// results directory: the simulated sizes applied, the template, the
+// datastores the VMs are on, the placement as resolved (datacenter,
+// resource pool and folder as inventory paths, network), whatever set it
+// (file, GOVC_* or flags), and in simulation the simulator's shape and
+// the database server, with the tool version and host in a comment. It
+// loads with Load and runs the same campaign again.
+func (c *campaign) writeResolved(vms []vsphere.VM) error {
+	r := c.resolved(vms)
+	b, err := yaml.Marshal(r)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	hdr := fmt.Sprintf("# campaign %s as run by vmbench %s on %s, %s\n# simulate: %v", c.id, c.opts.Version, host,
+		time.Now().UTC().Format(time.RFC3339), c.opts.Simulate)
+	if c.opts.Simulate {
+		hdr += " (vSphere: " + c.where + "; databases: "
+		if c.opts.DBServer != nil {
+			hdr += "one per VM on " + c.opts.DBServer.Host + ")"
+		} else {
+			hdr += "an embedded SQLite file per VM)"
+		}
+		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate"
+	}
+	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
+}
+
+// resolved is the campaign as it runs (see writeResolved).
+func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 	r := *c.spec
 	r.Simulate = nil
 	r.VMs.Template = c.template
@@ -201,25 +282,17 @@ func (c *campaign) writeResolved(vms []vsphere.VM, dbs []DB) error {
 			r.VMs.Datastores = append(r.VMs.Datastores, vm.Datastore)
 		}
 	}
-	if c.opts.Simulate && len(dbs) > 0 {
-		r.Database = DatabaseSpec{Driver: dbs[0].Driver, Port: dbs[0].Port, User: dbs[0].User}
-	}
-	b, err := yaml.Marshal(&r)
-	if err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	hdr := fmt.Sprintf("# campaign %s as run by vmbench %s on %s, %s\n# simulate: %v", c.id, c.opts.Version, host,
-		time.Now().UTC().Format(time.RFC3339), c.opts.Simulate)
+	r.VSphere = c.placement
 	if c.opts.Simulate {
-		hdr += " (vSphere simulator; databases: "
+		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores}
 		if c.opts.DBServer != nil {
-			hdr += "one per VM on " + c.opts.DBServer.Host + ")"
-		} else {
-			hdr += "an embedded SQLite file per VM)"
+			sim.DBServer = c.opts.DBServer.ServerDSN()
+		}
+		if *sim != (SimSpec{}) {
+			r.Simulate = sim
 		}
 	}
-	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
+	return &r
 }
 
 func (c *campaign) run(ctx context.Context) (*Outcome, error) {
@@ -238,14 +311,21 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
 		c.logf("%s", l)
 	}
+	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
+		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 
 	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
+	if err := c.recordVMs(pspec); err != nil {
+		return nil, err
+	}
+	// Registered before the first clone: after a failed Provision (which
+	// removes what it made) it checks that nothing is left.
+	defer c.teardown(sess, pspec.VMNames())
 	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
-	defer c.teardown(sess)
 
 	c.stepf("a database per VM")
 	dbs, dropDBs, err := c.databases(ctx, vms)
@@ -253,7 +333,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	defer dropDBs()
-	if err := c.writeResolved(vms, dbs); err != nil {
+	if err := c.writeResolved(vms); err != nil {
 		return nil, err
 	}
 
@@ -275,6 +355,11 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 // connect opens the vSphere session: an in-process vcsim in simulation.
 func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error) {
 	cfg := c.opts.VSphere
+	if cfg.Datacenter == "" {
+		cfg.Datacenter = c.spec.VSphere.Datacenter // GOVC_DATACENTER / --dc win over the file
+	}
+	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
+	c.where = "the vSphere at " + c.vsphereURL
 	stop := func() {}
 	// In simulation an in-process vcsim is started, unless a vSphere URL
 	// was given (a vcsim of one's own, or a lab vCenter for the
@@ -298,7 +383,17 @@ func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error
 			return nil, nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 		}
 		cfg = sim.Config()
-		stop = sim.Close
+		home := sim.Home()
+		if err := c.manifest.record(Created{Op: OpCreate, Kind: KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
+			sim.Close()
+			return nil, nil, err
+		}
+		stop = func() {
+			sim.Close()
+			c.removed(KindSimDir, []string{home}, "")
+		}
+		c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
+		c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
 		fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	}
 	sess, err := vsphere.Connect(ctx, cfg)
@@ -325,7 +420,8 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 	c.template = tmpl
 	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
-		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Parallel: c.spec.VMs.Parallel, PowerOn: true,
+		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
+		Parallel: c.spec.VMs.Parallel, PowerOn: true,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout)}
 	if c.opts.Simulate {
 		p.SimulatedIP = "127.0.0.1"
@@ -340,105 +436,6 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// teardown destroys the campaign's VMs with its own context, so that a
-// cancelled campaign still cleans up.
-func (c *campaign) teardown(sess *vsphere.Session) {
-	c.step = steps - 1
-	switch {
-	case c.opts.KeepVMs && c.opts.Simulate && c.opts.VSphere.URL == "":
-		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
-		return
-	case c.opts.KeepVMs:
-		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench vsphere destroy --campaign %s", c.id, c.id)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	c.stepf("teardown: destroying the VMs of campaign %s", c.id)
-	n, err := sess.Destroy(ctx, c.id, func(m string) { c.logf("%s", m) })
-	if err != nil {
-		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    list what is left with: vmbench vsphere ls --campaign %s\n", n, err, c.id)
-		return
-	}
-	c.logf("destroyed %d VMs", n)
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
-
-// databaseName is the database a campaign creates for a VM on a shared
-// server: vmbench_<campaign id>_<vm>, at most 64 characters (MySQL's
-// limit; a longer name keeps its end and gets a hash of the whole).
-func databaseName(campaignID, vm string) string {
-	n := unsafeName.ReplaceAllString("vmbench_"+campaignID+"_"+vm, "_")
-	if len(n) <= 64 {
-		return n
-	}
-	h := fnv.New32a()
-	h.Write([]byte(n))
-	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-64+17:])
-}
-
-// databases decides where each VM's database is and creates it.
-func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
-	dbs := make([]DB, len(vms))
-	var tmp string
-	for i, vm := range vms {
-		switch {
-		case c.opts.Simulate && c.opts.DBServer != nil:
-			d := *c.opts.DBServer
-			d.Database = databaseName(c.id, vm.Name)
-			dbs[i] = d
-		case c.opts.Simulate:
-			if tmp == "" {
-				var err error
-				if tmp, err = os.MkdirTemp("", "vmbench-"+c.spec.Name+"-"); err != nil {
-					return nil, nil, err
-				}
-			}
-			dbs[i] = DB{Driver: "sqlite", SQLitePath: filepath.Join(tmp, vm.Name+".db")}
-		default:
-			db := c.spec.Database
-			dbs[i] = DB{Driver: db.Driver, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
-			if db.PasswordEnv != "" {
-				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
-			}
-		}
-	}
-	var created []DB
-	drop := func() {
-		if c.opts.KeepVMs {
-			for _, d := range created {
-				c.logf("kept database %s (--keep-vms)", d)
-			}
-			if tmp != "" {
-				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
-			}
-			return
-		}
-		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		for _, d := range created {
-			if err := c.driver.DropDatabase(dctx, d); err != nil {
-				c.logf("dropping %s: %v", d, err)
-			}
-		}
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-	}
-	for i, d := range dbs {
-		if err := c.driver.CreateDatabase(ctx, d); err != nil {
-			drop()
-			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, d, err)
-		}
-		if c.opts.Simulate && c.opts.DBServer != nil {
-			created = append(created, d)
-		}
-		c.logf("%s: %s", vms[i].Name, d)
-	}
-	return dbs, drop, nil
 }
 
 // prepare loads every VM's database in parallel; progress goes to the

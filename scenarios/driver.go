@@ -3,6 +3,8 @@ package scenarios
 import (
 	"context"
 	"io"
+	"net"
+	"net/url"
 	"time"
 
 	"vmbench/oltp"
@@ -27,6 +29,20 @@ func (d DB) String() string {
 		return "sqlite " + d.SQLitePath
 	}
 	return d.Driver + " " + d.User + "@" + d.Host + ":" + itoa(d.Port) + "/" + d.Database
+}
+
+// ServerDSN names the server of a database on one (not SQLite) as
+// --db-dsn takes it, without the password and the database:
+// mysql://user@host:port/ or sqlserver://user@host:port.
+func (d DB) ServerDSN() string {
+	if d.Driver == "sqlite" {
+		return ""
+	}
+	u := url.URL{Scheme: d.Driver, User: url.User(d.User), Host: net.JoinHostPort(d.Host, itoa(d.Port))}
+	if d.Driver == "mysql" {
+		u.Path = "/"
+	}
+	return u.String()
 }
 
 // RunHooks carries what a campaign adds to a workload run.

@@ -14,15 +14,23 @@ import (
 // VMRow is one VM's line of the review table. Latencies are in ms; TPS is
 // events (transactions) per second over the VM's measured time.
 type VMRow struct {
-	VM         string
-	Datastore  string
-	Threads    int
-	Events     int64
-	TPS        float64
-	AvgMs      float64
-	P95Ms      float64
-	P99Ms      float64
-	Errors     int64 // retried errors (deadlocks, lock waits...)
+	VM        string
+	Datastore string
+	Threads   int
+	Events    int64
+	TPS       float64
+	AvgMs     float64
+	P95Ms     float64
+	P99Ms     float64
+	// Retries counts events restarted after a retryable error (deadlock,
+	// lock wait timeout, busy database, lost connection): the Result's
+	// counter "retries" (retryCounter).
+	Retries int64
+	// Errors counts errors no retry absorbed: the Result's errors.<class>
+	// counters beyond Retries. The workloads count every error they
+	// survive by class and then restart the event, so a run whose errors
+	// were all retried shows 0 here and its retries apart.
+	Errors     int64
 	Reconnects int64
 	// TpmC and NOPM are the TPC-C figures (new_order ops per minute, and
 	// the change of sum(d_next_o_id) per minute), for results that carry
@@ -36,7 +44,18 @@ type VMRow struct {
 const (
 	tpccOp      = "new_order"
 	nopmCounter = "d_next_o_id.delta"
+	// retryCounter and errorPrefix are the Result counters of retried
+	// events and of errors by class (sysbench and tpcc alike).
+	retryCounter = "retries"
+	errorPrefix  = "errors."
 )
+
+// retriesAndErrors splits a Result's (or interval's) counters into the
+// retried events and the errors no retry absorbed (see VMRow).
+func retriesAndErrors(counters map[string]int64) (retries, errs int64) {
+	retries = counters[retryCounter]
+	return retries, max(0, sumPrefix(counters, errorPrefix)-retries)
+}
 
 // Review is the table a server review publishes for one OLTP test: a row
 // per VM and the aggregate row. Two kinds of aggregate latency are given:
@@ -63,7 +82,8 @@ type Review struct {
 	P95ExactMs             float64
 	P99PublishedMs         float64
 	P99ExactMs             float64
-	Errors, Reconnects     int64
+	Retries, Errors        int64
+	Reconnects             int64
 	// TPCC is set when the results are TPC-C's: the tables then show tpmC
 	// and NOPM, summed over VMs as TPS is.
 	TPCC             bool
@@ -97,7 +117,8 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 		}
 		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
 			TPS: r.PerSecond(h.Count()), AvgMs: ms(h.Mean()), P95Ms: ms(h.Percentile(95)), P99Ms: ms(h.Percentile(99)),
-			Errors: sumPrefix(r.Counters, "errors."), Reconnects: r.Counters["reconnects"]}
+			Reconnects: r.Counters["reconnects"]}
+		row.Retries, row.Errors = retriesAndErrors(r.Counters)
 		if op := r.Op(tpccOp); op != nil && r.Elapsed > 0 {
 			rv.TPCC = true
 			row.TpmC = float64(op.Latency.Count) / r.Elapsed.Minutes()
@@ -114,6 +135,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 		rv.AvgPublishedMs += row.AvgMs / float64(len(perVM))
 		rv.P95PublishedMs += row.P95Ms / float64(len(perVM))
 		rv.P99PublishedMs += row.P99Ms / float64(len(perVM))
+		rv.Retries += row.Retries
 		rv.Errors += row.Errors
 		rv.Reconnects += row.Reconnects
 		if closed && row.TPS > 0 {
@@ -166,15 +188,15 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
 	}
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
-	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconn"}, "tpmC", "NOPM")}
+	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconn"}, "tpmC", "NOPM")}
 	for _, r := range rv.VMs {
-		rows = append(rows, rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)},
+		rows = append(rows, rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
 			num(r.TpmC), num(r.NOPM)))
 	}
 	rows = append(rows,
-		rv.tpcc([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Errors), itoa64(rv.Reconnects)},
+		rv.tpcc([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)},
 			num(rv.TpmCSum), num(rv.NOPMSum)),
-		rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", ""}, "", ""))
+		rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
 	writeColumns(w, rows, 2) // the first two columns are text, left-aligned
 	for _, l := range rv.summaryLines() {
 		fmt.Fprintln(w, l)
@@ -226,6 +248,7 @@ func (rv *Review) summaryLines() []string {
 		fmt.Sprintf("TPS is summed over VMs (per VM %s - %s).", num(rv.TPSMin), num(rv.TPSMax)),
 		"published: latencies are the mean of the per-VM values, as the reviews compute their aggregate.",
 		"exact: the average over all events of all VMs, percentiles of the merged histograms.",
+		"retries: events restarted after a deadlock, lock wait, busy database or lost connection; errors: errors no retry absorbed.",
 	}
 	if rv.FromIntended {
 		l = append(l, "Latencies are measured from each intended start or submission (queueing included), not as service time.")
@@ -248,20 +271,21 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
 	mdRow := func(cells []string) { fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |") }
-	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "errors", "reconnects"}, "tpmC", "NOPM"))
-	fmt.Fprintln(w, "|"+strings.Join(rv.tpcc([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:"}, "---:", "---:"), "|")+"|")
+	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconnects"}, "tpmC", "NOPM"))
+	fmt.Fprintln(w, "|"+strings.Join(rv.tpcc([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}, "---:", "---:"), "|")+"|")
 	for _, r := range rv.VMs {
-		mdRow(rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Errors), itoa64(r.Reconnects)},
+		mdRow(rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
 			num(r.TpmC), num(r.NOPM)))
 	}
 	bold := func(s string) string { return "**" + s + "**" }
 	mdRow(rv.tpcc([]string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
-		bold(f2(rv.P99PublishedMs)), itoa64(rv.Errors), itoa64(rv.Reconnects)}, bold(num(rv.TpmCSum)), bold(num(rv.NOPMSum))))
-	mdRow(rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", ""}, "", ""))
+		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}, bold(num(rv.TpmCSum)), bold(num(rv.NOPMSum))))
+	mdRow(rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- TPS is summed over VMs (per VM %s – %s).\n", num(rv.TPSMin), num(rv.TPSMax))
 	fmt.Fprintln(w, "- *published*: latencies are the mean of the per-VM values, as the reviews compute their aggregate.")
 	fmt.Fprintln(w, "- *exact*: the average over all events of all VMs, percentiles of the merged histograms.")
+	fmt.Fprintln(w, "- *retries*: events restarted after a deadlock, lock wait, busy database or lost connection; *errors*: errors no retry absorbed.")
 	if rv.FromIntended {
 		fmt.Fprintln(w, "- Latencies are measured from each intended start or submission (queueing included), not as service time.")
 	}

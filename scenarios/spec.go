@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"vmbench/vsphere"
 )
 
 // Spec is a campaign file. Keys are strict: an unknown key is an error
@@ -39,6 +41,8 @@ type Spec struct {
 	Database    DatabaseSpec `yaml:"database"`
 	Workload    WorkloadSpec `yaml:"workload"`
 	Simulate    *SimSpec     `yaml:"simulate,omitempty"`
+
+	src source // where it was read from, for errors
 }
 
 // VMSpec says which VMs to provision.
@@ -52,11 +56,14 @@ type VMSpec struct {
 }
 
 // VSphereSpec holds placement defaults; GOVC_* environment variables and
-// command-line flags take precedence.
+// command-line flags (--dc, --pool, --folder, --net) take precedence. The
+// campaign.yaml of a results directory holds the placement as resolved
+// (inventory paths), whatever set it.
 type VSphereSpec struct {
 	Datacenter   string `yaml:"datacenter,omitempty"`
 	ResourcePool string `yaml:"resource-pool,omitempty"`
 	Folder       string `yaml:"folder,omitempty"`
+	Network      string `yaml:"network,omitempty"` // each VM's first NIC (default: the template's)
 }
 
 // DatabaseSpec is how the driver reaches each VM's database when running
@@ -81,9 +88,14 @@ type WorkloadSpec struct {
 // and workload flags that override the real ones.
 type SimSpec struct {
 	VMs        *SimVMs      `yaml:"vms,omitempty"`
-	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 4)
+	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 1)
 	Datastores int          `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
 	Workload   *SimWorkload `yaml:"workload,omitempty"`
+	// DBServer is the server holding the VMs' databases in simulation, as
+	// --db-dsn names it but without a password (mysql://root@host:3306/);
+	// empty means an embedded SQLite file per VM. A results directory's
+	// campaign.yaml records the one used; --db-dsn overrides it.
+	DBServer string `yaml:"db-server,omitempty"`
 }
 
 // SimVMs overrides the VM count in simulation.
@@ -189,56 +201,84 @@ func Parse(name string, b []byte) (*Spec, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: holds more than one YAML document (line %d); a campaign file is one document", name, extra.Line)
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err == nil && len(doc.Content) == 1 {
+		s.src = source{file: name, root: doc.Content[0]}
+	} else {
+		s.src = source{file: name}
+	}
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return &s, nil
 }
 
-// MaxVMs bounds vms.count: more VMs than any host review uses, and fewer
-// than would make a typo (100000) into a long preflight.
-const MaxVMs = 256
+// Bounds of a campaign's own counts and durations (the workload's flags,
+// threads included, are bounded by the workload's own validation).
+const (
+	// MaxVMs bounds vms.count and simulate.vms.count: more VMs than any
+	// host review uses (16), and few enough that a typo (100000) is refused
+	// rather than turned into a long preflight.
+	MaxVMs = 256
+	// MaxParallel bounds vms.parallel: vCenter runs a few provisioning
+	// operations per host at once and queues the rest, so more clones in
+	// flight only make a longer queue and a longer teardown after a failure.
+	MaxParallel = 64
+	// MaxIPTimeout bounds vms.ip-timeout: a VM whose VMware Tools have not
+	// reported an IP within a day never will; the campaign waits that long
+	// with every other VM powered on.
+	MaxIPTimeout = 24 * time.Hour
+	// MaxSimHosts and MaxSimDatastores bound simulate.hosts and
+	// simulate.datastores: the simulator builds each in memory, and a review
+	// measures one server with at most a few dozen drives.
+	MaxSimHosts      = 64
+	MaxSimDatastores = 64
+)
 
 func (s *Spec) validate() error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, s.src.errorf(path, path+": "+format, args...))
+	}
 	if !campaignName.MatchString(s.Name) {
-		bad("name: %q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
+		bad("name", "%q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
 	}
 	if s.VMs.Role == "" {
-		bad("vms.role: missing (e.g. sysbench)")
+		bad("vms.role", "missing (e.g. sysbench)")
 	}
 	if s.VMs.Count < 1 || s.VMs.Count > MaxVMs {
-		bad("vms.count: %d is not valid (1..%d; the protocol uses 4, 8 or 16)", s.VMs.Count, MaxVMs)
+		bad("vms.count", "%d is not valid (1..%d: the protocol uses 4, 8 or 16, and more than %d is taken for a typo)", s.VMs.Count, MaxVMs, MaxVMs)
 	}
-	if s.VMs.Parallel < 0 {
-		bad("vms.parallel: %d is not valid (0 for the default of 4, or more)", s.VMs.Parallel)
+	if s.VMs.Parallel < 0 || s.VMs.Parallel > MaxParallel {
+		bad("vms.parallel", "%d is not valid (0 for the default of %d, up to %d: vCenter queues clones beyond a few per host, so more only lengthen the queue)",
+			s.VMs.Parallel, vsphere.DefaultParallel, MaxParallel)
 	}
-	if s.VMs.IPTimeout < 0 {
-		bad("vms.ip-timeout: %s is negative", time.Duration(s.VMs.IPTimeout))
+	if d := time.Duration(s.VMs.IPTimeout); d < 0 || d > MaxIPTimeout || (d > 0 && d < time.Second) {
+		bad("vms.ip-timeout", "%s is not valid (0 for the default of %s, or 1s..%s: a VM without an IP after a day will not get one)",
+			d, vsphere.DefaultIPTimeout, MaxIPTimeout)
 	}
 	if s.Workload.Tool == "" || s.Workload.Name == "" {
-		bad("workload: tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
+		bad("workload", "tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
 	}
 	switch s.Database.Driver {
 	case "mysql", "sqlserver":
 	case "":
-		bad("database.driver: missing (mysql: MySQL, MariaDB or Percona in each VM; sqlserver: SQL Server)")
+		bad("database.driver", "missing (mysql: MySQL, MariaDB or Percona in each VM; sqlserver: SQL Server)")
 	default:
-		bad("database.driver: %q is not supported (valid: mysql, sqlserver)", s.Database.Driver)
+		bad("database.driver", "%q is not supported (valid: mysql, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
 	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
-		bad("database.port: %d is not a port (1..65535)", p)
+		bad("database.port", "%d is not a port (1..65535)", p)
 	}
 	if sim := s.Simulate; sim != nil {
 		if sim.VMs != nil && (sim.VMs.Count < 1 || sim.VMs.Count > MaxVMs) {
-			bad("simulate.vms.count: %d is not valid (1..%d)", sim.VMs.Count, MaxVMs)
+			bad("simulate.vms.count", "%d is not valid (1..%d, as vms.count)", sim.VMs.Count, MaxVMs)
 		}
-		if sim.Hosts < 0 || sim.Hosts > 64 {
-			bad("simulate.hosts: %d is not valid (0 for the default of 1, up to 64)", sim.Hosts)
+		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
+			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
 		}
-		if sim.Datastores < 0 || sim.Datastores > 64 {
-			bad("simulate.datastores: %d is not valid (0 for the default, up to 64)", sim.Datastores)
+		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
+			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)
 		}
 	}
 	return errors.Join(errs...)
@@ -258,7 +298,7 @@ func (s *Spec) Simulated() *Spec {
 	if s.Simulate.Workload != nil {
 		c.Workload.Flags = merged(s.Workload.Flags, s.Simulate.Workload.Flags)
 	}
-	if c.Description != "" {
+	if c.Description != "" && (s.Simulate.VMs != nil || s.Simulate.Workload != nil) {
 		c.Description = "simulated, scaled down from: " + c.Description
 	}
 	return &c

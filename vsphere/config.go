@@ -150,15 +150,9 @@ func (c Config) endpoint() (*url.URL, error) {
 // String describes the configuration for logs, with the password (from the
 // Password field and from the URL) replaced by "xxxxx".
 func (c Config) String() string {
-	shown := "(none)"
-	if c.URL != "" {
-		shown = "(invalid URL)"
-		if u, err := soap.ParseURL(strings.TrimSpace(c.URL)); err == nil {
-			if p, _ := u.User.Password(); p == "" && u.User.Username() == "" {
-				u.User = nil // ParseURL always sets an (empty) userinfo
-			}
-			shown = u.Redacted()
-		}
+	shown := c.RedactedURL()
+	if shown == "" {
+		shown = "(none)"
 	}
 	pw := "unset"
 	if c.Password != "" {
@@ -166,6 +160,22 @@ func (c Config) String() string {
 	}
 	return fmt.Sprintf("url=%s username=%q password=%s insecure=%t datacenter=%q datastore=%q pool=%q folder=%q network=%q template=%q",
 		shown, c.Username, pw, c.Insecure, c.Datacenter, c.Datastore, c.ResourcePool, c.Folder, c.Network, c.Template)
+}
+
+// RedactedURL is the URL as given, with a password in it replaced by
+// "xxxxx" (and no empty userinfo), for logs and records.
+func (c Config) RedactedURL() string {
+	if strings.TrimSpace(c.URL) == "" {
+		return ""
+	}
+	u, err := soap.ParseURL(strings.TrimSpace(c.URL))
+	if err != nil || u == nil {
+		return "(invalid URL)"
+	}
+	if p, _ := u.User.Password(); p == "" && u.User.Username() == "" {
+		u.User = nil // ParseURL always sets an (empty) userinfo
+	}
+	return u.Redacted()
 }
 
 // redact removes the secrets of c from msg (errors from the HTTP stack may

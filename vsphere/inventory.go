@@ -142,26 +142,7 @@ func datastoreOf(p string) string {
 // how many VMs are gone and the joined errors of those that are not.
 // progress (may be nil) gets one line per VM, one call at a time.
 func (s *Session) Destroy(ctx context.Context, campaignID string, progress func(string)) (int, error) {
-	if !campaignRe.MatchString(campaignID) {
-		return 0, fmt.Errorf("destroy: campaign id %q is empty or malformed: name one campaign (1-64 letters, digits, '.', '_' or '-')", campaignID)
-	}
-	vms, err := s.List(ctx, campaignID)
-	if err != nil {
-		return 0, fmt.Errorf("destroy: find VMs of campaign %s: %w", campaignID, err)
-	}
-	refs := make(map[types.ManagedObjectReference]target, len(vms))
-	for _, vm := range vms {
-		refs[types.ManagedObjectReference{Type: "VirtualMachine", Value: vm.MoRef}] = target{vm.Name, vm.Datastore}
-	}
-	var mu sync.Mutex
-	say := func(format string, args ...any) {
-		if progress != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			progress(fmt.Sprintf(format, args...))
-		}
-	}
-	return s.destroyRefs(ctx, refs, say)
+	return s.destroyMatching(ctx, campaignID, nil, progress)
 }
 
 // target is a VM to destroy: its name (for messages) and home datastore.

@@ -400,11 +400,12 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 }
 
 // waitIP polls guest.ipAddress (VMware Tools reports it) until it holds an
-// IPv4 address, timeout passes or ctx ends. Polling, rather than a
-// property-collector wait, leaves nothing running on the server when the
-// caller gives up.
+// IPv4 address, timeout passes or ctx ends: first after 50 ms, the wait
+// doubling up to ipPoll. Polling, rather than a property-collector wait,
+// leaves nothing running on the server when the caller gives up.
 func (s *Session) waitIP(ctx context.Context, ref types.ManagedObjectReference, timeout time.Duration) (string, error) {
 	deadline := time.Now().Add(timeout)
+	poll := 50 * time.Millisecond
 	for {
 		var m mo.VirtualMachine
 		if err := s.Client.RetrieveOne(ctx, ref, []string{"guest.ipAddress"}, &m); err != nil {
@@ -420,10 +421,11 @@ func (s *Session) waitIP(ctx context.Context, ref types.ManagedObjectReference, 
 			return "", fmt.Errorf("no IPv4 address after %s (is VMware Tools running, and does the VM's network hand out addresses?)", timeout)
 		}
 		select {
-		case <-time.After(min(ipPoll, left)):
+		case <-time.After(min(poll, left)):
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
+		poll = min(2*poll, ipPoll)
 	}
 }
 

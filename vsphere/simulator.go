@@ -188,6 +188,21 @@ func (s *Simulator) Config() Config {
 	}
 }
 
+// Home returns the temporary directory that holds the simulated
+// datastores' files (vcsim's option vcsim.home, a govcsim-* directory in
+// the system's temporary directory); Close removes it. A process killed
+// before Close leaves it behind.
+func (s *Simulator) Home() string {
+	for _, o := range s.model.Map().OptionManager().Setting {
+		if ov := o.GetOptionValue(); ov != nil && ov.Key == "vcsim.home" {
+			if dir, ok := ov.Value.(string); ok {
+				return dir
+			}
+		}
+	}
+	return ""
+}
+
 // Datastores returns the datastore names, LocalDS_0 first.
 func (s *Simulator) Datastores() []string { return append([]string(nil), s.datastores...) }
 

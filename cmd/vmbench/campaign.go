@@ -11,7 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"vmbench/dialect"
+	"vmbench/oltp"
 	"vmbench/scenarios"
+	"vmbench/sysbench"
+	"vmbench/tpcc"
 	"vmbench/vdbench"
 )
 
@@ -24,10 +27,48 @@ func newCampaignCmd(a *app) *cobra.Command {
 		Long: `A campaign file (YAML, strict: unknown keys are errors) names a VM role and count,
 the database in each VM and the workload with its flags. 'campaign run' does
 preflight, provisioning, a database per VM, prepare, a common start,
-precondition, measure, collection, aggregation, the review table and teardown.`,
+precondition, measure, collection, aggregation, the review table and teardown.
+'campaign teardown DIR' removes what a killed campaign left behind.
+
+Run vmbench with 'go run ./cmd/vmbench', or build bin/vmbench with 'make build'.`,
 	}
-	c.AddCommand(newCampaignRunCmd(a))
+	c.AddCommand(newCampaignRunCmd(a), newCampaignTeardownCmd(a))
 	return c
+}
+
+func newCampaignTeardownCmd(a *app) *cobra.Command {
+	var vf vsphereFlags
+	cmd := &cobra.Command{
+		Use:   "teardown DIR",
+		Short: "Remove what a campaign created and left behind, as its results directory lists",
+		Long: `Every campaign records each object it creates (VMs, databases on a --db-dsn
+server, the temporary directory of its SQLite files) in DIR/` + scenarios.ManifestFile + `
+before creating it, and marks it removed once it is gone. After a kill -9, a
+failed teardown or --keep-vms, 'campaign teardown DIR' removes exactly what is
+listed there and not yet removed, and marks it; run again, it does nothing.
+
+Databases are dropped only by the names recorded (vmbench_<campaign>_<vm>);
+their password comes from the variable recorded with them ($MYSQL_PWD or
+$SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password is never
+recorded). VMs are destroyed only when they carry the campaign's tag and a
+recorded name, on the recorded vSphere URL (credentials from GOVC_* or the
+flags; --url overrides the URL). VMs of the in-process simulator ended with
+the campaign's process.`,
+		Example: `  vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2.incomplete
+  MYSQL_PWD=... vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2`,
+		Args: exactArgs(1, "DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := scenarios.ReadManifest(args[0]); err != nil {
+				return asUsage(err)
+			}
+			opts := scenarios.TeardownOptions{Drivers: campaignDrivers(a), VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
+			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
+			fmt.Fprintf(a.stdout, "removed %d object(s) of %s\n", n, args[0])
+			return err
+		},
+	}
+	vf.bindConnection(cmd.Flags())
+	return cmd
 }
 
 func newCampaignRunCmd(a *app) *cobra.Command {
@@ -49,9 +90,16 @@ With --simulate, every step runs against an in-process vSphere simulator
 (vcsim) with an embedded SQLite database per VM, or a database per VM on the
 server given with --db-dsn, using the file's scaled-down simulate: sizes.
 
-Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (resolved),
-vms/<vm>.json (one Result per VM), merged.json and report.md. The VMs are
-destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
+Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (the campaign
+as it ran: sizes, template, datastores and placement as resolved, the --db-dsn
+server without its password; it runs again as is), vms/<vm>.json (one Result
+per VM), merged.json, report.md and created.jsonl (every object the campaign
+creates, recorded before it is made). The VMs are destroyed and the databases
+dropped at the end, on failure and on Ctrl-C, unless --keep-vms; after a
+kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
+
+A --db-dsn without a password takes it from $MYSQL_PWD (SQL Server:
+$SQLCMDPASSWORD), so that it does not show in ps.`,
 		Example: `  # the 8-VM sysbench campaign, simulated, in under a minute
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate
 
@@ -84,14 +132,19 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 			opts.Simulate = simulate
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
-			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc") {
-				return usagef("--ds, --template, --pool, --folder and --dc need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
+			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc", "net") {
+				return usagef("--ds, --template, --pool, --folder, --dc and --net need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
+			}
+			if dsn != "" && !simulate {
+				return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
+			}
+			label := "--db-dsn"
+			if dsn == "" && simulate && spec.Simulate != nil && spec.Simulate.DBServer != "" {
+				// a results directory's campaign.yaml names the server it ran on
+				dsn, label = spec.Simulate.DBServer, args[0]+": simulate.db-server"
 			}
 			if dsn != "" {
-				if !simulate {
-					return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
-				}
-				server, err := checkServerDSN(cmd.Context(), dsn, dsnPassword{file: pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
+				server, err := checkServerDSN(cmd.Context(), dsn, label, dsnPassword{file: pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
 				if err != nil {
 					return err
 				}
@@ -102,7 +155,7 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 			opts.Drivers = campaignDrivers(a)
 			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
-				return usageError{fmt.Errorf("%s: %w", args[0], err)}
+				return usageError{err} // each error names the file and line
 			}
 			if err := checkResultsDir(opts.ResultsDir); err != nil {
 				return err
@@ -125,39 +178,63 @@ destroyed at the end, on failure and on Ctrl-C, unless --keep-vms.`,
 	return cmd
 }
 
-// campaignDrivers are the workload tools a campaign file may name.
+// campaignDrivers are the workload tools a campaign file may name, each
+// able to say how its runs end (scenarios.RunBounds).
 func campaignDrivers(a *app) map[string]scenarios.Driver {
-	return map[string]scenarios.Driver{"sysbench": sysbenchDriver{a: a}, "tpcc": tpccDriver{a: a}}
+	return map[string]scenarios.Driver{
+		"sysbench": boundedDriver{sysbenchDriver{a: a}, func(w string, args []string) (oltp.RunConfig, error) {
+			cfg, err := sysbench.ParseFlags(w, args, nil)
+			return cfg.RunConfig(), err
+		}},
+		"tpcc": boundedDriver{tpccDriver{a: a}, func(_ string, args []string) (oltp.RunConfig, error) {
+			cfg, err := tpcc.ParseFlags(args, nil)
+			return cfg.RunConfig(), err
+		}},
+	}
 }
 
-// checkServerDSN parses --db-dsn, which must name a MySQL/MariaDB or SQL
-// Server server and
-// no database (the campaign creates one per VM), and connects to it once,
-// so that a wrong address or password is found before any VM exists.
-func checkServerDSN(ctx context.Context, dsn string, pw dsnPassword) (*scenarios.DB, error) {
+// boundedDriver adds scenarios.RunBounds to a campaign driver: the run
+// configuration its flags give, so that a campaign that would never end
+// (time 0, no events) is refused before anything is created.
+type boundedDriver struct {
+	scenarios.Driver
+	runConfig func(workload string, args []string) (oltp.RunConfig, error)
+}
+
+// RunConfig implements scenarios.RunBounds.
+func (d boundedDriver) RunConfig(workload string, args []string) (oltp.RunConfig, error) {
+	return d.runConfig(workload, args)
+}
+
+// checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,
+// which label then names), which must name a MySQL/MariaDB or SQL Server
+// server and no database (the campaign creates one per VM), and connects
+// to it once, so that a wrong address or password is found before any VM
+// exists. A DSN without a password takes it from pw (dsnPassword.fill).
+func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*scenarios.DB, error) {
 	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
-		return nil, usagef("--db-dsn: %v", err)
+		return nil, usagef("%s: %v", label, err)
 	}
 	if err := pw.fill(&cfg); err != nil {
 		return nil, err
 	}
 	switch {
 	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer:
-		return nil, usagef("--db-dsn: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", cfg.Driver)
+		return nil, usagef("%s: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", label, cfg.Driver)
 	case cfg.Socket != "":
-		return nil, usagef("--db-dsn: a Unix socket is not supported here; give host:port")
+		return nil, usagef("%s: a Unix socket is not supported here; give host:port", label)
 	case cfg.Database != "" || len(cfg.Params) > 0:
-		return nil, usagef("--db-dsn: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", cfg.User, cfg.Host, cfg.Port)
+		return nil, usagef("%s: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", label, cfg.User, cfg.Host, cfg.Port)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, dsnError(err, cfg, pw)
+		return nil, dsnError(err, label, cfg, pw)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	db, err := dialect.Open(cctx, cfg)
 	if err != nil {
-		return nil, dsnError(err, cfg, pw)
+		return nil, dsnError(err, label, cfg, pw)
 	}
 	db.Close()
 	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vmbench/dialect"
+	"vmbench/scenarios"
 )
 
 // The password of campaign run --db-dsn: inline in the DSN, where every
@@ -14,12 +15,6 @@ import (
 // --db-password-file, else the variable the campaign file's
 // database.password-env names, else the client's own variable ($MYSQL_PWD
 // as the mysql client reads it, $SQLCMDPASSWORD as sqlcmd does).
-
-// Environment variables of the database clients that hold a password.
-const (
-	envMySQLPwd       = "MYSQL_PWD"
-	envSQLCmdPassword = "SQLCMDPASSWORD"
-)
 
 // maxPasswordFile bounds the size of a --db-password-file, in bytes: a
 // password is short, a larger file is the wrong file.
@@ -33,12 +28,7 @@ type dsnPassword struct {
 }
 
 // clientEnv returns the database client's own password variable for drv.
-func clientEnv(drv dialect.Driver) string {
-	if drv == dialect.SQLServer {
-		return envSQLCmdPassword
-	}
-	return envMySQLPwd
-}
+func clientEnv(drv dialect.Driver) string { return scenarios.ServerPasswordEnv(string(drv)) }
 
 // fill sets cfg.Password when the DSN has none, from the file, else the
 // campaign's variable, else the client's; a password both inline and in a
@@ -124,14 +114,15 @@ var dsnFlagWords = strings.NewReplacer(
 	"--db-driver", "the scheme", "--sqlite-path", "the SQLite file", "--threads", "the connections")
 
 // dsnError returns err, an error of dialect.Validate or dialect.Open for
-// the --db-dsn server, as a usage error naming only campaign run's flags:
+// the server that label names (--db-dsn, or a campaign file's
+// simulate.db-server), as a usage error naming only campaign run's flags:
 // a refused login says where the password may come from.
-func dsnError(err error, cfg dialect.Config, p dsnPassword) error {
+func dsnError(err error, label string, cfg dialect.Config, p dsnPassword) error {
 	if dialect.Name(err) == "access_denied" {
-		return usagef("--db-dsn: connecting to %s: %s; check the user and the password (%s)",
-			cfg, dsnFlagWords.Replace(dialectCause(err).Error()), p.where(cfg.Driver))
+		return usagef("%s: connecting to %s: %s; check the user and the password (%s)",
+			label, cfg, dsnFlagWords.Replace(dialectCause(err).Error()), p.where(cfg.Driver))
 	}
-	return usagef("--db-dsn: %s", dsnFlagWords.Replace(err.Error()))
+	return usagef("%s: %s", label, dsnFlagWords.Replace(err.Error()))
 }
 
 // dialectCause returns the driver's error inside an error of dialect.Open,

@@ -59,7 +59,7 @@ func TestDSNPasswordSources(t *testing.T) {
 	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"VMBENCH_DB_PASSWORD": "from-campaign-env", envMySQLPwd: "from-mysql-pwd", envSQLCmdPassword: "from-sqlcmd"}
+	env := map[string]string{"VMBENCH_DB_PASSWORD": "from-campaign-env", "MYSQL_PWD": "from-mysql-pwd", "SQLCMDPASSWORD": "from-sqlcmd"}
 	getenv := func(k string) string { return env[k] }
 	for _, tc := range []struct {
 		name   string

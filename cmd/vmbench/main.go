@@ -79,7 +79,10 @@ func newRootCmd(a *app) *cobra.Command {
 		Long: `vmbench runs the benchmark protocol of published server reviews end to end:
 it provisions database VMs on vSphere, loads and runs sysbench-style OLTP
 workloads in them, and aggregates TPS, average and 99th-percentile latency the
-way reviews publish them. Each part also runs on its own.`,
+way reviews publish them. Each part also runs on its own.
+
+Run it from the repository with 'go run ./cmd/vmbench ...', or build it with
+'make build', which puts the binary in bin/vmbench.`,
 		Example: `  # the whole 8-VM sysbench campaign, simulated (vcsim + embedded SQLite)
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate
 

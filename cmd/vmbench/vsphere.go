@@ -31,8 +31,16 @@ type vsphereFlags struct {
 	fs                      *pflag.FlagSet
 }
 
-// bind registers the flags on fs (not --simulate).
+// bind registers the connection and placement flags on fs (not
+// --simulate): for the commands that create VMs.
 func (f *vsphereFlags) bind(fs *pflag.FlagSet) {
+	f.bindConnection(fs)
+	f.bindPlacement(fs)
+}
+
+// bindConnection registers the flags that say which vSphere and
+// datacenter: for the commands that find or remove VMs.
+func (f *vsphereFlags) bindConnection(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.url, "url", "", "vCenter or ESXi URL, [https://][user[:password]@]host[/sdk] [$"+vsphere.EnvURL+"]")
 	fs.StringVar(&f.username, "username", "", "user name, or a file holding it [$"+vsphere.EnvUsername+"]")
@@ -40,6 +48,10 @@ func (f *vsphereFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification [$"+vsphere.EnvInsecure+"=1]")
 	fs.StringVar(&f.datacenter, "datacenter", "", "datacenter [$"+vsphere.EnvDatacenter+"]")
 	fs.StringVar(&f.datacenter, "dc", "", "same as --datacenter")
+}
+
+// bindPlacement registers the flags that say where new VMs go.
+func (f *vsphereFlags) bindPlacement(fs *pflag.FlagSet) {
 	fs.StringVar(&f.datastore, "datastore", "", "datastore(s), comma-separated; VMs are spread over them in turn [$"+vsphere.EnvDatastore+"]")
 	fs.StringVar(&f.datastore, "ds", "", "same as --datastore")
 	fs.StringVar(&f.pool, "pool", "", "resource pool, e.g. cluster1/Resources [$"+vsphere.EnvResourcePool+"]")
@@ -128,8 +140,8 @@ func (f *vsphereFlags) session(ctx context.Context, a *app, cfg vsphere.Config, 
 	}, nil
 }
 
-// open checks the flags and opens a session (an empty simulator with
-// --simulate), for the commands that only read or remove VMs.
+// open checks the flags and opens a session, for the commands that only
+// read or remove VMs (they refuse --simulate first: refuseSimulate).
 func (f *vsphereFlags) open(a *app, cmd *cobra.Command) (*vsphere.Session, func(), error) {
 	cfg, err := f.checkedConfig(a, cmd)
 	if err != nil {
@@ -147,7 +159,6 @@ func vsphereHost(u string) string {
 }
 
 func newVSphereCmd(a *app) *cobra.Command {
-	f := &vsphereFlags{}
 	cmd := &cobra.Command{
 		Use:   "vsphere",
 		Short: "Provision, list and destroy the benchmark VMs of a campaign on vSphere",
@@ -174,10 +185,31 @@ vmbench.campaign and vmbench.created, and the annotation), which is how
   vmbench vsphere destroy --campaign r750-16vm`,
 		Args: vsphereNoArgs,
 	}
-	f.bind(cmd.PersistentFlags())
-	cmd.PersistentFlags().BoolVar(&f.simulate, "simulate", false, "run against an in-process vcsim inventory that lives only as long as this command")
-	cmd.AddCommand(newVSphereProvisionCmd(a, f), newVSphereLsCmd(a, f), newVSphereDestroyCmd(a, f))
+	cmd.AddCommand(newVSphereProvisionCmd(a, &vsphereFlags{}), newVSphereLsCmd(a, &vsphereFlags{}), newVSphereDestroyCmd(a, &vsphereFlags{}))
 	return cmd
+}
+
+// bindSimulate registers --simulate for provision; ls and destroy take it
+// hidden, only to refuse it with the reason (see refuseSimulate).
+func (f *vsphereFlags) bindSimulate(fs *pflag.FlagSet, hidden bool) {
+	fs.BoolVar(&f.simulate, "simulate", false, "run against an in-process vcsim inventory that lives only as long as this command")
+	if hidden {
+		_ = fs.MarkHidden("simulate")
+	}
+}
+
+// refuseSimulate: ls and destroy on a simulator of their own would start
+// a fresh, empty one and never see a VM. The simulated VMs of 'vsphere
+// provision --simulate' and 'campaign run --simulate' end with those
+// commands; a vcsim that outlives them is reached with --url.
+func (f *vsphereFlags) refuseSimulate(cmd *cobra.Command) error {
+	if !f.simulate {
+		return nil
+	}
+	return usagef("%s: --simulate would start a fresh, empty in-process simulator, which holds no VMs to list or destroy "+
+		"(the simulated VMs of 'vsphere provision --simulate' and 'campaign run --simulate' end with those commands); "+
+		"run a vcsim of your own (govc's vcsim) and give its --url instead, or use 'vmbench campaign teardown DIR' for a campaign's leftovers",
+		cmd.CommandPath())
 }
 
 func vsphereNoArgs(cmd *cobra.Command, args []string) error {
@@ -291,6 +323,8 @@ inventory is discarded at exit.`,
 		},
 	}
 	fs := cmd.Flags()
+	f.bind(fs)
+	f.bindSimulate(fs, false)
 	fs.StringVar(&role, "role", "", "VM layout: "+strings.Join(vsphere.Roles(), " or "))
 	fs.IntVar(&count, "count", 4, "number of VMs (the reviews use 4, 8 or 16)")
 	fs.StringVar(&campaign, "campaign", "", "campaign id tagged on every VM (default: vmbench-<UTC time>-<random>)")
@@ -395,6 +429,9 @@ Templates and VMs without a campaign id are never listed.`,
   vmbench vsphere ls --campaign r750-16vm --url vcenter.lab -k`,
 		Args: vsphereNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.refuseSimulate(cmd); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			s, closeAll, err := f.open(a, cmd)
 			if err != nil {
@@ -424,6 +461,8 @@ Templates and VMs without a campaign id are never listed.`,
 		},
 	}
 	cmd.Flags().StringVar(&campaign, "campaign", "", "only this campaign's VMs")
+	f.bindConnection(cmd.Flags())
+	f.bindSimulate(cmd.Flags(), true)
 	return cmd
 }
 
@@ -445,6 +484,9 @@ are left alone. 'vmbench vsphere ls' shows the campaigns that have VMs.`,
 			if err := vsphere.ValidCampaignID(campaign); err != nil {
 				return usagef("%s: --campaign: %v", cmd.CommandPath(), err)
 			}
+			if err := f.refuseSimulate(cmd); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			s, closeAll, err := f.open(a, cmd)
 			if err != nil {
@@ -457,5 +499,7 @@ are left alone. 'vmbench vsphere ls' shows the campaigns that have VMs.`,
 		},
 	}
 	cmd.Flags().StringVar(&campaign, "campaign", "", "campaign id whose VMs are destroyed (required)")
+	f.bindConnection(cmd.Flags())
+	f.bindSimulate(cmd.Flags(), true)
 	return cmd
 }

@@ -1,0 +1,181 @@
+package scenarios
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// ManifestFile is the file in a results directory that lists every object
+// the campaign creates, one JSON object (a Created) per line. Each object
+// is recorded, and the file synced to disk, before it is created, so that
+// after any end of the campaign, kill -9 included, `vmbench campaign
+// teardown DIR` finds exactly what may be left.
+const ManifestFile = "created.jsonl"
+
+// Manifest operations (Created.Op).
+const (
+	OpCreate  = "create"  // about to be created
+	OpFailed  = "failed"  // the create failed: nothing was made
+	OpRemoved = "removed" // removed (or gone with the process that held it)
+)
+
+// Kinds of created objects (Created.Kind).
+const (
+	KindVM       = "vm"
+	KindDatabase = "database"
+	KindTempDir  = "tempdir"
+	// KindSimDir is the in-process simulator's directory (vsphere
+	// Simulator.Home), recorded just after the simulator makes it: its
+	// name is random.
+	KindSimDir = "simdir"
+)
+
+// Created is one line of the manifest. It holds what is needed to find
+// and remove the object, never a secret: a database's password is read
+// again from the variable PasswordEnv names.
+type Created struct {
+	Op       string    `json:"op"`
+	Kind     string    `json:"kind"`
+	Name     string    `json:"name"` // VM name, database name, or directory path
+	Campaign string    `json:"campaign"`
+	Time     time.Time `json:"time"`
+	Note     string    `json:"note,omitempty"`
+
+	// VSphere is where a VM is.
+	VSphere *CreatedVSphere `json:"vsphere,omitempty"`
+	// Tool and DB say how to drop a database (Tool's Driver.DropDatabase).
+	Tool string     `json:"tool,omitempty"`
+	DB   *CreatedDB `json:"db,omitempty"`
+}
+
+// CreatedVSphere locates a campaign's VMs: by campaign tag and name.
+type CreatedVSphere struct {
+	URL        string `json:"url,omitempty"` // without a password
+	Datacenter string `json:"datacenter,omitempty"`
+	// InProcess is set for the in-process simulator, whose VMs end with
+	// the campaign's process.
+	InProcess bool `json:"in_process,omitempty"`
+}
+
+// CreatedDB is a database's server, without the password.
+type CreatedDB struct {
+	Driver      string `json:"driver"`
+	Host        string `json:"host,omitempty"`
+	Port        int    `json:"port,omitempty"`
+	User        string `json:"user,omitempty"`
+	PasswordEnv string `json:"password_env,omitempty"` // the variable holding the password
+}
+
+// manifest appends to a results directory's ManifestFile.
+type manifest struct {
+	mu       sync.Mutex
+	f        *os.File
+	campaign string
+	open     map[string]bool // kind/name of objects created and not removed
+}
+
+// createManifest makes dir's ManifestFile (it must not exist) and syncs
+// the directory, so that the file survives a crash.
+func createManifest(dir, campaign string) (*manifest, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syncDir(dir); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// record appends e (stamped with the campaign and time) and syncs it.
+func (m *manifest) record(e Created) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e.Campaign, e.Time = m.campaign, time.Now().UTC()
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if _, err := m.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	if err := m.f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	key := e.Kind + "/" + e.Name
+	if e.Op == OpCreate {
+		m.open[key] = true
+	} else {
+		delete(m.open, key)
+	}
+	return nil
+}
+
+// outstanding counts the objects created and not removed.
+func (m *manifest) outstanding() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.open)
+}
+
+func (m *manifest) close() error { return m.f.Close() }
+
+// ReadManifest reads dir's ManifestFile and returns, in the order they
+// were first recorded, the objects whose last record is OpCreate: what
+// may still exist.
+func ReadManifest(dir string) ([]Created, error) {
+	f, err := os.Open(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: not the results directory of a campaign (or of one from before vmbench recorded what it creates)", dir, ManifestFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	last := map[string]Created{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var e Created
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			// A line cut short by a crash can only be the last one.
+			if !sc.Scan() {
+				break
+			}
+			return nil, fmt.Errorf("%s line %d: %v", filepath.Join(dir, ManifestFile), n, err)
+		}
+		key := e.Kind + "/" + e.Name
+		if _, seen := last[key]; !seen {
+			order = append(order, key)
+		}
+		last[key] = e
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	var out []Created
+	for _, k := range order {
+		if e := last[k]; e.Op == OpCreate {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

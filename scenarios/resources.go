@@ -1,0 +1,183 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"vmbench/vsphere"
+)
+
+// What a campaign creates besides its results: VMs, databases and a
+// temporary directory, each recorded in the manifest before it is made
+// and marked removed once it is gone.
+
+// recordVMs records the VMs Provision is about to clone.
+func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
+	where := &CreatedVSphere{URL: c.vsphereURL, Datacenter: c.placementDC, InProcess: c.simHosts > 0}
+	for _, name := range p.VMNames() {
+		if err := c.manifest.record(Created{Op: OpCreate, Kind: KindVM, Name: name, VSphere: where}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// teardown destroys the campaign's VMs with its own context, so that a
+// cancelled campaign still cleans up, and marks them removed.
+func (c *campaign) teardown(sess *vsphere.Session, names []string) {
+	c.step = steps - 1
+	inProcess := c.simHosts > 0
+	switch {
+	case c.opts.KeepVMs && inProcess:
+		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
+		c.removed(KindVM, names, "ended with the in-process simulator")
+		return
+	case c.opts.KeepVMs:
+		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c.stepf("teardown: destroying the VMs of campaign %s", c.id)
+	n, err := sess.DestroyVMs(ctx, c.id, names, func(m string) { c.logf("%s", m) })
+	if err != nil {
+		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    remove what is left with: vmbench campaign teardown %s\n", n, err, c.dir)
+		return
+	}
+	c.removed(KindVM, names, "")
+	c.logf("destroyed %d VMs", n)
+}
+
+// removed marks objects of kind removed in the manifest; a failure to
+// record is logged (the objects are gone; a later teardown finds that).
+func (c *campaign) removed(kind string, names []string, note string) {
+	for _, n := range names {
+		if err := c.manifest.record(Created{Op: OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
+			c.logf("%v", err)
+			return
+		}
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// databaseName is the database a campaign creates for a VM on a shared
+// server: vmbench_<campaign id>_<vm>, at most 64 characters (MySQL's
+// limit; a longer name keeps its end and gets a hash of the whole).
+func databaseName(campaignID, vm string) string {
+	n := unsafeName.ReplaceAllString("vmbench_"+campaignID+"_"+vm, "_")
+	if len(n) <= 64 {
+		return n
+	}
+	h := fnv.New32a()
+	h.Write([]byte(n))
+	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-64+17:])
+}
+
+// tempDirName is the directory of a simulated campaign's SQLite files:
+// vmbench-<campaign id> in the system's temporary directory, named in
+// advance so that the manifest can list it before it exists.
+func tempDirName(campaignID string) string {
+	return filepath.Join(os.TempDir(), "vmbench-"+campaignID)
+}
+
+// ServerPasswordEnv is the variable a database server's password is read
+// from when its DSN (--db-dsn, simulate.db-server) has none, at run time
+// and by teardown: the clients' own, MYSQL_PWD (mysql) and SQLCMDPASSWORD
+// (sqlcmd).
+func ServerPasswordEnv(driver string) string {
+	if driver == "sqlserver" {
+		return "SQLCMDPASSWORD"
+	}
+	return "MYSQL_PWD"
+}
+
+// databases decides where each VM's database is and creates it.
+func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
+	dbs := make([]DB, len(vms))
+	var tmp string
+	for i, vm := range vms {
+		switch {
+		case c.opts.Simulate && c.opts.DBServer != nil:
+			d := *c.opts.DBServer
+			d.Database = databaseName(c.id, vm.Name)
+			dbs[i] = d
+		case c.opts.Simulate:
+			if tmp == "" {
+				tmp = tempDirName(c.id)
+				if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files"}); err != nil {
+					return nil, nil, err
+				}
+				if err := os.Mkdir(tmp, 0o700); err != nil {
+					c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
+					return nil, nil, err
+				}
+			}
+			dbs[i] = DB{Driver: "sqlite", SQLitePath: filepath.Join(tmp, vm.Name+".db")}
+		default:
+			db := c.spec.Database
+			dbs[i] = DB{Driver: db.Driver, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
+			if db.PasswordEnv != "" {
+				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
+			}
+		}
+	}
+	var created []DB
+	drop := func() {
+		if c.opts.KeepVMs {
+			for _, d := range created {
+				c.logf("kept database %s (--keep-vms)", d)
+			}
+			if tmp != "" {
+				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
+			}
+			return
+		}
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, d := range created {
+			if err := c.driver.DropDatabase(dctx, d); err != nil {
+				c.logf("dropping %s: %v", d, err)
+				continue
+			}
+			c.removed(KindDatabase, []string{d.Database}, "")
+		}
+		if tmp != "" {
+			if err := os.RemoveAll(tmp); err != nil {
+				c.logf("removing %s: %v", tmp, err)
+			} else {
+				c.removed(KindTempDir, []string{tmp}, "")
+			}
+		}
+	}
+	shared := c.opts.Simulate && c.opts.DBServer != nil
+	for i, d := range dbs {
+		// A database inside a campaign VM goes with the VM; one on a shared
+		// server is recorded before it is created.
+		if shared {
+			e := Created{Op: OpCreate, Kind: KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
+				DB: &CreatedDB{Driver: d.Driver, Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(d.Driver)}}
+			if err := c.manifest.record(e); err != nil {
+				drop()
+				return nil, nil, err
+			}
+		}
+		if err := c.driver.CreateDatabase(ctx, d); err != nil {
+			if shared {
+				c.manifest.record(Created{Op: OpFailed, Kind: KindDatabase, Name: d.Database, Note: err.Error()})
+			}
+			drop()
+			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, d, err)
+		}
+		if shared {
+			created = append(created, d)
+		}
+		c.logf("%s: %s", vms[i].Name, d)
+	}
+	return dbs, drop, nil
+}

@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"vmbench/vsphere"
+)
+
+// TeardownOptions are what Teardown needs beside the results directory.
+type TeardownOptions struct {
+	// Drivers drop databases (by the tool recorded with each).
+	Drivers map[string]Driver
+	// VSphere overrides the recorded vSphere URL and supplies credentials
+	// (GOVC_* and flags); the record never holds a password.
+	VSphere vsphere.Config
+	// Getenv reads the database password variables recorded.
+	Getenv func(string) string
+	// Log receives a line per object.
+	Log io.Writer
+}
+
+// Teardown removes what the campaign of results directory dir created
+// and may have left (a kill -9, a failed teardown, --keep-vms): exactly the
+// objects its ManifestFile lists as created and not removed, each marked
+// removed once gone. It is idempotent: a second call finds nothing left.
+// Databases are dropped only by the names recorded, VMs destroyed only
+// when they carry the campaign's tag and a recorded name, and only the
+// recorded temporary directory is removed. It returns how many objects it
+// removed or found gone.
+func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error) {
+	left, err := ReadManifest(dir)
+	if err != nil {
+		return 0, err
+	}
+	if len(left) == 0 {
+		fmt.Fprintf(opts.Log, "%s: nothing left to remove\n", dir)
+		return 0, nil
+	}
+	m, err := appendManifest(dir, left[0].Campaign)
+	if err != nil {
+		return 0, err
+	}
+	defer m.close()
+	var errs []error
+	done := 0
+	gone := func(e Created, note string) {
+		if err := m.record(Created{Op: OpRemoved, Kind: e.Kind, Name: e.Name, Note: note}); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		done++
+	}
+	var vms []Created
+	for _, e := range left {
+		switch e.Kind {
+		case KindVM:
+			vms = append(vms, e)
+		case KindDatabase:
+			if err := teardownDatabase(ctx, e, opts); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			fmt.Fprintf(opts.Log, "dropped database %s on %s:%d (if it was there)\n", e.Name, e.DB.Host, e.DB.Port)
+			gone(e, "campaign teardown")
+		case KindTempDir, KindSimDir:
+			if err := teardownTempDir(e); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			fmt.Fprintf(opts.Log, "removed %s\n", e.Name)
+			gone(e, "campaign teardown")
+		default:
+			errs = append(errs, fmt.Errorf("%s: unknown kind %q of %s: left alone", ManifestFile, e.Kind, e.Name))
+		}
+	}
+	if len(vms) > 0 {
+		n, err := teardownVMs(ctx, vms, opts)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			for _, e := range vms {
+				gone(e, n)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return done, fmt.Errorf("teardown of %s: %d of %d object(s) removed; run it again once this is fixed: %w", dir, done, len(left), errors.Join(errs...))
+	}
+	return done, nil
+}
+
+// appendManifest opens dir's existing ManifestFile for appending.
+func appendManifest(dir, campaign string) (*manifest, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
+}
+
+func teardownDatabase(ctx context.Context, e Created, opts TeardownOptions) error {
+	d, ok := opts.Drivers[e.Tool]
+	switch {
+	case e.DB == nil || !strings.HasPrefix(e.Name, "vmbench_"):
+		return fmt.Errorf("database %q: not one a campaign names (vmbench_<campaign>_<vm>): left alone", e.Name)
+	case !ok:
+		return fmt.Errorf("database %s: tool %q is not known: left alone", e.Name, e.Tool)
+	}
+	db := DB{Driver: e.DB.Driver, Host: e.DB.Host, Port: e.DB.Port, User: e.DB.User, Database: e.Name}
+	if e.DB.PasswordEnv != "" {
+		db.Password = opts.Getenv(e.DB.PasswordEnv)
+	}
+	if err := d.DropDatabase(ctx, db); err != nil {
+		hint := ""
+		if e.DB.PasswordEnv != "" && db.Password == "" {
+			hint = fmt.Sprintf(" (the password is read from $%s, which is empty)", e.DB.PasswordEnv)
+		}
+		return fmt.Errorf("dropping database %s on %s:%d%s: %w", e.Name, e.DB.Host, e.DB.Port, hint, err)
+	}
+	return nil
+}
+
+// teardownTempDir removes a recorded temporary directory, only if its
+// name is one a campaign gives (tempDirName) or the simulator's (govcsim-*).
+func teardownTempDir(e Created) error {
+	want := "vmbench-" + e.Campaign
+	if e.Kind == KindSimDir {
+		want = "govcsim-"
+	}
+	if !strings.HasPrefix(filepath.Base(e.Name), want) || (e.Kind == KindTempDir && filepath.Base(e.Name) != want) {
+		return fmt.Errorf("directory %s: not one campaign %s makes (%s...): left alone", e.Name, e.Campaign, want)
+	}
+	return os.RemoveAll(e.Name)
+}
+
+// teardownVMs destroys the recorded VMs (one campaign's, on one vSphere)
+// and returns the note recorded with them.
+func teardownVMs(ctx context.Context, vms []Created, opts TeardownOptions) (string, error) {
+	where, campaign := vms[0].VSphere, vms[0].Campaign
+	if where == nil {
+		return "", fmt.Errorf("VMs of campaign %s: no vSphere recorded: left alone", campaign)
+	}
+	if where.InProcess {
+		fmt.Fprintf(opts.Log, "%d VM(s) of campaign %s were in the campaign's in-process simulator and ended with it\n", len(vms), campaign)
+		return "ended with the in-process simulator", nil
+	}
+	cfg := opts.VSphere
+	if cfg.URL == "" {
+		cfg.URL = where.URL
+	}
+	if cfg.Datacenter == "" {
+		cfg.Datacenter = where.Datacenter
+	}
+	s, err := vsphere.Connect(ctx, cfg)
+	if err != nil {
+		return "", fmt.Errorf("VMs of campaign %s on %s: %w", campaign, where.URL, err)
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	names := make([]string, len(vms))
+	for i, e := range vms {
+		names[i] = e.Name
+	}
+	n, err := s.DestroyVMs(ctx, campaign, names, func(m string) { fmt.Fprintln(opts.Log, m) })
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(opts.Log, "destroyed %d VM(s) of campaign %s (of %d recorded; the others were gone)\n", n, campaign, len(vms))
+	return "campaign teardown", nil
+}
