@@ -98,7 +98,8 @@ creates, recorded before it is made). The VMs are destroyed and the databases
 dropped at the end, on failure and on Ctrl-C, unless --keep-vms; after a
 kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
 
-A --db-dsn without a password takes it from $MYSQL_PWD (SQL Server:
+A --db-dsn without a password takes it from --db-password-file, else the
+variable the file's database.password-env names, else $MYSQL_PWD (SQL Server:
 $SQLCMDPASSWORD), so that it does not show in ps.`,
 		Example: `  # the 8-VM sysbench campaign, simulated, in under a minute
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate
