@@ -431,7 +431,26 @@ func (p *Params) Runs() ([]Run, error) {
 		}
 		loop(0, rd.Name, nil, 0, nil)
 	}
+	nameApart(runs)
 	return runs, nil
+}
+
+// nameApart gives runs that would share a name (a for-loop that repeats a
+// value, such as forthreads=(128,1,16,128,1,16)), or whose names share a
+// file name (RunName, in any case), distinct names: the second one gets
+// the suffix _rep2, the third _rep3, in run order. Their result files
+// would otherwise overwrite each other.
+func nameApart(runs []Run) {
+	used := map[string]bool{}
+	key := func(name string) string { return strings.ToLower(RunName(name)) }
+	for i := range runs {
+		name := runs[i].Name
+		for n := 2; used[key(name)]; n++ {
+			name = fmt.Sprintf("%s_rep%d", runs[i].Name, n)
+		}
+		used[key(name)] = true
+		runs[i].Name = name
+	}
 }
 
 func expandRun(p *Params, rd RD, name string, wds []WD, sdList []string, x *XferSize, threads int, rdpct *float64) Run {
