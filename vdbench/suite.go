@@ -459,7 +459,7 @@ func (p SuitePlan) Length() time.Duration {
 	case len(rd.IORate.Rates) > 0:
 		points = len(rd.IORate.Rates)
 	}
-	return time.Duration(points) * (rd.Warmup + rd.Elapsed + startDelay)
+	return timesDuration(points, addDuration(addDuration(rd.Warmup, rd.Elapsed), startDelay))
 }
 
 // Points is the number of points of the plan's run.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
 
 // keyOf is the line of a suite key the user wrote: under simulate: first
@@ -48,10 +47,10 @@ func (s *Suite) CheckHost(lim HostLimits) error {
 	}
 	var errs []error
 	var runs []Run
-	var total time.Duration
+	var total float64 // seconds
 	for i, p := range plans {
 		runs = append(runs, p.Run)
-		total += p.Length()
+		total += p.Length().Seconds()
 		var joined interface{ Unwrap() []error }
 		err := CheckBounds("", []Run{p.Run}, lim)
 		if err == nil {
@@ -71,10 +70,10 @@ func (s *Suite) CheckHost(lim HostLimits) error {
 			errs = append(errs, &ParseError{File: file, Line: line, Keyword: "profile " + p.Profile.Name + ": " + pe.Keyword, Msg: pe.Msg})
 		}
 	}
-	if total > MaxTotalTime {
+	if total > MaxTotalTime.Seconds() {
 		line, _ := s.keyOf("elapsed")
 		errs = append(errs, &ParseError{File: file, Line: line, Keyword: "elapsed",
-			Msg: fmt.Sprintf("the %d profiles would take %s in all; at most %s", len(plans), longDuration(total.Seconds()), longDuration(MaxTotalTime.Seconds()))})
+			Msg: fmt.Sprintf("the %d profiles would take %s in all; at most %s", len(plans), longDuration(total), longDuration(MaxTotalTime.Seconds()))})
 	}
 	if err := CheckSpace(runs); err != nil {
 		line, _ := s.keyOf("size")

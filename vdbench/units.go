@@ -126,6 +126,33 @@ func shortBytes(n int64) string {
 	return fmt.Sprintf("%.1f %s", v, units[u])
 }
 
+// maxDuration is the longest time.Duration, where sums of run times stop.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// timesDuration is n × d, at most maxDuration (n, d >= 0).
+func timesDuration(n int, d time.Duration) time.Duration {
+	if n > 0 && d > maxDuration/time.Duration(n) {
+		return maxDuration
+	}
+	return time.Duration(n) * d
+}
+
+// addDuration is a + b, at most maxDuration (a, b >= 0).
+func addDuration(a, b time.Duration) time.Duration {
+	if a > maxDuration-b {
+		return maxDuration
+	}
+	return a + b
+}
+
+// totalText writes a sum of run times, saying when it reached maxDuration.
+func totalText(d time.Duration) string {
+	if d == maxDuration {
+		return "more than 292 years"
+	}
+	return d.String()
+}
+
 // parseSeconds reads elapsed=, interval= and warmup=: whole seconds, or a
 // number with s, m (minutes, as in vdbench for these keywords) or h.
 func parseSeconds(s string) (time.Duration, error) {
