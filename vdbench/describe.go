@@ -178,9 +178,9 @@ func (p *Params) Describe() (string, error) {
 	for i, r := range runs {
 		n, d := describeRun(w, i+1, r)
 		points += n
-		total += d
+		total = addDuration(total, d)
 	}
-	w("\nTotal: %d run(s), %d measured point(s), about %s including warmups", len(runs), points, total)
+	w("\nTotal: %d run(s), %d measured point(s), about %s including warmups", len(runs), points, totalText(total))
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.RD.StopCurve > 0 }) {
 		w(" (less when stopcurve= ends a curve early)")
 	}
@@ -247,14 +247,14 @@ func describeRun(w func(string, ...any), n int, r Run) (int, time.Duration) {
 		points = len(rd.IORate.Rates)
 		w("     iorate: %d rate-controlled point(s) at %s I/O/s, %s arrivals\n", points, joinNums(rd.IORate.Rates), rd.Distribution)
 	}
-	each := rd.Warmup + rd.Elapsed
+	each := addDuration(rd.Warmup, rd.Elapsed)
 	if rd.Warmup > 0 {
 		w("     each point: warmup %s (not measured), then %s measured, reported every %s\n", shortDuration(rd.Warmup), shortDuration(rd.Elapsed), shortDuration(rd.Interval))
 	} else {
 		w("     each point: %s, reported every %s; the first interval is left out of the averages (no warmup=)\n", shortDuration(rd.Elapsed), shortDuration(rd.Interval))
 	}
-	w("     %d point(s) x %s = %s\n", points, shortDuration(each), time.Duration(points)*each)
-	return points, time.Duration(points) * each
+	w("     %d point(s) x %s = %s\n", points, shortDuration(each), totalText(timesDuration(points, each)))
+	return points, timesDuration(points, each)
 }
 
 // shortDuration writes durations under 5 minutes in seconds (70s, not 1m10s).

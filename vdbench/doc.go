@@ -36,7 +36,8 @@
 // (4k-64k,d), d for doubling. A definition named default (sd=default,...)
 // sets defaults for the definitions of its kind that follow. Names in
 // sd= and wd= lists may be wildcards: sd*, *. Sizes are bytes or take the
-// binary suffixes k, m, g, t (ParseSize); elapsed, interval and warmup are
+// binary suffixes k, m, g, t or KiB, MiB, GiB, TiB; SI units (kB, MB, GB,
+// TB) are refused (ParseSize); elapsed, interval and warmup are
 // seconds or take m (minutes) or h; stopcurve is in milliseconds.
 //
 // Anything outside the subset is an error naming file, line and keyword:
@@ -67,8 +68,8 @@
 //
 // # Profiles
 //
-// Profiles returns the review suite as parameter files (METHODOLOGY.md
-// section 3): the four corners 4k-random-read (128 threads per target),
+// Profiles returns the review suite as parameter files (the README's
+// section "The block suite (vdbench-style)"): the four corners 4k-random-read (128 threads per target),
 // 4k-random-write (64), 64k-sequential-read (16) and 64k-sequential-write
 // (8), with -newer variants at the newer reviews' counts (128, 32, 16);
 // sql, sql-90-10, sql-80-20, oracle, oracle-90-10, oracle-80-20; and

@@ -61,7 +61,7 @@ const startDelay = 100 * time.Millisecond
 // or cancellation the points completed so far are returned with the
 // error; an error closing a target (openflags=fsync) is returned too.
 func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err error) {
-	loads, err := prepare(run, opts)
+	loads, err := prepare(ctx, run, opts)
 	defer func() {
 		for _, l := range loads {
 			if cerr := l.backend.Close(); cerr != nil {
@@ -96,7 +96,7 @@ func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err e
 
 // prepare opens every SD the run's WDs use and plans their mixes. The
 // loads returned must be closed even with an error.
-func prepare(run Run, opts Options) ([]*sdLoad, error) {
+func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 	weights, err := skewWeights(run.WDs)
 	if err != nil {
 		return nil, fmt.Errorf("rd=%s: %w", run.RD.Name, err)
@@ -122,7 +122,7 @@ func prepare(run Run, opts Options) ([]*sdLoad, error) {
 			b, err = opts.Backend(sd)
 		} else {
 			var t *Target
-			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, Progress: opts.Out})
+			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, Progress: opts.Out, Context: ctx})
 			if t != nil {
 				b = t
 			}

@@ -107,7 +107,7 @@ func validPct(v float64) bool { return v >= 0 && v <= 100 }
 
 func validateSD(pr *parmErrors, sd SD, seen map[string]SD) {
 	at := func(kw, format string, args ...any) {
-		pr.add(sd.Line, kw, "sd="+sd.Name+": "+format, args...)
+		pr.add(keyLine(sd.keyLines, kw, sd.Line), kw, "sd="+sd.Name+": "+format, args...)
 	}
 	if err := checkName(sd.Name, false); err != nil || sd.Name == "default" {
 		at("sd", "not a valid sd name")
@@ -174,7 +174,7 @@ func validateXfer(x XferSize) error {
 
 func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	at := func(kw, format string, args ...any) {
-		pr.add(wd.Line, kw, "wd="+wd.Name+": "+format, args...)
+		pr.add(keyLine(wd.keyLines, kw, wd.Line), kw, "wd="+wd.Name+": "+format, args...)
 	}
 	if err := checkName(wd.Name, false); err != nil || wd.Name == "default" {
 		at("wd", "not a valid wd name")
@@ -222,7 +222,7 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 
 func validateRD(pr *parmErrors, rd RD, p *Params, wds map[string]WD) {
 	at := func(kw, format string, args ...any) {
-		pr.add(rd.Line, kw, "rd="+rd.Name+": "+format, args...)
+		pr.add(keyLine(rd.keyLines, kw, rd.Line), kw, "rd="+rd.Name+": "+format, args...)
 	}
 	if err := checkName(rd.Name, false); err != nil || rd.Name == "default" {
 		at("rd", "not a valid rd name")
@@ -431,7 +431,26 @@ func (p *Params) Runs() ([]Run, error) {
 		}
 		loop(0, rd.Name, nil, 0, nil)
 	}
+	nameApart(runs)
 	return runs, nil
+}
+
+// nameApart gives runs that would share a name (a for-loop that repeats a
+// value, such as forthreads=(128,1,16,128,1,16)), or whose names share a
+// file name (RunName, in any case), distinct names: the second one gets
+// the suffix _rep2, the third _rep3, in run order. Their result files
+// would otherwise overwrite each other.
+func nameApart(runs []Run) {
+	used := map[string]bool{}
+	key := func(name string) string { return strings.ToLower(RunName(name)) }
+	for i := range runs {
+		name := runs[i].Name
+		for n := 2; used[key(name)]; n++ {
+			name = fmt.Sprintf("%s_rep%d", runs[i].Name, n)
+		}
+		used[key(name)] = true
+		runs[i].Name = name
+	}
 }
 
 func expandRun(p *Params, rd RD, name string, wds []WD, sdList []string, x *XferSize, threads int, rdpct *float64) Run {

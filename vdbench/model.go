@@ -2,6 +2,7 @@ package vdbench
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,8 @@ type SD struct {
 	// Line is where the definition starts in the parameter file (0 when
 	// the SD was not parsed).
 	Line int
+	// keyLines holds the line of each keyword given (see keyLine).
+	keyLines map[string]int
 }
 
 // XferSize is a WD's transfer size: one size (Sizes=[n], Pcts=[100]), a
@@ -154,8 +157,9 @@ type WD struct {
 	Range [2]float64
 	// Skew is this WD's percentage of the run's total I/O rate; 0 = share
 	// what the WDs with a skew leave equally.
-	Skew float64
-	Line int
+	Skew     float64
+	Line     int
+	keyLines map[string]int
 }
 
 // IORate is an rd's iorate=: exactly one of Max, Curve or Rates.
@@ -216,6 +220,7 @@ type RD struct {
 	// means that order.
 	LoopOrder []string
 	Line      int
+	keyLines  map[string]int
 }
 
 // IgnoredParam is a general parameter vmbench accepts from vdbench files
@@ -255,16 +260,37 @@ type Run struct {
 
 func (s SD) clone() SD {
 	s.OpenFlags = slices.Clone(s.OpenFlags)
+	s.keyLines = maps.Clone(s.keyLines)
 	return s
 }
 
 func (w WD) clone() WD {
 	w.SDs = slices.Clone(w.SDs)
 	w.Xfer = w.Xfer.clone()
+	w.keyLines = maps.Clone(w.keyLines)
 	return w
 }
 
+// keyLine is the line where keyword kw (its full name) of a definition
+// was given (by the definition or by a default definition before it),
+// or def, the line where the definition starts, when it was not.
+func keyLine(lines map[string]int, kw string, def int) int {
+	if l, ok := lines[kw]; ok {
+		return l
+	}
+	return def
+}
+
+// setKeyLine records that keyword kw was given on line.
+func setKeyLine(lines *map[string]int, kw string, line int) {
+	if *lines == nil {
+		*lines = map[string]int{}
+	}
+	(*lines)[kw] = line
+}
+
 func (r RD) clone() RD {
+	r.keyLines = maps.Clone(r.keyLines)
 	r.WDs = slices.Clone(r.WDs)
 	r.IORate.Rates = slices.Clone(r.IORate.Rates)
 	r.Curve = slices.Clone(r.Curve)

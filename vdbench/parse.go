@@ -6,7 +6,9 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseError is one problem in a parameter file. Parse and Validate return
@@ -23,16 +25,35 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
+	if e.File != "" || e.Line > 0 {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
 	if e.Keyword != "" {
-		b.WriteString(e.Keyword + ": ")
+		kw := e.Keyword
+		if !utf8.ValidString(kw) {
+			kw = strconv.Quote(kw) // a keyword of random bytes, as written
+		}
+		b.WriteString(kw + ": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// asciiLower lowers the ASCII letters of s and keeps every other byte as
+// it is (keywords are ASCII; strings.ToLower would turn invalid UTF-8
+// into U+FFFD, so a message could not show what was written).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // parmErrors collects ParseErrors.
@@ -157,7 +178,8 @@ func (ps *parmParser) scan(data string) []parmDef {
 		}
 		body := ps.clean(s, &depth, ln)
 		text = append(text, body...)
-		for range body {
+		// One line number per byte (not per rune: split indexes bytes).
+		for range len(body) {
 			lines = append(lines, ln)
 		}
 		endsComma = strings.HasSuffix(body, ",")
@@ -201,6 +223,7 @@ func (ps *parmParser) clean(s string, depth *int, ln int) string {
 	}
 	if quoted {
 		ps.pr.add(ln, "", "unclosed quote")
+		b.WriteByte('"') // a quote never runs on into the next line
 	}
 	return b.String()
 }
@@ -236,7 +259,7 @@ func (ps *parmParser) split(text []byte, lines []int) parmDef {
 
 func (ps *parmParser) parm(piece string, line int) (parm, bool) {
 	k, v, ok := strings.Cut(piece, "=")
-	k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+	k, v = asciiLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 	switch {
 	case !ok || k == "":
 		ps.pr.add(line, "", "expected keyword=value, found %q", piece)
@@ -251,7 +274,12 @@ func (ps *parmParser) parm(piece string, line int) (parm, bool) {
 			ps.pr.add(line, k, "misplaced parenthesis in %q (valid: a value, a list such as (4k,50,8k,50), or a quoted value such as \"/dev/x(1)\")", v)
 			return parm{}, false
 		}
-		p.items = []string{strings.Trim(v, `"`)}
+		u, ok := unquote(v)
+		if !ok {
+			ps.pr.add(line, k, "misplaced quote in %s (valid: a value quoted from its start to its end, such as \"/data/a file\")", v)
+			return parm{}, false
+		}
+		p.items = []string{u}
 		return p, true
 	}
 	inner, closed := strings.CutSuffix(v[1:], ")")
@@ -261,7 +289,11 @@ func (ps *parmParser) parm(piece string, line int) (parm, bool) {
 	}
 	p.list = true
 	for _, it := range strings.Split(inner, ",") {
-		it = strings.Trim(strings.TrimSpace(it), `"`)
+		it, ok := unquote(strings.TrimSpace(it))
+		if !ok {
+			ps.pr.add(line, k, "misplaced quote in the list %s (valid: values quoted from their start to their end, such as (\"/dev/a\",\"/dev/b\"))", v)
+			return parm{}, false
+		}
 		if it == "" {
 			ps.pr.add(line, k, "empty value in the list %q", v)
 			return parm{}, false
@@ -269,6 +301,16 @@ func (ps *parmParser) parm(piece string, line int) (parm, bool) {
 		p.items = append(p.items, it)
 	}
 	return p, true
+}
+
+// unquote returns v without the quotes around it; ok is false when v has
+// a quote anywhere else (a value cannot hold one).
+func unquote(v string) (string, bool) {
+	if inner, ok := strings.CutPrefix(v, `"`); ok {
+		inner, ok = strings.CutSuffix(inner, `"`)
+		return inner, ok && len(v) >= 2 && !strings.Contains(inner, `"`)
+	}
+	return v, !strings.Contains(v, `"`)
 }
 
 // keywordSet is the keywords of one kind of definition.
@@ -447,7 +489,10 @@ func (ps *parmParser) apply(set *keywordSet, parms []parm, fn func(kw string, p 
 func (ps *parmParser) sd(name string, line int, parms []parm) {
 	sd := ps.sdDef.clone()
 	sd.Name, sd.Line = name, line
-	ps.apply(&sdKeywords, parms, func(kw string, p parm) error { return applySD(&sd, kw, p) })
+	ps.apply(&sdKeywords, parms, func(kw string, p parm) error {
+		setKeyLine(&sd.keyLines, kw, p.line)
+		return applySD(&sd, kw, p)
+	})
 	if name == "default" {
 		ps.sdDef = sd
 		ps.sdDef.Name, ps.sdDef.Line = "", 0
@@ -461,7 +506,13 @@ func (ps *parmParser) sd(name string, line int, parms []parm) {
 func (ps *parmParser) wd(name string, line int, parms []parm) {
 	wd := ps.wdDef.clone()
 	wd.Name, wd.Line = name, line
-	ps.apply(&wdKeywords, parms, func(kw string, p parm) error { return applyWD(&wd, kw, p) })
+	ps.apply(&wdKeywords, parms, func(kw string, p parm) error {
+		if kw == "wrpct" {
+			setKeyLine(&wd.keyLines, "rdpct", p.line)
+		}
+		setKeyLine(&wd.keyLines, kw, p.line)
+		return applyWD(&wd, kw, p)
+	})
 	if name == "default" {
 		ps.wdDef = wd
 		ps.wdDef.Name, ps.wdDef.Line = "", 0
@@ -475,13 +526,16 @@ func (ps *parmParser) wd(name string, line int, parms []parm) {
 func (ps *parmParser) rd(name string, line int, parms []parm) {
 	rd := ps.rdDef.clone()
 	rd.Name, rd.Line = name, line
-	curveGiven := false
+	var curve parm
 	ps.apply(&rdKeywords, parms, func(kw string, p parm) error {
-		curveGiven = curveGiven || kw == "curve"
+		if kw == "curve" {
+			curve = p
+		}
+		setKeyLine(&rd.keyLines, kw, p.line)
 		return applyRD(&rd, kw, p)
 	})
-	if curveGiven && !rd.IORate.Curve {
-		ps.pr.add(line, "rd="+name, "curve= is given but iorate= is not curve (valid: iorate=curve with curve=, or no curve=)")
+	if curve.line > 0 && !rd.IORate.Curve {
+		ps.pr.add(curve.line, kwLabel(curve.key, "curve"), "rd=%s: curve= is given but iorate= is not curve (valid: iorate=curve with curve=, or no curve=)", name)
 	}
 	if name == "default" {
 		ps.rdDef = rd

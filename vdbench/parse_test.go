@@ -90,8 +90,11 @@ func TestParseFull(t *testing.T) {
 				Distribution: "exponential", ForRdPct: []float64{0, 100}, LoopOrder: []string{"rdpct"}, Line: 20},
 		},
 	}
-	if !reflect.DeepEqual(p, want) {
-		t.Errorf("Parse:\n got %+v\nwant %+v", p, want)
+	if got := withoutKeyLines(p); !reflect.DeepEqual(got, want) {
+		t.Errorf("Parse:\n got %+v\nwant %+v", got, want)
+	}
+	if l := keyLine(p.WDs[1].keyLines, "seekpct", 0); l != 14 {
+		t.Errorf("wd2's seekpct= is on line 14, recorded as %d", l)
 	}
 
 	// Text writes a file that Parse reads back into the same model.
@@ -105,10 +108,25 @@ func TestParseFull(t *testing.T) {
 }
 
 // withoutLines zeroes the line numbers, which a round trip changes.
-func withoutLines(p *Params) *Params {
+// withoutKeyLines returns a copy of p without the keywords' lines.
+func withoutKeyLines(p *Params) *Params {
 	q := *p
-	q.Ignored = slices.Clone(p.Ignored)
 	q.SDs, q.WDs, q.RDs = slices.Clone(p.SDs), slices.Clone(p.WDs), slices.Clone(p.RDs)
+	for i := range q.SDs {
+		q.SDs[i].keyLines = nil
+	}
+	for i := range q.WDs {
+		q.WDs[i].keyLines = nil
+	}
+	for i := range q.RDs {
+		q.RDs[i].keyLines = nil
+	}
+	return &q
+}
+
+func withoutLines(p *Params) *Params {
+	q := withoutKeyLines(p)
+	q.Ignored = slices.Clone(p.Ignored)
 	for i := range q.Ignored {
 		q.Ignored[i].Line = 0
 	}
@@ -121,7 +139,7 @@ func withoutLines(p *Params) *Params {
 	for i := range q.RDs {
 		q.RDs[i].Line = 0
 	}
-	return &q
+	return q
 }
 
 func TestDefaults(t *testing.T) {
@@ -267,7 +285,7 @@ func TestParseErrors(t *testing.T) {
 		{"sd after wd", "wd=wd1,sd=sd1\nsd=sd1,lun=/x\nrd=rd1,wd=wd1,iorate=max\n", []string{"t.vdb:2: sd: sd= must come before wd= definitions"}},
 		{"duplicate keyword", "sd=sd1,lun=/x,threads=8,th=4\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n", []string{"t.vdb:1: th (threads): given twice"}},
 		{"duplicate name", "sd=sd1,lun=/x\nsd=sd1,lun=/y\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n", []string{"t.vdb:2: sd=sd1: sd=sd1 is already defined on line 1"}},
-		{"curve without curve", "sd=sd1,lun=/x\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max,curve=(50,100)\n", []string{"t.vdb:3: rd=rd1: curve= is given but iorate= is not curve"}},
+		{"curve without curve", "sd=sd1,lun=/x\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max,curve=(50,100)\n", []string{"t.vdb:3: curve: rd=rd1: curve= is given but iorate= is not curve"}},
 		{"stopcurve without curve", "sd=sd1,lun=/x\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max,stopcurve=1\n", []string{"t.vdb:3: stopcurve: rd=rd1: stopcurve= applies to iorate=curve only"}},
 		{"unclosed paren", "sd=sd1,lun=/x,range=(0,25\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n", []string{"t.vdb:1: unclosed parenthesis"}},
 		{"no value", "sd=sd1,lun=\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=max\n", []string{"t.vdb:1: lun: no value after lun="}},

@@ -13,8 +13,9 @@ import (
 //go:embed profiles/*.vdb
 var profileFiles embed.FS
 
-// Profile is a built-in parameter file: a test of the review suite
-// (METHODOLOGY.md section 3) that a user can print, copy and change.
+// Profile is a built-in parameter file: a test of the review suite (see
+// the README's section "The block suite (vdbench-style)") that a user can
+// print, copy and change.
 //
 // Text is a complete vdbench-style file with one template sd line,
 // "sd=sd1,lun=$target", after an sd=default line that holds the range,

@@ -105,7 +105,7 @@ func TestProfiles(t *testing.T) {
 				}
 			}
 			if n, ok := threads[prof.Name]; ok && prof.Threads != n {
-				t.Errorf("threads %d, want %d (METHODOLOGY.md section 3)", prof.Threads, n)
+				t.Errorf("threads %d, want %d (the reviews' thread counts)", prof.Threads, n)
 			}
 			rd := r.RD
 			if !rd.IORate.Curve || !slices.Equal(rd.Curve, curve) || rd.Elapsed != time.Minute ||

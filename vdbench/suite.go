@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,7 +21,7 @@ import (
 const SuiteKind = "block-suite"
 
 // Suite is a block-suite campaign file: built-in profiles run one after
-// the other on a list of targets (METHODOLOGY.md section 3). Keys are
+// the other on a list of targets (the README's block-suite section). Keys are
 // strict; every error names the file and line.
 //
 //	kind: block-suite
@@ -350,6 +351,15 @@ type Overrides struct {
 func (p *Params) Override(o Overrides) error {
 	for i := range p.RDs {
 		rd := &p.RDs[i]
+		// An error in a replaced value names the rd's line, not the
+		// file's keyword that no longer applies.
+		rd.keyLines = maps.Clone(rd.keyLines)
+		for kw, set := range map[string]bool{"elapsed": o.Elapsed != nil, "interval": o.Interval != nil,
+			"warmup": o.Warmup != nil, "curve": len(o.Curve) > 0 && rd.IORate.Curve} {
+			if set {
+				delete(rd.keyLines, kw)
+			}
+		}
 		if o.Elapsed != nil {
 			rd.Elapsed = *o.Elapsed
 			if o.Interval == nil && (rd.Interval <= 0 || rd.Elapsed < 2*rd.Interval || rd.Elapsed%rd.Interval != 0) {
@@ -449,7 +459,7 @@ func (p SuitePlan) Length() time.Duration {
 	case len(rd.IORate.Rates) > 0:
 		points = len(rd.IORate.Rates)
 	}
-	return time.Duration(points) * (rd.Warmup + rd.Elapsed + startDelay)
+	return timesDuration(points, addDuration(addDuration(rd.Warmup, rd.Elapsed), startDelay))
 }
 
 // Points is the number of points of the plan's run.

@@ -17,7 +17,7 @@ import (
 const goodSuite = `kind: block-suite
 name: tiny-suite
 description: two corners
-source: METHODOLOGY.md section 3
+source: the README, block suite
 targets: [/dev/nvme0n1, /dev/nvme1n1]
 profiles: [4k-random-read, 4k-random-write]
 threads: 0

@@ -79,7 +79,7 @@ func RunSuite(ctx context.Context, s *Suite, opts SuiteOptions) (*SuiteResult, e
 		log = io.Discard
 	}
 	if s.SimulatedTargets {
-		if err := createSimTargets(s, plans, log); err != nil {
+		if err := createSimTargets(ctx, s, plans, log); err != nil {
 			return nil, err
 		}
 	}
@@ -162,13 +162,13 @@ func FormatLatency(d time.Duration) string { return fmtLatency(d) }
 
 // createSimTargets creates a simulated suite's files (the sd size each)
 // and falls back to buffered I/O when their file system refuses O_DIRECT.
-func createSimTargets(s *Suite, plans []SuitePlan, log io.Writer) error {
+func createSimTargets(ctx context.Context, s *Suite, plans []SuitePlan, log io.Writer) error {
 	if len(plans) == 0 {
 		return nil
 	}
 	sds, _ := sdFlags([]Run{plans[0].Run})
 	for _, sd := range sds {
-		t, err := OpenTarget(sd, TargetOptions{Write: true, Progress: log})
+		t, err := OpenTarget(sd, TargetOptions{Write: true, Progress: log, Context: ctx})
 		if err != nil && errors.Is(err, syscall.EINVAL) && !slices.Contains(sd.OpenFlags, "none") {
 			fmt.Fprintf(log, "simulation: %s refuses O_DIRECT; the temporary targets use buffered I/O (openflags=none), which measures the page cache\n",
 				filepath.Dir(sd.Lun))
@@ -178,7 +178,7 @@ func createSimTargets(s *Suite, plans []SuitePlan, log io.Writer) error {
 				}
 			}
 			sd.OpenFlags = []string{"none"}
-			t, err = OpenTarget(sd, TargetOptions{Write: true, Progress: log})
+			t, err = OpenTarget(sd, TargetOptions{Write: true, Progress: log, Context: ctx})
 		}
 		if err != nil {
 			return fmt.Errorf("simulation: creating %s: %w", sd.Lun, err)

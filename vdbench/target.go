@@ -2,6 +2,7 @@ package vdbench
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,7 +30,9 @@ type Target struct {
 	// Direct is set when the lun is open with O_DIRECT.
 	Direct bool
 	// Created is set when OpenTarget created or extended (preformatted)
-	// the file.
+	// the file. A file OpenTarget creates is removed again when the
+	// preformat fails or is interrupted, and a file it extends is cut back
+	// to its size; neither happens once OpenTarget has returned.
 	Created bool
 	// FileSystem names the file system holding a file lun ("ext4",
 	// "tmpfs"...), or the device's kernel name for a block device.
@@ -49,8 +52,12 @@ type TargetOptions struct {
 	// It never skips the in-use checks (mounted, swap, holders): the
 	// kernel refuses an exclusive open of such a device anyway.
 	Force bool
-	// Progress, if set, receives a line when a file is preformatted.
+	// Progress, if set, receives a line when a file is preformatted, and
+	// progress lines during a long preformat.
 	Progress io.Writer
+	// Context, if set, stops a preformat between its transfers when it is
+	// done (Ctrl-C); nil never stops.
+	Context context.Context
 }
 
 // BlockSize is the target's logical block size (Geometry).

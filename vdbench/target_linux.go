@@ -2,6 +2,7 @@ package vdbench
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,7 +27,16 @@ import (
 // table or file-system signature (see Signature) unless o.Force.
 //
 // A regular file that is missing or smaller than size= is created or
-// extended and preformatted: written once in full. A file that already
+// extended and preformatted: written once in full. Before anything is
+// created, the growth is checked against the space statfs reports
+// available on its file system (CheckSpace does the same for every sd of
+// a set of runs together); the preformat stops between transfers when
+// o.Context is done and prints progress lines for long fills to
+// o.Progress; a file system that fills up anyway is reported as "file
+// system full" with what was free and what size= needs. On any failure a
+// file this call created is removed (it is created with O_EXCL, so never
+// one that was there before) and a file it extended is cut back to its
+// size. A file that already
 // exists is checked for a signature before it is written to (by the run
 // or by the preformat), unless o.Force: a file can hold a file-system
 // image as valuable as a device. The first 128 KiB of a preformatted file
@@ -64,21 +74,49 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 		existing = st.Size()
 	}
 	grow := sd.Size > existing
+	// created: this run makes the file (O_EXCL: never one that appeared
+	// meanwhile), and removes it again on any failure.
+	created := statErr != nil
 	if o.Write || grow {
 		mode = unix.O_RDWR
 	}
-	if grow {
-		mode |= unix.O_CREAT
+	if created {
+		mode |= unix.O_CREAT | unix.O_EXCL
 	}
 	t := &Target{Lun: sd.Lun, Direct: flags.direct, fsync: flags.fsync}
 	t.FileSystem = fsName(filepath.Dir(sd.Lun))
+	var avail int64
+	if grow {
+		where := sd.Lun
+		if created {
+			where = filepath.Dir(sd.Lun)
+		}
+		space, err := statSpace(where)
+		if err != nil {
+			return nil, fmt.Errorf("free space of the file system of %s: %w", where, err)
+		}
+		if avail = space.Avail; sd.Size-existing > avail {
+			return nil, fmt.Errorf("size=%s%s does not fit: %s needs %s more on %s (%s), which has %s available; nothing was created",
+				FormatSize(sd.Size), sizeLine(sd), sd.Lun, approxBytes(sd.Size-existing), filepath.Dir(sd.Lun), t.FileSystem, approxBytes(avail))
+		}
+	}
 	if err := t.open(mode|flags.sys, flags.direct); err != nil {
+		if created && !errors.Is(err, fs.ErrExist) {
+			os.Remove(sd.Lun) // open(2) may create the file before refusing O_DIRECT
+		}
 		return nil, err
 	}
 	ok := false
 	defer func() {
-		if !ok {
-			t.f.Close()
+		if ok {
+			return
+		}
+		t.f.Close()
+		switch {
+		case created:
+			os.Remove(sd.Lun)
+		case grow:
+			os.Truncate(sd.Lun, existing) // back to its size; its data before that stays
 		}
 	}()
 	t.Block = fileBlockSize(t.fd, flags.direct)
@@ -88,7 +126,11 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 		}
 	}
 	if grow {
-		if err := t.preformat(existing, sd.Size, o); err != nil {
+		ctx := o.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := t.preformat(ctx, sd, existing, sd.Size, avail, o); err != nil {
 			return nil, err
 		}
 		existing = sd.Size
@@ -141,47 +183,6 @@ func fileBlockSize(fd int, direct bool) int64 {
 		return min(max(int64(sf.Bsize), 512), 4096)
 	}
 	return 4096
-}
-
-// preformat writes the file from its current size (rounded down to the
-// block size) to size, in 1 MiB transfers of the data pattern; the first
-// 128 KiB of the file are zeros. The new part is synced.
-func (t *Target) preformat(from, size int64, o TargetOptions) error {
-	if size%t.Block != 0 {
-		return fmt.Errorf("size=%d is not a multiple of the logical block size (%d bytes) of %s", size, t.Block, t.Lun)
-	}
-	if o.Progress != nil {
-		fmt.Fprintf(o.Progress, "preformatting %s: writing %d MiB\n", t.Lun, (size-from)>>20)
-	}
-	const chunk, zeroed = 1 << 20, 128 << 10
-	buf, err := alignedBuffer(chunk)
-	if err != nil {
-		return err
-	}
-	defer freeBuffer(buf)
-	fillPattern(buf, 1)
-	zeros, err := alignedBuffer(zeroed)
-	if err != nil {
-		return err
-	}
-	defer freeBuffer(zeros)
-	for off := from / t.Block * t.Block; off < size; {
-		p := buf
-		if off < zeroed {
-			p = zeros[off:]
-		}
-		p = p[:min(int64(len(p)), size-off)]
-		n, err := t.WriteAt(p, off)
-		if err != nil {
-			return fmt.Errorf("preformatting %s at offset %d: %w", t.Lun, off, err)
-		}
-		off += int64(n)
-	}
-	t.Created = true
-	if err := t.f.Sync(); err != nil {
-		return fmt.Errorf("preformatting %s: fsync: %w", t.Lun, err)
-	}
-	return nil
 }
 
 // openDevice opens a block device exclusively, after the safety checks.

@@ -3,7 +3,9 @@
 package vdbench
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"runtime"
 )
 
@@ -13,3 +15,16 @@ import (
 func OpenTarget(sd SD, o TargetOptions) (*Target, error) {
 	return nil, fmt.Errorf("sd=%s: lun %s: block targets are supported on Linux only (this is %s)", sd.Name, sd.Lun, runtime.GOOS)
 }
+
+// CheckSpace is implemented for Linux only (statfs); elsewhere OpenTarget
+// refuses every target, so there is nothing to check.
+func CheckSpace(runs []Run) error { return nil }
+
+// CreateFiles is implemented for Linux only; elsewhere it creates nothing
+// and OpenTarget refuses every target.
+func CreateFiles(ctx context.Context, runs []Run, force bool, progress io.Writer) ([]string, error) {
+	return nil, nil
+}
+
+// RemoveCreated removes the files CreateFiles created.
+func RemoveCreated(files []string) {}

@@ -10,12 +10,26 @@ import (
 )
 
 // sizeForms is the "valid:" text of every size error.
-const sizeForms = "bytes such as 512, or a number with k, m, g or t for KiB, MiB, GiB, TiB, such as 4k, 1.5m, 2g"
+const sizeForms = "bytes such as 512, or a number with k, m, g or t (or KiB, MiB, GiB, TiB), all binary: 4k = 4KiB = 4096, 1.5m, 2g; not kB, MB, GB or TB"
 
-// ParseSize reads a size in vdbench's units: plain bytes ("512"), or a
-// number with a binary suffix k, m, g or t, optionally followed by b
-// ("4k" = 4096, "1.5m", "1g", "1tb"). Case does not matter. The result
-// must be a whole, non-negative number of bytes.
+// sizeUnits are the binary units ParseSize reads: vdbench's one-letter
+// suffixes and the IEC names, compared in lower case.
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{
+	{"kib", 10}, {"mib", 20}, {"gib", 30}, {"tib", 40},
+	{"k", 10}, {"m", 20}, {"g", 30}, {"t", 40},
+}
+
+// ParseSize reads a size as vdbench writes it: plain bytes ("512"), or a
+// number with a binary suffix k, m, g or t ("4k" = 4096, "1.5m", "1g"),
+// as vdbench's sizes are binary. The IEC forms KiB, MiB, GiB and TiB mean
+// the same ("4KiB" = 4096). The SI forms kB, MB, GB and TB (and kb, mb...)
+// are refused, with the error saying what to write: vdbench has no SI
+// units, and "4kB" means 4000 bytes to some readers and 4096 to others.
+// Case does not matter. The result must be a whole, non-negative number
+// of bytes below 8 EiB.
 func ParseSize(s string) (int64, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "" {
@@ -27,28 +41,18 @@ func ParseSize(s string) (int64, error) {
 		}
 		return n, nil
 	}
-	num := v
-	if n := len(num); n >= 2 && num[n-1] == 'b' && strings.ContainsRune("kmgt", rune(num[n-2])) {
-		num = num[:n-1] // kb, mb, gb, tb
+	if n := len(v); n >= 2 && v[n-1] == 'b' && strings.IndexByte("kmgt", v[n-2]) >= 0 {
+		return 0, siSizeError(s, v[:n-2], v[n-2])
 	}
-	mult := 1.0
-	if n := len(num); n > 0 {
-		switch num[n-1] {
-		case 'k':
-			mult = 1 << 10
-		case 'm':
-			mult = 1 << 20
-		case 'g':
-			mult = 1 << 30
-		case 't':
-			mult = 1 << 40
-		}
-		if mult != 1 {
-			num = num[:n-1]
+	num, mult := v, 1.0
+	for _, u := range sizeUnits {
+		if rest, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, mult = rest, float64(uint64(1)<<u.shift)
+			break
 		}
 	}
 	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" || strings.ContainsAny(num, "eEnNxX+_") {
+	if err != nil || num == "" || strings.ContainsAny(num, "eEnNxX+_ ") {
 		return 0, fmt.Errorf("size %q is not a size (valid: %s)", s, sizeForms)
 	}
 	if f < 0 {
@@ -62,6 +66,24 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q is not a whole number of bytes (valid: %s)", s, sizeForms)
 	}
 	return int64(b), nil
+}
+
+// siSizeError refuses the size s written with an SI unit: num, then
+// letter (k, m, g or t) and b.
+func siSizeError(s, num string, letter byte) error {
+	iec := strings.ToUpper(string(letter)) + "iB"
+	binary, decimal := "", ""
+	if n, err := ParseSize(num + string(letter)); err == nil {
+		binary = fmt.Sprintf(" for %d bytes", n)
+	}
+	if f, err := strconv.ParseFloat(num, 64); err == nil && !strings.ContainsAny(num, "eEnNxX+_") {
+		d := f * math.Pow(1000, float64(strings.IndexByte("kmgt", letter)+1))
+		if d >= 0 && d < math.MaxInt64 && d == math.Trunc(d) {
+			decimal = fmt.Sprintf(", or %d for %d bytes", int64(d), int64(d))
+		}
+	}
+	return fmt.Errorf("size %q: SI units (kB, MB, GB, TB) are not accepted, as vdbench's sizes are binary: write %s%c or %s%s%s%s",
+		s, num, letter, num, iec, binary, decimal)
 }
 
 // FormatSize writes a size in the largest binary unit that divides it
@@ -79,6 +101,56 @@ func FormatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// approxBytes writes a byte count for people, exactly too:
+// "76.0 GiB (81604378624 bytes)".
+func approxBytes(n int64) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", shortBytes(n), n)
+}
+
+// shortBytes writes a byte count in the largest binary unit below it,
+// to one decimal: "76.0 GiB".
+func shortBytes(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v, u = v/1024, u+1
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[u])
+}
+
+// maxDuration is the longest time.Duration, where sums of run times stop.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// timesDuration is n × d, at most maxDuration (n, d >= 0).
+func timesDuration(n int, d time.Duration) time.Duration {
+	if n > 0 && d > maxDuration/time.Duration(n) {
+		return maxDuration
+	}
+	return time.Duration(n) * d
+}
+
+// addDuration is a + b, at most maxDuration (a, b >= 0).
+func addDuration(a, b time.Duration) time.Duration {
+	if a > maxDuration-b {
+		return maxDuration
+	}
+	return a + b
+}
+
+// totalText writes a sum of run times, saying when it reached maxDuration.
+func totalText(d time.Duration) string {
+	if d == maxDuration {
+		return "more than 292 years"
+	}
+	return d.String()
 }
 
 // parseSeconds reads elapsed=, interval= and warmup=: whole seconds, or a

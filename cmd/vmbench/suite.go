@@ -47,8 +47,9 @@ var suiteCampaignFlags = []string{"simulate", "results-dir"}
 // targets, or with --simulate on temporary files in a temporary directory
 // (removed at the end), with the file's simulate: block.
 //
-// Bad input (the file, a flag, a target) is found before anything is
-// created. Results go to <results-dir>/<name>-<time>-<4hex>, created
+// Bad input (the file, a flag, a target, a count beyond what the host can
+// run, a size= its file system has no room for) is found before anything
+// is created. Results go to <results-dir>/<name>-<time>-<4hex>, created
 // exclusively as <...>.incomplete and renamed when the suite completes:
 // suite.yaml (the suite as run), per profile <profile>.json (a
 // vdbench.RunRecord), <profile>.svg, <profile>-targets.svg (several
@@ -87,7 +88,13 @@ func runBlockSuite(cmd *cobra.Command, a *app, file string, simulate bool, resul
 		if err := run.Validate(); err != nil {
 			return usageError{fmt.Errorf("%s (simulate: block): %w", file, err)}
 		}
+		if err := run.CheckHost(vdbench.ReadHostLimits()); err != nil {
+			return usageError{fmt.Errorf("with --simulate: %w", err)}
+		}
 	} else {
+		if err := s.CheckHost(vdbench.ReadHostLimits()); err != nil {
+			return asUsage(err)
+		}
 		plans, err := s.Plans()
 		if err != nil {
 			return asUsage(err)

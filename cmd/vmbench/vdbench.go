@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,7 +29,14 @@ func newVdbenchCmd(a *app) *cobra.Command {
 		Short: "vdbench-style block I/O: parameter files, the review suite's profiles, latency curves",
 		Long: `A native block-I/O workload that reads vdbench parameter files (sd=, wd=, rd=; the
 subset 'vmbench vdbench parse' accepts) and carries the review suite's profiles
-(METHODOLOGY.md section 3) as such files: the four corners, SQL, Oracle and VDI.
+as such files: the four corners, SQL, Oracle and VDI ('vmbench vdbench profiles
+NAME' prints one with the source of each number; the README's section "The block
+suite (vdbench-style)" describes the suite).
+
+Sizes are binary, as in vdbench: 4k = 4KiB = 4096 bytes. k, m, g, t and the IEC
+forms KiB, MiB, GiB, TiB are accepted; the SI forms kB, MB, GB, TB are refused
+(the error says what to write). This holds in parameter files and in the
+size:s of a block-suite campaign file.
 
 Each run prints vdbench's interval lines, then per point the requested and
 achieved IOPS, MB/s, the service time (mean, p50, p99, max) and the latency from
@@ -42,7 +51,8 @@ suite on several targets runs from a campaign file:
   vmbench vdbench profiles sql --target /dev/nvme0n1 > sql.vdb
   vmbench vdbench parse sql.vdb
   vmbench vdbench run --profile 4k-random-read --target /dev/nvme0n1 --target /dev/nvme1n1
-  vmbench vdbench run sql.vdb -o output -e 30 -i 5 -w 10`,
+  vmbench vdbench run sql.vdb -o output -e 30 -i 5 -w 10
+  vmbench vdbench run -f sql.vdb -o output        # as vdbench -f parmfile -o output`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newVdbenchRunCmd(a), newVdbenchProfilesCmd(a), newVdbenchParseCmd(a))
@@ -84,6 +94,7 @@ func (s *secondsFlag) ptr() *time.Duration {
 // vdbenchSource is what run and parse read: a parameter FILE, or a
 // built-in --profile on --target(s), with vdbench's -e, -i, -w overrides.
 type vdbenchSource struct {
+	files                     []string // -f
 	profile                   string
 	targets                   []string
 	threads                   int
@@ -91,6 +102,7 @@ type vdbenchSource struct {
 }
 
 func (s *vdbenchSource) bind(f *pflag.FlagSet) {
+	f.StringArrayVarP(&s.files, "file", "f", nil, "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
 	f.StringVar(&s.profile, "profile", "", "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
 	f.StringArrayVar(&s.targets, "target", nil, "with --profile: a block device or file to run on (repeat for several)")
 	f.IntVar(&s.threads, "threads", 0, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
@@ -103,11 +115,21 @@ func (s *vdbenchSource) bind(f *pflag.FlagSet) {
 // usage error naming the file, line, flag or value.
 func (s *vdbenchSource) params(cmd *cobra.Command, args []string) (*vdbench.Params, []vdbench.Run, error) {
 	path := cmd.CommandPath()
+	switch {
+	case len(s.files) > 1:
+		return nil, nil, usagef("%s: -f given %d times; vmbench reads one parameter file (vdbench reads several -f files as one: join them into one file)", path, len(s.files))
+	case len(s.files) == 1 && len(args) == 1:
+		return nil, nil, usagef("%s: the parameter file is given twice, as %s and with -f %s: give it once, either way", path, args[0], s.files[0])
+	case len(s.files) == 1 && s.files[0] == "":
+		return nil, nil, usagef("%s: -f: empty file name", path)
+	case len(s.files) == 1:
+		args = s.files
+	}
 	var p *vdbench.Params
 	var err error
 	switch {
 	case len(args) == 1 && s.profile != "":
-		return nil, nil, usagef("%s: give a parameter FILE or --profile, not both", path)
+		return nil, nil, usagef("%s: give a parameter FILE (or -f FILE) or --profile, not both", path)
 	case len(args) == 1:
 		if len(s.targets) > 0 || s.threads != 0 {
 			return nil, nil, usagef("%s: --target and --threads go with --profile; a parameter file names its targets in sd=...,lun= and threads in sd=...,threads=", path)
@@ -129,7 +151,7 @@ func (s *vdbenchSource) params(cmd *cobra.Command, args []string) (*vdbench.Para
 		}
 		p, err = prof.Params(s.targets, s.threads)
 	default:
-		return nil, nil, usagef("%s: takes a parameter FILE or --profile NAME (see '%s --help')", path, path)
+		return nil, nil, usagef("%s: takes a parameter FILE, -f FILE or --profile NAME (see '%s --help')", path, path)
 	}
 	if err != nil {
 		return nil, nil, asUsage(err)
@@ -162,24 +184,37 @@ func newVdbenchRunCmd(a *app) *cobra.Command {
 		dir   string
 	)
 	cmd := &cobra.Command{
-		Use:   "run [FILE]",
+		Use:   "run [FILE | -f FILE]",
 		Short: "Run a parameter file or a built-in profile",
-		Long: `Run every rd of the parameter FILE (or of --profile on --target), in order. Each
-point prints vdbench's interval lines as it runs; each run then prints its curve
-table and review summary.
+		Long: `Run every rd of the parameter FILE (or -f FILE, as vdbench -f; or --profile on
+--target), in order. Each point prints vdbench's interval lines as it runs; each
+run then prints its curve table and review summary.
 
-Every target is checked before the first I/O: it must exist (a file may be new
-when its sd has size=), and a target that will be written must not be mounted or
-busy, nor carry a partition table or file-system signature unless --force.
+Before anything is created, every run is checked against this host and the
+targets: the I/O threads of a run (threads=, forthreads=, over its sds), its sds,
+iorate= and the report intervals it keeps must fit what the host can do (its OS
+threads, memory, open files and CPUs; the error names the bound and why); each
+target must exist (a file may be new when its sd has size=), and a target that
+will be written must not be mounted or busy, nor carry a partition table or
+file-system signature unless --force; the files to create or extend must fit in
+the free space of their file systems.
 
-Results go to --results-dir (default output/, as vdbench's -o): per run
+A file target that is missing or smaller than size= is then created and
+preformatted (written once in full, with progress lines); Ctrl-C stops it, and a
+preformat that fails or is stopped removes the file it created. A completed file
+is kept after the run, as vdbench keeps it, so the next run does not write it
+again; it is removed when the run fails before measuring anything.
+
+Results go to -o/--results-dir (default output/, as vdbench's -o): per run
 <run>.json (each point's Result, merged over the targets, with the per-target
 Results), <run>.svg (mean service time and latency from the intended start
 against achieved IOPS) and, with several targets, <run>-targets.svg (one curve
 per target); summary.txt (every curve table and summary) and parmfile.vdb (the
-parameters as run). Files are written atomically; after Ctrl-C they hold the
-points completed and are marked interrupted.`,
+parameters as run). Runs that would share a name (a for-loop that repeats a
+value) get _rep2, _rep3... Files are written atomically; after Ctrl-C they hold
+the points completed and are marked interrupted.`,
 		Example: `  vmbench vdbench run --profile 4k-random-read --target /dev/nvme0n1 -o results/r7415
+  vmbench vdbench run -f my.vdb -o output
   vmbench vdbench run my.vdb --force -e 60 -i 5 -w 10`,
 		Args: maxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -187,24 +222,51 @@ points completed and are marked interrupted.`,
 			if err != nil {
 				return err
 			}
-			if err := vdbench.CheckTargets(runs, force); err != nil {
-				return asUsage(err)
+			source := params.File
+			if src.profile != "" {
+				source = "--profile " + src.profile
 			}
+			if err := checkBeforeRun(source, src.profile == "", runs, force); err != nil {
+				return err
+			}
+			_, statErr := os.Stat(dir)
 			if err := checkResultsDir(dir); err != nil {
 				return err
 			}
-			if err := oltp.WriteFileAtomic(filepath.Join(dir, "parmfile.vdb"), []byte(params.Text())); err != nil {
+			parmfile := filepath.Join(dir, "parmfile.vdb")
+			// undo removes what this command wrote when nothing was measured.
+			undo := func() {
+				os.Remove(parmfile)
+				if statErr != nil {
+					os.Remove(dir) // only when empty: never anything else
+				}
+			}
+			if err := oltp.WriteFileAtomic(parmfile, []byte(params.Text())); err != nil {
+				undo()
 				return err
 			}
 			fmt.Fprintf(a.stderr, "vdbench: %d run(s), results in %s\n", len(runs), dir)
+			created, err := vdbench.CreateFiles(cmd.Context(), runs, force, a.stderr)
+			if err != nil {
+				undo()
+				return err
+			}
+			nothingMeasured := func() {
+				vdbench.RemoveCreated(created)
+				undo()
+			}
 			var summary bytes.Buffer
-			for _, run := range runs {
+			bases := runFileBases(runs)
+			for i, run := range runs {
 				var labels map[string]string
 				if src.profile != "" {
 					labels = map[string]string{"profile": src.profile}
 				}
 				cr, runErr := vdbench.Execute(cmd.Context(), run, vdbench.Options{Force: force, Out: a.stdout, Labels: labels})
 				if cr == nil {
+					if i == 0 {
+						nothingMeasured()
+					}
 					return runErr
 				}
 				title := run.Name
@@ -212,7 +274,7 @@ points completed and are marked interrupted.`,
 					prof, _ := vdbench.ProfileByName(src.profile)
 					title = prof.Title
 				}
-				files, err := writeRunResults(dir, vdbench.RunName(run.Name), title, run, cr, runErr, &summary)
+				files, err := writeRunResults(dir, bases[i], title, run, cr, runErr, &summary)
 				if err == nil {
 					err = oltp.WriteFileAtomic(filepath.Join(dir, "summary.txt"), summary.Bytes())
 				}
@@ -232,6 +294,61 @@ points completed and are marked interrupted.`,
 	cmd.Flags().BoolVar(&force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
 	cmd.Flags().StringVarP(&dir, "results-dir", "o", "output", "directory for the results (created if missing, as vdbench's -o)")
 	return cmd
+}
+
+// checkBeforeRun checks runs before anything is created: the host's
+// bounds (threads, sds, iorate, intervals, total time), the targets
+// (exist, not in use, signatures unless force) and the free space for the
+// files the runs create or extend. source names the parameters in the
+// errors (a parameter file, whose lines they name when lines is set, or
+// "--profile NAME"); every problem is a usage error.
+func checkBeforeRun(source string, lines bool, runs []vdbench.Run, force bool) error {
+	file := ""
+	if lines {
+		file = source
+	}
+	if err := vdbench.CheckBounds(file, runs, vdbench.ReadHostLimits()); err != nil {
+		if file == "" {
+			return usageError{fmt.Errorf("%s: %w", source, err)}
+		}
+		return usageError{err}
+	}
+	if err := vdbench.CheckTargets(runs, force); err != nil {
+		return asUsage(err)
+	}
+	if err := vdbench.CheckSpace(runs); err != nil {
+		return usageError{fmt.Errorf("%s: %w", source, err)}
+	}
+	return nil
+}
+
+// runFileBases returns the base name of each run's result files
+// (<base>.json, <base>.svg, <base>-targets.svg): the run's name as a file
+// name, with a suffix _repN when a file of an earlier run (or
+// summary.txt, parmfile.vdb) already has that name, compared without
+// case. Params.Runs names runs apart; this also keeps "x-targets.svg" of
+// a run x apart from the files of a run named x-targets.
+func runFileBases(runs []vdbench.Run) []string {
+	used := map[string]bool{"summary.txt": true, "parmfile.vdb": true}
+	files := func(base string) []string {
+		base = strings.ToLower(base)
+		return []string{base + ".json", base + ".svg", base + "-targets.svg"}
+	}
+	taken := func(base string) bool {
+		return slices.ContainsFunc(files(base), func(f string) bool { return used[f] })
+	}
+	bases := make([]string, len(runs))
+	for i, r := range runs {
+		base := vdbench.RunName(r.Name)
+		for n := 2; taken(base); n++ {
+			base = fmt.Sprintf("%s_rep%d", vdbench.RunName(r.Name), n)
+		}
+		for _, f := range files(base) {
+			used[f] = true
+		}
+		bases[i] = base
+	}
+	return bases
 }
 
 // runMark separates the runs in summary.txt.
@@ -395,7 +512,7 @@ func maxOneArgNamed(cmd *cobra.Command, args []string) error {
 func newVdbenchParseCmd(a *app) *cobra.Command {
 	var src vdbenchSource
 	cmd := &cobra.Command{
-		Use:   "parse [FILE]",
+		Use:   "parse [FILE | -f FILE]",
 		Short: "Check a parameter file and print what 'vdbench run' would do",
 		Long: `Parse and validate the parameter FILE (or --profile, on --target when given) and
 print what 'vmbench vdbench run' would do with it: the storage, every expanded

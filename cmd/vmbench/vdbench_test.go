@@ -209,30 +209,8 @@ func TestVdbenchBadInput(t *testing.T) {
 		{"unknown kind", []string{"campaign", "run", writeFile(t, "u.yaml", strings.Replace(tinySuite, "kind: block-suite", "kind: file-suite", 1))}, []string{`kind: "file-suite" is not known`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out")
-			args := tc.args
-			switch args[0] {
-			case "campaign":
-				args = append(args, "--results-dir", out)
-			case "vdbench":
-				if args[1] == "run" {
-					args = append(args, "-o", out)
-				}
-			}
 			before, _ := os.ReadFile(ext4)
-			code, _, stderr := runCLI(t, nil, args...)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr %q", code, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr %q lacks %q", stderr, w)
-				}
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input created %v", entries)
-			}
+			runRefused(t, t.TempDir(), tc.args, tc.want)
 			if after, _ := os.ReadFile(ext4); !bytes.Equal(before, after) {
 				t.Error("the ext4 image was changed")
 			}
