@@ -19,9 +19,16 @@ import (
 // nothing ties.
 func starvedRun(t *testing.T, hold, holdMeasure time.Duration) *Result {
 	t.Helper()
+	return starvedRunKeep(t, hold, holdMeasure, false)
+}
+
+// starvedRunKeep is starvedRun with RunConfig.WorkersKeepTime set to keep.
+func starvedRunKeep(t *testing.T, hold, holdMeasure time.Duration, keep bool) *Result {
+	t.Helper()
 	measured := 0
 	res, err := Run(t.Context(), sleeperSpec(10*time.Millisecond, 0), RunConfig{
 		Threads: 4, WarmupTime: 1605 * time.Millisecond, Time: 3 * time.Second, ReportInterval: time.Second,
+		WorkersKeepTime: keep,
 		OnInterval: func(r IntervalReport) {
 			switch {
 			case r.Phase == PhasePrecondition && r.At > time.Second:
@@ -232,4 +239,29 @@ func (p *phasedSleeper) Event(ctx context.Context) (int, error) {
 		p.d = p.slow
 	}
 	return p.sleeper.Event(ctx)
+}
+
+// TestWorkersKeepTheMeasureEnd: with WorkersKeepTime the workers end the
+// measure phase at its planned end while the runner is held past it (a
+// starved runner goroutine): the phase is exactly 3 s with the 1200 events
+// that ended inside it, and no phase overrun is reported.
+func TestWorkersKeepTheMeasureEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		res := starvedRunKeep(t, 0, 3*time.Second, true)
+		if n := countOf(res.Ops); res.Elapsed != 3*time.Second || n != 1200 {
+			t.Errorf("%d events in %v, want 1200 in 3s", n, res.Elapsed)
+		}
+		for _, o := range res.Overruns {
+			if o.Interval == 0 {
+				t.Errorf("phase overrun %+v reported, want none", o)
+			}
+		}
+		var covered time.Duration
+		for _, iv := range res.Intervals {
+			covered += iv.Length
+		}
+		if covered != res.Elapsed {
+			t.Errorf("intervals cover %v of %v", covered, res.Elapsed)
+		}
+	})
 }

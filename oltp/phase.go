@@ -30,6 +30,9 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 	var planEnd, edge time.Time
 	if length > 0 {
 		planEnd = start.Add(length)
+		if name == PhaseMeasure && r.cfg.WorkersKeepTime && r.terms == nil {
+			r.deadline.Store(planEnd.UnixNano())
+		}
 	}
 	if every > 0 {
 		edge = start.Add(every)
@@ -83,7 +86,14 @@ loop:
 		// counted: the phase ends when new completions stop counting.
 		r.halt()
 		end = time.Now()
+
+		if at := r.haltAt.Load(); at != 0 && at < end.UnixNano() {
+			// a worker ended the phase at its planned end: nothing that
+			// completed after that instant was counted
+			end = time.Unix(0, at)
+		}
 		t = r.reg.Tick()
+
 	} else {
 		t = r.reg.Tick()
 		end = t.At

@@ -77,6 +77,11 @@ type run struct {
 	stopOnce sync.Once
 	measure  atomic.Bool  // the measure phase has begun (Events counts)
 	tickets  atomic.Int64 // events started in the measure phase
+	// deadline is the measure phase's planned end in Unix ns when the
+	// workers keep time (RunConfig.WorkersKeepTime), else 0; haltAt is the
+	// instant a worker ended the phase at it.
+	deadline atomic.Int64
+	haltAt   atomic.Int64
 	fatal    chan error
 }
 
@@ -213,6 +218,19 @@ func (r *run) waitWorkers(ctx context.Context, done <-chan struct{}, cancel cont
 	<-done
 }
 
+// pastDeadline reports whether t is at or after the planned end of the
+// measure phase when the workers keep time; the first worker to see it
+// halts the run at the planned end.
+func (r *run) pastDeadline(t time.Time) bool {
+	d := r.deadline.Load()
+	if d == 0 || t.UnixNano() < d {
+		return false
+	}
+	r.haltAt.CompareAndSwap(0, d)
+	r.halt()
+	return true
+}
+
 // halt stops new events from starting; completions from now on are
 // discarded.
 func (r *run) halt() {
@@ -289,9 +307,12 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 			}
 		}
 		begin := time.Now()
+		if r.pastDeadline(begin) {
+			return
+		}
 		op, err := w.Event(ctx)
 		end := time.Now()
-		if r.stopping.Load() {
+		if r.stopping.Load() || r.pastDeadline(end) {
 			h.DropEvent()
 			return // in flight at the end: neither counted nor an error
 		}

@@ -93,6 +93,15 @@ type RunConfig struct {
 	// StartAt, when set, is a common start time: the Runner waits until
 	// then after its workers are ready (campaigns start all VMs together).
 	StartAt time.Time
+	// WorkersKeepTime makes the workers themselves end the measure phase at
+	// its planned end (Time after the measure start): an event that
+	// completes after it is discarded and no new one starts, even while the
+	// Runner's own goroutine is starved of CPU (more busy threads than
+	// cores) and handles the end late. The phase then ends exactly at its
+	// planned end. Only for workloads whose events have no effect counted
+	// outside the Runner (block I/O): a workload that reads the database at
+	// the phase's edges (TPC-C's NOPM) lets the Runner end it.
+	WorkersKeepTime bool
 	// GracefulStop is how long events in flight at the end may run before
 	// their context is cancelled (default 10 s). They are never counted.
 	GracefulStop time.Duration

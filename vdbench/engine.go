@@ -233,7 +233,8 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 			Threads: l.sd.Threads, Time: measure, WarmupTime: warmup, ReportInterval: interval,
 			Rate: rate / float64(len(e.loads)), Arrival: arrival, Seed: int64(index)<<16 | int64(i),
 			StartAt: startAt, Flags: flags, Labels: labels,
-			OnInterval: func(r oltp.IntervalReport) { ivs.add(i, r) },
+			WorkersKeepTime: true, // elapsed= holds even when the runner is starved
+			OnInterval:      func(r oltp.IntervalReport) { ivs.add(i, r) },
 		}
 		wg.Go(func() {
 			res, err := oltp.Run(ctx, l.spec(e.run.Name, index), cfg)

@@ -97,7 +97,7 @@ func (r *Registry) NewHandle() *Handle {
 // may run concurrently with them.
 type Handle struct {
 	active atomic.Int32 // index of the buffer the worker writes
-	busy   atomic.Int32 // 1 while the worker is inside Record
+	busy   atomic.Int32 // 1 + the buffer the worker is writing inside Record; 0 outside
 	buf    [2][]*Histogram
 	// evc holds, per buffer, the counters added with events (AddToEvent):
 	// written inside Record's busy window, so they swap with the latencies.
@@ -110,14 +110,16 @@ type Handle struct {
 // Record adds latency d for operation op (an index from Registry.Ops),
 // with the counters staged by AddToEvent.
 //
-// The hand-off with Tick: the worker announces busy, then reads the active
-// index; Tick flips the index, then waits until busy is clear. With
-// sequentially consistent atomics either Tick sees busy (and waits for the
-// write to finish) or the worker sees the new index, so the retired buffer
-// is never written while Tick reads it.
+// The hand-off with Tick: the worker announces which buffer it is about to
+// write (busy = 1 + index), then reads the active index again and writes
+// only if it is unchanged; Tick flips the index of every handle, then waits
+// while a handle's busy names the retired buffer. With sequentially
+// consistent atomics either Tick sees that busy (and waits for the write to
+// finish) or the worker sees the new index, so the retired buffer is never
+// written while Tick reads it; a worker writing the new buffer never holds
+// Tick up.
 func (h *Handle) Record(op int, d time.Duration) {
-	h.busy.Store(1)
-	a := h.active.Load()
+	a := h.enter()
 	h.buf[a][op].Record(d)
 	h.commit(a)
 	h.busy.Store(0)
@@ -127,12 +129,23 @@ func (h *Handle) Record(op int, d time.Duration) {
 // latency from the intended start) and its staged counters in the same
 // interval.
 func (h *Handle) RecordPair(op int, d time.Duration, op2 int, d2 time.Duration) {
-	h.busy.Store(1)
-	a := h.active.Load()
+	a := h.enter()
 	h.buf[a][op].Record(d)
 	h.buf[a][op2].Record(d2)
 	h.commit(a)
 	h.busy.Store(0)
+}
+
+// enter announces a write and returns the buffer it may write.
+func (h *Handle) enter() int32 {
+	for {
+		a := h.active.Load()
+		h.busy.Store(a + 1)
+		if h.active.Load() == a {
+			return a
+		}
+		h.busy.Store(0) // Tick flipped in between: write the new buffer
+	}
 }
 
 func (h *Handle) commit(a int32) {
@@ -172,15 +185,20 @@ func (h *Handle) DropEvent() {
 // (amounts added with events are not included).
 func (h *Handle) Counter(c int) int64 { return h.ctr[c].Load() }
 
-// retire flips the active buffer and returns the index of the retired one
-// once the worker is no longer writing to it.
-func (h *Handle) retire() int32 {
+// flip makes the worker write the other buffer from now on and returns
+// the index of the retired one.
+func (h *Handle) flip() int32 {
 	old := h.active.Load()
 	h.active.Store(1 - old)
-	for h.busy.Load() != 0 {
+	return old
+}
+
+// drain waits until the worker no longer writes the retired buffer old: at
+// most the one Record it was inside when flip ran.
+func (h *Handle) drain(old int32) {
+	for h.busy.Load() == old+1 {
 		runtime.Gosched()
 	}
-	return old
 }
 
 // Tick is one merge of all handles.
@@ -214,10 +232,17 @@ func (r *Registry) Tick() Tick {
 	defer r.mu.Unlock()
 	begin := time.Now()
 	r.retired = r.retired[:0]
+	// Every handle is flipped first and the instant stamped, then each is
+	// drained: a worker descheduled inside Record delays the merge, never
+	// the edge (on a host with more busy threads than cores, waiting for
+	// each handle in turn took seconds).
 	for _, h := range r.handles {
-		r.retired = append(r.retired, h.retire())
+		r.retired = append(r.retired, h.flip())
 	}
 	at := time.Now()
+	for hi, h := range r.handles {
+		h.drain(r.retired[hi])
+	}
 	ictr := make([]int64, len(r.counters))
 	for hi, h := range r.handles {
 		// Counters added at once (Add) are read right after the swap,
