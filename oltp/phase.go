@@ -87,10 +87,10 @@ loop:
 		r.halt()
 		end = time.Now()
 
-		if at := r.haltAt.Load(); at != 0 && at < end.UnixNano() {
+		if r.haltAt.Load() != 0 && planEnd.Before(end) {
 			// a worker ended the phase at its planned end: nothing that
 			// completed after that instant was counted
-			end = time.Unix(0, at)
+			end = planEnd
 		}
 		t = r.reg.Tick()
 
@@ -128,7 +128,7 @@ func (r *run) record(res *Result, phase string, last, end, planned time.Time, t 
 		res.Intervals = append(res.Intervals, iv)
 	}
 	if report && r.cfg.OnInterval != nil {
-		rep := IntervalReport{Phase: phase, At: iv.At, Length: iv.Length, Threads: r.cfg.Threads, Ops: r.spec.Ops,
+		rep := IntervalReport{Phase: phase, At: iv.At, End: end, Length: iv.Length, Threads: r.cfg.Threads, Ops: r.spec.Ops,
 			Latency: t.Interval[:r.nOps], Counters: iv.Counters, Backlog: backlog}
 		if r.intended() {
 			rep.Intended = t.Interval[r.nOps:]

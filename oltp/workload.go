@@ -120,6 +120,7 @@ type RunConfig struct {
 type IntervalReport struct {
 	Phase   string
 	At      time.Duration // end of the interval since the phase start
+	End     time.Time     // the interval's end: the instant of its registry swap
 	Length  time.Duration
 	Threads int
 	Ops     []string

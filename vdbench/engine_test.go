@@ -151,9 +151,12 @@ func TestRateAccuracy(t *testing.T) {
 // Result adds them up exactly and the per-SD Results are kept.
 func TestJBOD(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		// 1.0003 ms, so that no I/O ends at the instant of an interval edge
+		// (a tie the fake clock breaks either way: 1999 and 2001 IOPS).
+		const service = time.Millisecond + 300*time.Nanosecond
 		devs := map[string]*fakeDevice{
-			"sd1": {service: time.Millisecond, block: 512, capacity: gib},
-			"sd2": {service: time.Millisecond, block: 4096, capacity: 2 * gib},
+			"sd1": {service: service, block: 512, capacity: gib},
+			"sd2": {service: service, block: 4096, capacity: 2 * gib},
 		}
 		run := testRun(RD{IORate: IORate{Rates: []float64{2000}}, Elapsed: 4 * time.Second, Interval: time.Second,
 			Distribution: "d"}, WD{RdPct: 100}, SD{Name: "sd1", Lun: "fake0", Threads: 4}, SD{Name: "sd2", Lun: "fake1", Threads: 8})

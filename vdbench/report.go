@@ -194,6 +194,7 @@ type intervalPrinter struct {
 }
 
 type ivAcc struct {
+	end     time.Time // the latest end of the SDs' intervals
 	f       *figures
 	n       int
 	measure bool
@@ -233,6 +234,9 @@ func (p *intervalPrinter) add(sd int, r oltp.IntervalReport) {
 	a.f.write.Merge(r.Latency[OpWrite])
 	a.f.bytes += r.Counters[CounterBytesRead] + r.Counters[CounterBytesWritten]
 	a.f.length += r.Length
+	if r.End.After(a.end) {
+		a.end = r.End
+	}
 	a.n++
 	a.measure = r.Phase == oltp.PhaseMeasure
 	for a := p.acc[p.next]; a != nil && a.n == len(p.seq); a = p.acc[p.next] {
@@ -245,7 +249,7 @@ func (p *intervalPrinter) print(a *ivAcc) {
 	if a.measure && p.first == 0 {
 		p.first = p.next
 	}
-	_ = writeIntervalLine(p.w, time.Now(), fmt.Sprint(p.next), a.f)
+	_ = writeIntervalLine(p.w, a.end, fmt.Sprint(p.next), a.f) // stamped with the interval's end, as vdbench does
 	delete(p.acc, p.next)
 	p.next++
 }
