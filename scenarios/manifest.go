@@ -141,6 +141,9 @@ func (m *manifest) close() error { return m.f.Close() }
 // were first recorded, the objects whose last record is OpCreate: what
 // may still exist.
 func ReadManifest(dir string) ([]Created, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: name a campaign's results directory (results/<name>-<time>-<id>)", dir)
+	}
 	f, err := os.Open(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: not the results directory of a campaign (or of one from before vmbench recorded what it creates)", dir, ManifestFile)

@@ -173,6 +173,11 @@ func TestTeardownRefusesADirectoryWithoutManifest(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, scenarios.ManifestFile) {
 		t.Errorf("exit %d, %q; want 2 naming %s", code, stderr, scenarios.ManifestFile)
 	}
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	code, _, stderr = runCLI(t, nil, "campaign", "teardown", missing)
+	if code != 2 || !strings.Contains(stderr, missing+" is not a directory") {
+		t.Errorf("missing dir: exit %d, %q; want 2 saying it is not a directory", code, stderr)
+	}
 }
 
 // ls and destroy with --simulate would each see a fresh, empty simulator.
