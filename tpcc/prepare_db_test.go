@@ -183,31 +183,26 @@ func killOneInsert(t *testing.T, ctx context.Context, db, table string) (wait fu
 	}
 }
 
-// TestPrepareMariaDB loads 2 warehouses while a loader connection is
-// killed as it inserts order_line rows, when its warehouse's stock,
-// customer and history chunks are committed: that warehouse is loaded
-// again from scratch on a new connection, without a duplicate key and
-// with exact cardinalities. Then prepare again is a no-op, other
-// --warehouses or --seed are refused, a partial warehouse 2 (rows deleted,
-// no load record) is loaded again exactly, and cleanup drops every table.
+// TestPrepareMariaDB: the shared load (mariaTemplate) loads 2 warehouses
+// while a loader connection is killed as it inserts order_line rows, when
+// its warehouse's stock, customer and history chunks are committed: that
+// warehouse is loaded again from scratch on a new connection, without a
+// duplicate key and with exact cardinalities. Then prepare again is a
+// no-op, other --warehouses or --seed are refused, a partial warehouse 2
+// (rows deleted, no load record) of a copy is loaded again exactly, and
+// cleanup drops every table.
 func TestPrepareMariaDB(t *testing.T) {
-	c := loadMariaConfig(t, 2)
+	t.Parallel()
+	l := mariaTemplate(t)
+	c := l.cfg
 	ctx := loadTestContext(t)
 	exp := expectOrderLines(t, 2)
-	start := time.Now()
-	wait := killOneInsert(t, ctx, c.Conn.DB, OrderLine)
-	var prog bytes.Buffer
-	err := Prepare(ctx, c, &prog, false)
-	killed, kerr := wait()
-	out := prog.String()
-	if err != nil {
-		t.Fatalf("Prepare: %v\n%s", err, out)
+	out := l.out
+	t.Logf("2 warehouses on MariaDB, one reloaded: %s", lastLine(out))
+	if l.killed == "" {
+		t.Fatalf("no loader connection killed")
 	}
-	t.Logf("2 warehouses on MariaDB in %v, one reloaded: %s", time.Since(start).Round(time.Millisecond), lastLine(out))
-	if kerr != nil || killed == "" {
-		t.Fatalf("no loader connection killed (%v)", kerr)
-	}
-	t.Logf("killed a connection running %q", killed)
+	t.Logf("killed a connection running %q", l.killed)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "loading it again") {
 			t.Log(line)
@@ -242,18 +237,17 @@ func TestPrepareMariaDB(t *testing.T) {
 		}
 	}
 
-	// A partial warehouse 2: some of its rows, no load record, the
-	// loading mark back.
-	for _, q := range []string{
-		"DELETE FROM vmbench_tpcc_load WHERE w_id = 2",
-		"DELETE FROM stock WHERE s_w_id = 2 AND s_i_id > 50000",
-		"DELETE FROM order_line WHERE ol_w_id = 2 AND ol_o_id > 1500",
-		"DELETE FROM new_order WHERE no_w_id = 2",
-		"INSERT INTO vmbench_tpcc (name, value) VALUES ('loading', '1')",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+	// A partial warehouse 2, copied so (copying less is faster than
+	// deleting): some of its rows, no load record, the loading mark back.
+	c = mariaCopyWhere(t, 2, map[string]string{
+		loadTable: "w_id <> 2",
+		Stock:     "s_w_id = 1 OR s_i_id <= 50000",
+		OrderLine: "ol_w_id = 1 OR ol_o_id <= 1500",
+		NewOrder:  "no_w_id = 1",
+	})
+	db = loadOpen(t, c)
+	if _, err := db.ExecContext(ctx, "INSERT INTO vmbench_tpcc (name, value) VALUES ('loading', '1')"); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := readMeta(ctx, db, db.Dialect); !errors.Is(err, errNotPrepared) {
 		t.Errorf("readMeta of a partial load: %v, want errNotPrepared", err)
@@ -351,23 +345,24 @@ func TestPrepareSQLite(t *testing.T) {
 		t.Skip("modernc.org/sqlite under the race detector loads a warehouse in about 3 minutes; " +
 			"make test runs the SQLite tests without -race (go test -run SQLite ./tpcc/)")
 	}
+	t.Parallel()
 	c := DefaultConfig()
 	c.Conn.Driver = dialect.SQLite
 	c.Conn.SQLitePath = filepath.Join(t.TempDir(), "tpcc.db")
-	c.Seed = loadTestSeed
 	ctx := loadTestContext(t)
 	var cl bytes.Buffer
 	if err := Cleanup(ctx, c, &cl); err != nil || !strings.Contains(cl.String(), "does not exist") {
 		t.Errorf("cleanup without a file: %v, %s", err, cl.String())
 	}
-	start := time.Now()
-	out := loadPrepare(t, ctx, c)
-	t.Logf("1 warehouse on SQLite in %v", time.Since(start).Round(time.Millisecond))
+	l := sqliteTemplate(t)
+	out := l.out
+	t.Logf("1 warehouse on SQLite: %s", lastLine(out))
 	if !strings.Contains(out, "1 loader thread") {
 		t.Errorf("SQLite should load with one writer:\n%s", out)
 	}
+	checkLoaded(t, loadOpen(t, l.cfg), 1, expectOrderLines(t, 1))
+	c = sqliteCopy(t)
 	db := loadOpen(t, c)
-	checkLoaded(t, db, 1, expectOrderLines(t, 1))
 	cl.Reset()
 	if err := Cleanup(ctx, c, &cl); err != nil || !strings.Contains(cl.String(), "Dropped 11 table(s)") {
 		t.Errorf("cleanup: %v, %s", err, cl.String())

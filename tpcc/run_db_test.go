@@ -2,13 +2,11 @@ package tpcc
 
 import (
 	"bytes"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
 
-	"vmbench/dialect"
 	"vmbench/internal/golden"
 	"vmbench/oltp"
 )
@@ -87,7 +85,5 @@ func TestRunSQLite(t *testing.T) {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes for a load; make test runs the SQLite tests without -race")
 	}
 	t.Parallel()
-	cfg := DefaultConfig()
-	cfg.Conn.Driver, cfg.Conn.SQLitePath = dialect.SQLite, filepath.Join(t.TempDir(), "tpcc.db")
-	runAndCheck(t, cfg)
+	runAndCheck(t, sqliteCopy(t))
 }
