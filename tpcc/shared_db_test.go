@@ -22,7 +22,8 @@ import (
 // Loading a warehouse (600,000 rows) is what makes these tests slow, so
 // each test binary loads once per database kind and the tests that change
 // the data work on copies: a MariaDB load of 2 warehouses (made as
-// TestPrepareMariaDB's loader test, with a connection killed), copied
+// TestPrepareMariaDB's loader test: interrupted, resumed, a connection
+// killed), copied
 // server-side, whole or its first warehouse alone; and an SQLite file of
 // 1 warehouse, copied as a file.
 
@@ -33,6 +34,9 @@ type sharedLoad struct {
 	out    string // Prepare's output
 	killed string // the statement whose connection was killed, if any
 	err    error
+	// interrupted is the error of a first Prepare cancelled in the
+	// middle of the load (MariaDB), which the second one resumed.
+	interrupted error
 }
 
 var (
@@ -57,9 +61,9 @@ var (
 )
 
 // mariaTemplate returns the shared MariaDB load: 2 warehouses with seed
-// loadTestSeed, loaded while a loader connection is killed as it inserts
-// order_line rows (TestPrepareMariaDB checks the outcome), in a database
-// that outlives the test that made it.
+// loadTestSeed, interrupted in warehouse 1 and resumed while a loader
+// connection is killed as it inserts order_line rows (TestPrepareMariaDB
+// checks the outcome), in a database that outlives the test that made it.
 func mariaTemplate(t *testing.T) *sharedLoad {
 	t.Helper()
 	srv := testdb.Shared(t)
@@ -71,6 +75,13 @@ func mariaTemplate(t *testing.T) *sharedLoad {
 		l.cfg = c
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
+		// Interrupted, on one loader thread, once item and some stock
+		// rows of warehouse 1 are in; then resumed on two.
+		cctx, interrupt := context.WithCancel(ctx)
+		one := c
+		one.Threads, one.WaitScale = 1, 0 // as ParseFlags reads --threads 1
+		l.interrupted = Prepare(cctx, one, &cancelOnProgress{after: Items + 10000, cancel: interrupt}, true)
+		interrupt()
 		wait := killOneInsert(t, ctx, c.Conn.DB, OrderLine)
 		var out bytes.Buffer
 		l.err = Prepare(ctx, c, &out, false)
