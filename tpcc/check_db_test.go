@@ -27,17 +27,14 @@ func checkContext(t *testing.T) context.Context {
 }
 
 // mariaCheckConfig returns a 1-warehouse Config on a fresh database of the
-// shared test server.
+// shared test server: a copy of the shared load's first warehouse.
 func mariaCheckConfig(t *testing.T) Config {
 	t.Helper()
-	srv := testdb.Shared(t)
-	c := DefaultConfig()
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
-	c.Warehouses = 1
-	return c
+	return mariaCopy(t, 1)
 }
 
-// prepareForCheck loads cfg and returns an open pool on it.
+// prepareForCheck loads cfg (a copy of a shared load: Prepare finds it
+// complete) and returns an open pool on it.
 func prepareForCheck(t *testing.T, ctx context.Context, cfg Config) *dialect.DB {
 	t.Helper()
 	start := time.Now()
@@ -265,8 +262,7 @@ func TestCheckSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := checkContext(t)
-	cfg := DefaultConfig()
-	cfg.Conn.Driver, cfg.Conn.SQLitePath = dialect.SQLite, filepath.Join(t.TempDir(), "tpcc.db")
+	cfg := sqliteCopy(t)
 	prepareForCheck(t, ctx, cfg)
 	res, out, err := runCheck(t, ctx, cfg)
 	wantAllPass(t, res, out, err)

@@ -80,9 +80,13 @@ type Config struct {
 // Limits of the run options: beyond them the client itself would be what
 // is measured (or run out of memory).
 const (
-	MaxTerminals = 1000000 // --terminals (the review protocol uses 15,000 per VM)
-	MaxConns     = 10000   // --conns and --threads
-	MaxWaitScale = 100     // --wait-scale
+	MaxWarehouses = 100000  // --warehouses (the review protocol loads 1,500 per VM)
+	MaxTerminals  = 1000000 // --terminals (the review protocol uses 15,000 per VM)
+	MaxConns      = 10000   // --conns and --threads
+	MaxWaitScale  = 100     // --wait-scale
+	// MaxRetries bounds --retries: beyond it a transaction that keeps
+	// deadlocking would stall its terminal instead of failing the run.
+	MaxRetries = 1000
 )
 
 // DefaultConfig returns the defaults: MySQL, database tpcc, 1 warehouse,
@@ -142,8 +146,8 @@ func (c Config) Validate() error {
 	if c.Conn.Driver != dialect.SQLite && c.Conn.DB == "" {
 		bad("--db: empty (the TPC-C tables live in a database; default tpcc)")
 	}
-	if c.Warehouses < 1 || c.Warehouses > 100000 {
-		bad("--warehouses: %d is not valid (1 to 100000)", c.Warehouses)
+	if c.Warehouses < 1 || c.Warehouses > MaxWarehouses {
+		bad("--warehouses: %d is not valid (1 to %d)", c.Warehouses, MaxWarehouses)
 	}
 	if c.Terminals < 0 || c.Terminals > MaxTerminals {
 		bad("--terminals: %d is not valid (0 means 10 per warehouse; at most %d)", c.Terminals, MaxTerminals)
@@ -156,6 +160,15 @@ func (c Config) Validate() error {
 	}
 	if c.Threads == 0 && c.Terminals == 0 && 10*c.Warehouses > MaxTerminals {
 		bad("--warehouses: %d makes %d terminals, more than %d; give --terminals or --threads", c.Warehouses, 10*c.Warehouses, MaxTerminals)
+	}
+	if c.Conns == 0 && c.Threads == 0 && c.conns() > MaxConns {
+		// Without waits every terminal gets a connection by default.
+		if c.Terminals > 0 {
+			bad("--terminals: %d without waits get a connection each by default, more than %d connections; give --conns", c.Terminals, MaxConns)
+		} else {
+			bad("--warehouses: %d make %d terminals, without waits a connection each by default, more than %d connections; give --conns or --terminals",
+				c.Warehouses, c.terminals(), MaxConns)
+		}
 	}
 	if !(c.WaitScale >= 0 && c.WaitScale <= MaxWaitScale) {
 		bad("--wait-scale: %g is not valid (1 = the specification's keying and think times, 0 = none, at most %d)", c.WaitScale, MaxWaitScale)
@@ -175,8 +188,8 @@ func (c Config) Validate() error {
 	if c.Events < 0 {
 		bad("--events: %d is negative (0 means no limit)", c.Events)
 	}
-	if c.Retries < 0 {
-		bad("--retries: %d is negative", c.Retries)
+	if c.Retries < 0 || c.Retries > MaxRetries {
+		bad("--retries: %d is not valid (0 to %d restarts of one transaction)", c.Retries, MaxRetries)
 	}
 	return errors.Join(errs...)
 }

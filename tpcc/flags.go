@@ -3,6 +3,7 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -61,6 +62,43 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 		fs.Var(fs.Lookup(name).Value, alias, "go-tpc's name of --"+name)
 		_ = fs.MarkHidden(alias)
 	}
+}
+
+// connectionFlags are the options that say where the database is; every
+// subcommand takes them.
+var connectionFlags = []string{"db-driver", "host", "port", "mysql-socket", "user", "password", "db", "sqlite-path",
+	"mysql-host", "mysql-port", "mysql-user", "mysql-password", "mysql-db"}
+
+// Subcommands lists the tpcc subcommands and, beside the connection
+// options, the options each one takes; nil means all of them. check
+// and cleanup read the scale from the database.
+var Subcommands = map[string][]string{
+	"prepare": {"warehouses", "seed", "threads"},
+	"run":     nil,
+	"check":   {},
+	"cleanup": {},
+}
+
+// FlagApplies reports whether the option name (as BindFlags registers it,
+// without dashes) is used by subcommand sub.
+func FlagApplies(sub, name string) bool {
+	own, ok := Subcommands[sub]
+	return ok && (own == nil || slices.Contains(own, name) || slices.Contains(connectionFlags, name))
+}
+
+// FlagUsers names the subcommands that use option name, for messages:
+// "prepare and run".
+func FlagUsers(name string) string {
+	var subs []string
+	for _, sub := range []string{"prepare", "run", "check", "cleanup"} {
+		if FlagApplies(sub, name) {
+			subs = append(subs, sub)
+		}
+	}
+	if len(subs) > 1 {
+		return strings.Join(subs[:len(subs)-1], ", ") + " and " + subs[len(subs)-1]
+	}
+	return strings.Join(subs, "")
 }
 
 // waitValue is --wait-scale, also spelled as go-tpc's boolean --wait.

@@ -183,31 +183,33 @@ func killOneInsert(t *testing.T, ctx context.Context, db, table string) (wait fu
 	}
 }
 
-// TestPrepareMariaDB loads 2 warehouses while a loader connection is
-// killed as it inserts order_line rows, when its warehouse's stock,
-// customer and history chunks are committed: that warehouse is loaded
-// again from scratch on a new connection, without a duplicate key and
-// with exact cardinalities. Then prepare again is a no-op, other
-// --warehouses or --seed are refused, a partial warehouse 2 (rows deleted,
-// no load record) is loaded again exactly, and cleanup drops every table.
+// TestPrepareMariaDB: the shared load (mariaTemplate) of 2 warehouses is
+// interrupted in warehouse 1 (item loaded) and resumed: item is kept,
+// warehouse 1 deleted and loaded again with warehouse 2, while a loader
+// connection is killed as it inserts order_line rows, when its
+// warehouse's stock, customer and history chunks are committed: that
+// warehouse is loaded again from scratch on a new connection, without a
+// duplicate key and with exact cardinalities. Then prepare again is a
+// no-op, other --warehouses or --seed are refused, and cleanup drops every
+// table.
 func TestPrepareMariaDB(t *testing.T) {
-	c := loadMariaConfig(t, 2)
+	t.Parallel()
+	l := mariaTemplate(t)
+	c := l.cfg
 	ctx := loadTestContext(t)
 	exp := expectOrderLines(t, 2)
-	start := time.Now()
-	wait := killOneInsert(t, ctx, c.Conn.DB, OrderLine)
-	var prog bytes.Buffer
-	err := Prepare(ctx, c, &prog, false)
-	killed, kerr := wait()
-	out := prog.String()
-	if err != nil {
-		t.Fatalf("Prepare: %v\n%s", err, out)
+	out := l.out
+	t.Logf("2 warehouses on MariaDB, resumed, one reloaded: %s", lastLine(out))
+	if err := l.interrupted; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "prepare again resumes") {
+		t.Errorf("interrupted Prepare = %v", err)
 	}
-	t.Logf("2 warehouses on MariaDB in %v, one reloaded: %s", time.Since(start).Round(time.Millisecond), lastLine(out))
-	if kerr != nil || killed == "" {
-		t.Fatalf("no loader connection killed (%v)", kerr)
+	if !strings.Contains(out, "Resuming the load of 2 warehouse(s) with --seed=42") || !strings.Contains(out, "0 loaded already, item loaded") {
+		t.Errorf("no resume reported:\n%s", out)
 	}
-	t.Logf("killed a connection running %q", killed)
+	if l.killed == "" {
+		t.Fatalf("no loader connection killed")
+	}
+	t.Logf("killed a connection running %q", l.killed)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "loading it again") {
 			t.Log(line)
@@ -242,28 +244,10 @@ func TestPrepareMariaDB(t *testing.T) {
 		}
 	}
 
-	// A partial warehouse 2: some of its rows, no load record, the
-	// loading mark back.
-	for _, q := range []string{
-		"DELETE FROM vmbench_tpcc_load WHERE w_id = 2",
-		"DELETE FROM stock WHERE s_w_id = 2 AND s_i_id > 50000",
-		"DELETE FROM order_line WHERE ol_w_id = 2 AND ol_o_id > 1500",
-		"DELETE FROM new_order WHERE no_w_id = 2",
-		"INSERT INTO vmbench_tpcc (name, value) VALUES ('loading', '1')",
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	if _, err := readMeta(ctx, db, db.Dialect); !errors.Is(err, errNotPrepared) {
-		t.Errorf("readMeta of a partial load: %v, want errNotPrepared", err)
-	}
-	out = loadPrepare(t, ctx, c)
-	if !strings.Contains(out, "Resuming") || !strings.Contains(out, "Loaded 1 warehouse: ") {
-		t.Errorf("prepare over a partial load:\n%s", out)
-	}
-	checkLoaded(t, db, 2, exp)
-
+	// Cleanup on a copy of the tables without their rows.
+	c = mariaCopyWhere(t, 2, map[string]string{Warehouse: "FALSE", District: "FALSE", Customer: "FALSE", History: "FALSE",
+		Orders: "FALSE", NewOrder: "FALSE", OrderLine: "FALSE", Stock: "FALSE", Item: "FALSE"})
+	db = loadOpen(t, c)
 	var cl bytes.Buffer
 	if err := Cleanup(ctx, c, &cl); err != nil {
 		t.Fatal(err)
@@ -315,8 +299,8 @@ func (c *cancelOnProgress) Write(b []byte) (int, error) {
 // TestPrepareInterrupted: Ctrl-C in the middle of the load (item loaded,
 // warehouse 1 under way) returns promptly with the context's error and
 // leaves a database that run and check refuse, with warehouse 1 not
-// recorded as loaded. (Resuming such a database is TestPrepareMariaDB's
-// partial warehouse.)
+// recorded as loaded. (Resuming such a database is how the shared MariaDB
+// load is made: see TestPrepareMariaDB.)
 func TestPrepareInterrupted(t *testing.T) {
 	c := loadMariaConfig(t, 1)
 	ctx := loadTestContext(t)
@@ -351,23 +335,24 @@ func TestPrepareSQLite(t *testing.T) {
 		t.Skip("modernc.org/sqlite under the race detector loads a warehouse in about 3 minutes; " +
 			"make test runs the SQLite tests without -race (go test -run SQLite ./tpcc/)")
 	}
+	t.Parallel()
 	c := DefaultConfig()
 	c.Conn.Driver = dialect.SQLite
 	c.Conn.SQLitePath = filepath.Join(t.TempDir(), "tpcc.db")
-	c.Seed = loadTestSeed
 	ctx := loadTestContext(t)
 	var cl bytes.Buffer
 	if err := Cleanup(ctx, c, &cl); err != nil || !strings.Contains(cl.String(), "does not exist") {
 		t.Errorf("cleanup without a file: %v, %s", err, cl.String())
 	}
-	start := time.Now()
-	out := loadPrepare(t, ctx, c)
-	t.Logf("1 warehouse on SQLite in %v", time.Since(start).Round(time.Millisecond))
+	l := sqliteTemplate(t)
+	out := l.out
+	t.Logf("1 warehouse on SQLite: %s", lastLine(out))
 	if !strings.Contains(out, "1 loader thread") {
 		t.Errorf("SQLite should load with one writer:\n%s", out)
 	}
+	checkLoaded(t, loadOpen(t, l.cfg), 1, expectOrderLines(t, 1))
+	c = sqliteCopy(t)
 	db := loadOpen(t, c)
-	checkLoaded(t, db, 1, expectOrderLines(t, 1))
 	cl.Reset()
 	if err := Cleanup(ctx, c, &cl); err != nil || !strings.Contains(cl.String(), "Dropped 11 table(s)") {
 		t.Errorf("cleanup: %v, %s", err, cl.String())

@@ -170,7 +170,7 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 	fmt.Fprintf(w, "\nTPS (all transactions): %.2f over %s\n", f.TPS, res.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "tpmC: %.1f (New-Orders per minute, intended rollbacks included: %d)\n", f.TpmC, c(ctrRollbacks))
 	if f.NOPMValid {
-		fmt.Fprintf(w, "NOPM: %.1f (sum(d_next_o_id) +%d between the start and the end of the measured window; the client counted %.1f committed New-Orders per minute)\n",
+		fmt.Fprintf(w, "NOPM: %.1f (sum(d_next_o_id) +%d, read at both edges of the measured window with no transaction in flight; the client counted %.1f committed New-Orders per minute)\n",
 			f.NOPM, res.Counters[CounterNOPMDelta], f.ClientNOPM)
 	} else {
 		fmt.Fprintf(w, "NOPM: n/a (sum(d_next_o_id) could not be read; the client counted %.1f committed New-Orders per minute)\n", f.ClientNOPM)

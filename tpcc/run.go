@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"vmbench/dialect"
 	"vmbench/oltp"
-	"vmbench/oltp/hist"
 )
 
 // Workload is the workload name in Results.
@@ -23,11 +21,21 @@ const Workload = "tpcc"
 // Before it starts it checks that the database holds a complete load of
 // cfg.Warehouses warehouses, draws the run's NURand constants from the
 // stored C-Load under the C-delta rule (TPC-C 2.1.6.1) and adds one to the
-// stored run count. NOPM comes from sum(d_next_o_id) read when the measure
-// phase starts and after the run; transactions that commit while either
-// reading is taken (those in flight at the edges, and on SQLite what
-// commits while the read waits) can fall on either side, so NOPM and the
-// client's count of committed New-Orders differ by that much.
+// stored run count.
+//
+// NOPM (CounterNOPMDelta) is the change of sum(d_next_o_id) between two
+// readings that bracket the measured window with no transaction in
+// flight: a gate that every transaction holds from before its BEGIN until
+// the Runner has recorded it is held exclusively for each reading (see
+// gate). The start reading is taken before the first transaction of the
+// measure phase begins (the precondition, when there is one, has ended:
+// it runs as a Runner run of its own on the same connections), and at the
+// end Run takes the reading and then stops the Runner, so nothing commits
+// between the reading and the end of the window. The delta is then
+// exactly the client's count of committed New-Orders (New-Orders minus
+// intended rollbacks). It is exact too when --events ends the run (the
+// reading follows the last transaction); after Ctrl-C or a failure it is
+// read after the run and may count the transactions that were in flight.
 //
 // The Result is returned with any error: after Ctrl-C it covers what was
 // measured and is marked Interrupted, and the error wraps
@@ -60,60 +68,16 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*ol
 	consts := RunConstants(m.Load, NewRand(cfg.Seed, streamRun, m.Runs))
 	rs := newRunState(db, cfg, consts)
 	writeHeader(out, cfg, rc, dcfg.String(), m, consts)
-
-	// The run is counted (3.3.2.11 then no longer holds) when its first
-	// phase starts: every connection is open and no transaction has run.
-	var before int64
-	var measured, counted bool
-	userInterval, userPhase := rc.OnInterval, rc.OnPhase
-	rc.OnPhase = func(phase string, length time.Duration) {
-		if !counted {
-			counted = true
-			if err := countRun(ctx, db, db.Dialect); err != nil {
-				fmt.Fprintf(out, "warning: counting the run in %s: %v (check may then test 3.3.2.11 wrongly)\n", metaTable, err)
-			}
-		}
-		if phase == oltp.PhaseMeasure {
-			var err error
-			before, err = sumNextOrderID(ctx, db)
-			measured = err == nil
-		}
-		if rc.WarmupTime > 0 {
-			switch phase {
-			case oltp.PhasePrecondition:
-				fmt.Fprintf(out, "Precondition for %s (excluded from the results)...\n", length)
-			case oltp.PhaseMeasure:
-				fmt.Fprintln(out, "Precondition done; measuring.")
-			}
-		}
-		if userPhase != nil {
-			userPhase(phase, length)
-		}
-	}
-	rc.OnInterval = func(rep oltp.IntervalReport) {
-		if rc.ReportInterval > 0 {
-			_ = WriteInterval(out, rep)
-		}
-		if userInterval != nil {
-			userInterval(rep)
-		}
-	}
-	res, err := oltp.Run(ctx, newSpec(rs), rc)
+	pool := &workerPool{rs: rs, workers: make([]*windowWorker, rc.Threads)}
+	defer pool.close()
+	p := &phases{ctx: ctx, rs: rs, rc: rc, out: out, pool: pool}
+	res, err := p.run()
 	if res == nil {
 		return nil, err
 	}
 	res.Measured += "; " + waitWords(cfg)
 	if res.Phase != oltp.PhaseMeasure {
 		fmt.Fprintf(out, "\nInterrupted during the precondition: nothing was measured. What ran in the precondition:\n")
-	}
-	if measured && res.Phase == oltp.PhaseMeasure {
-		// A fresh context: after Ctrl-C the reading is still wanted.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		after, aerr := sumNextOrderID(actx, db)
-		cancel()
-		if aerr == nil {
-			res.Counters[CounterNOPMDelta] = after - before
-		}
 	}
 	fmt.Fprintln(out)
 	if werr := WriteReport(out, res); werr != nil && err == nil {
@@ -135,17 +99,11 @@ func sqliteMustExist(dcfg dialect.Config) error {
 }
 
 // newSpec is the oltp.Spec of a run: the five transactions as operations,
-// the counters, workers on connections and the terminals.
-func newSpec(rs *runState) oltp.Spec {
+// the counters, the pooled workers and the terminals.
+func newSpec(rs *runState, pool *workerPool) oltp.Spec {
 	return oltp.Spec{
 		Workload: Workload, Ops: OpNames, Counters: counterNames,
-		NewWorker: func(ctx context.Context, t int, h *hist.Handle) (oltp.Worker, error) {
-			w, err := newWorker(ctx, rs.db, rs, t, h)
-			if err != nil {
-				return nil, err
-			}
-			return w, nil
-		},
+		NewWorker:   pool.newWorker,
 		NewTerminal: func(i int) oltp.Terminal { return rs.terms[i] },
 	}
 }

@@ -2,13 +2,11 @@ package tpcc
 
 import (
 	"bytes"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
 
-	"vmbench/dialect"
 	"vmbench/internal/golden"
 	"vmbench/oltp"
 )
@@ -27,6 +25,7 @@ func runAndCheck(t *testing.T, cfg Config) {
 	noWait.Threads, noWait.WaitScale, noWait.Time, noWait.Events, noWait.ReportInterval = 4, 0, 0, 400, 0
 	withWait := cfg
 	withWait.Terminals, withWait.Conns, withWait.WaitScale, withWait.Time, withWait.ReportInterval = 10, 2, 0.01, 3*time.Second, time.Second
+	withWait.WarmupTime = time.Second
 	for i, c := range []Config{noWait, withWait} {
 		var b bytes.Buffer
 		r, err := Run(ctx, c, c.RunConfig(), &b)
@@ -53,8 +52,14 @@ func runAndCheck(t *testing.T, cfg Config) {
 		case c.Threads == 0 && (r.Loop != oltp.TerminalLoop || r.Terminals != 10 || r.Threads != 2 || n == 0):
 			t.Errorf("run %d: loop %s, %d terminals, %d connections, %d transactions; want terminals, 10, 2, some", i+1, r.Loop, r.Terminals, r.Threads, n)
 		}
-		if _, ok := r.Counters[CounterNOPMDelta]; !ok {
-			t.Errorf("run %d: no NOPM reading", i+1)
+		// Both readings bracket the window with nothing in flight: the
+		// database counts exactly the New-Orders the client counted.
+		committed := r.Op(OpNames[opNewOrder]).Latency.Count - r.Counters[counterNames[ctrRollbacks]]
+		if d, ok := r.Counters[CounterNOPMDelta]; !ok || d != committed {
+			t.Errorf("run %d: NOPM delta %d (read: %v), %d committed New-Orders counted; want them equal", i+1, d, ok, committed)
+		}
+		if c.WarmupTime > 0 && (r.Precondition == nil || r.Precondition.Phase != oltp.PhasePrecondition || r.Interrupted) {
+			t.Errorf("run %d: precondition %+v, interrupted %v", i+1, r.Precondition, r.Interrupted)
 		}
 		m := regexp.MustCompile(`NURand C: load (\d+)/\d+/\d+, run (\d+)/`).FindStringSubmatch(b.String())
 		if m == nil {
@@ -80,7 +85,5 @@ func TestRunSQLite(t *testing.T) {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes for a load; make test runs the SQLite tests without -race")
 	}
 	t.Parallel()
-	cfg := DefaultConfig()
-	cfg.Conn.Driver, cfg.Conn.SQLitePath = dialect.SQLite, filepath.Join(t.TempDir(), "tpcc.db")
-	runAndCheck(t, cfg)
+	runAndCheck(t, sqliteCopy(t))
 }

@@ -21,6 +21,9 @@ type runState struct {
 	terms []*terminal
 	// now stamps o_entry_d, h_date and ol_delivery_d.
 	now func() time.Time
+	// gate is the measured window's (nil in the precondition); Run sets
+	// it before each phase's Runner starts.
+	gate *gate
 }
 
 // newRunState makes the terminals of cfg and the statements of db's

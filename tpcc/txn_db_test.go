@@ -4,14 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"vmbench/dialect"
-	"vmbench/internal/testdb"
 	"vmbench/oltp/hist"
 )
 
@@ -26,16 +24,7 @@ type txnEnv struct {
 
 func newTxnEnv(t *testing.T) *txnEnv {
 	t.Helper()
-	srv := testdb.Shared(t)
-	cfg := DefaultConfig()
-	cfg.Conn.Host, cfg.Conn.Port, cfg.Conn.User, cfg.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
-	cfg.Warehouses, cfg.Seed = 2, 42
-	// Loading 2 warehouses takes half a minute, minutes under -race.
-	lctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := Prepare(lctx, cfg, io.Discard, false); err != nil {
-		t.Fatal(err)
-	}
+	cfg := mariaCopy(t, 2)
 	ctx := txnCtx(t)
 	db := openTxnDB(t, cfg)
 	m, err := readMeta(ctx, db, db.Dialect)
@@ -152,6 +141,7 @@ func (e *txnEnv) newOrderWithRemoteLine(r *Rand) newOrderInput {
 // effects in the database exactly, then the retries and reconnects, then
 // a mix through Event and the consistency conditions.
 func TestTxn(t *testing.T) {
+	t.Parallel()
 	e := newTxnEnv(t)
 	r := NewRand(99, streamRun, 1)
 	var lastOrder newOrderInput

@@ -47,7 +47,7 @@ It is not a TPC-C implementation and its figures are not TPC-C results.`,
 		Example: `  vmbench tpcc prepare -H 127.0.0.1 -U root --warehouses 10 --threads 4
   vmbench tpcc run -H 127.0.0.1 -U root --warehouses 10 --threads 16 --time 60 --report-interval 10
   vmbench tpcc run -H 127.0.0.1 -U root --warehouses 10 --conns 20 --wait-scale 1 --time 10m
-  vmbench tpcc check -H 127.0.0.1 -U root --warehouses 10
+  vmbench tpcc check -H 127.0.0.1 -U root
   vmbench tpcc cleanup -H 127.0.0.1 -U root`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,9 +64,16 @@ It is not a TPC-C implementation and its figures are not TPC-C results.`,
 // tpccFlags binds a Config to a command's flags.
 type tpccFlags struct{ cfg tpcc.Config }
 
+// bindTPCCFlags binds every option, and hides from the command's help
+// those its subcommand does not use (config refuses them).
 func bindTPCCFlags(cmd *cobra.Command) *tpccFlags {
 	f := &tpccFlags{cfg: tpcc.DefaultConfig()}
 	f.cfg.BindFlags(cmd.Flags())
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if !tpcc.FlagApplies(cmd.Name(), fl.Name) {
+			fl.Hidden = true
+		}
+	})
 	return f
 }
 
@@ -78,11 +85,20 @@ func (f *tpccFlags) config(a *app, cmd *cobra.Command) (tpcc.Config, error) {
 	known := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
 	scratch := tpcc.DefaultConfig()
 	scratch.BindFlags(known)
+	var unused []error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if known.Lookup(fl.Name) != nil { // not the command's own, such as --result-file
-			args = append(args, "--"+fl.Name+"="+fl.Value.String())
+		if known.Lookup(fl.Name) == nil { // the command's own, such as --result-file
+			return
 		}
+		if !tpcc.FlagApplies(cmd.Name(), fl.Name) {
+			unused = append(unused, fmt.Errorf("--%s: not an option of %s (it applies to tpcc %s)", fl.Name, cmd.CommandPath(), tpcc.FlagUsers(fl.Name)))
+			return
+		}
+		args = append(args, "--"+fl.Name+"="+fl.Value.String())
 	})
+	if len(unused) > 0 {
+		return tpcc.Config{}, usagef("%v", errors.Join(unused...))
+	}
 	cfg, err := tpcc.ParseFlags(args, a.getenv)
 	if err != nil {
 		return cfg, usagef("%s: %v", cmd.CommandPath(), err)

@@ -94,6 +94,9 @@ func ParseSeconds(s string) (time.Duration, error) {
 		if f > float64(1<<63-1)/float64(time.Second) || f < -float64(1<<63-1)/float64(time.Second) {
 			return 0, fmt.Errorf("%q is out of range", s)
 		}
+		if f > 0 && f*float64(time.Second) < 1 {
+			return 0, fmt.Errorf("%q is below a nanosecond (0 is written 0)", s)
+		}
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)

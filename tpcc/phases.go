@@ -1,0 +1,139 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// phases runs the precondition and the measure phase of one Run, each as
+// a Runner run of its own on the same pooled connections, so that the
+// measured window starts with nothing in flight and Run decides when it
+// ends (see window).
+type phases struct {
+	ctx     context.Context
+	rs      *runState
+	rc      oltp.RunConfig // as the caller gave it
+	out     io.Writer
+	pool    *workerPool
+	counted bool // the run is in the meta's run count
+}
+
+// run runs the phases and returns the measure phase's Result with the
+// precondition's inside, or the precondition's alone when it was
+// interrupted or failed.
+func (p *phases) run() (*oltp.Result, error) {
+	var pre *oltp.Result
+	if p.rc.WarmupTime > 0 {
+		var err error
+		pre, err = p.precondition()
+		if pre == nil || err != nil || pre.Interrupted {
+			return pre, err
+		}
+	}
+	res, err := p.measure(pre == nil)
+	if res != nil {
+		res.Precondition = pre
+	}
+	return res, err
+}
+
+// phaseStarts is called as each phase starts: the run is counted (3.3.2.11
+// then no longer holds) when its first phase starts, with every
+// connection open and no transaction run; the caller's OnPhase follows.
+func (p *phases) phaseStarts(phase string, length time.Duration) {
+	if !p.counted {
+		p.counted = true
+		if err := countRun(p.ctx, p.rs.db, p.rs.db.Dialect); err != nil {
+			fmt.Fprintf(p.out, "warning: counting the run in %s: %v (check may then test 3.3.2.11 wrongly)\n", metaTable, err)
+		}
+	}
+	if p.rc.WarmupTime > 0 {
+		switch phase {
+		case oltp.PhasePrecondition:
+			fmt.Fprintf(p.out, "Precondition for %s (excluded from the results)...\n", length)
+		case oltp.PhaseMeasure:
+			fmt.Fprintln(p.out, "Precondition done; measuring.")
+		}
+	}
+	if p.rc.OnPhase != nil {
+		p.rc.OnPhase(phase, length)
+	}
+}
+
+// runConfig is the Runner configuration of one phase: one phase of the
+// given length and events, reported under the name phase.
+func (p *phases) runConfig(phase string, length time.Duration, events int64) oltp.RunConfig {
+	rc := p.rc
+	rc.WarmupTime, rc.Time, rc.Events = 0, length, events
+	rc.OnPhase = nil
+	rc.OnInterval = func(rep oltp.IntervalReport) {
+		rep.Phase = phase
+		if p.rc.ReportInterval > 0 {
+			_ = WriteInterval(p.out, rep)
+		}
+		if p.rc.OnInterval != nil {
+			p.rc.OnInterval(rep)
+		}
+	}
+	return rc
+}
+
+// precondition runs the precondition phase for WarmupTime. What is in
+// flight at its end is neither counted nor kept from committing: the
+// measure phase's start reading comes after it.
+func (p *phases) precondition() (*oltp.Result, error) {
+	p.rs.gate = nil
+	rc := p.runConfig(oltp.PhasePrecondition, p.rc.WarmupTime, 0)
+	rc.OnPhase = func(string, time.Duration) { p.phaseStarts(oltp.PhasePrecondition, p.rc.WarmupTime) }
+	res, err := oltp.Run(p.ctx, newSpec(p.rs, p.pool), rc)
+	p.pool.reset()
+	if res != nil {
+		res.Phase = oltp.PhasePrecondition
+	}
+	return res, err
+}
+
+// measure runs the measure phase inside the window. The Runner has no
+// time limit of its own when --time is set: the window ends it after the
+// end reading. first says whether it is the run's first phase (StartAt
+// applies; else it has passed, and the terminals ramp up again as at a
+// start).
+func (p *phases) measure(first bool) (*oltp.Result, error) {
+	g := newGate()
+	p.rs.gate = g
+	w := &window{rs: p.rs, g: g}
+	rc := p.runConfig(oltp.PhaseMeasure, 0, p.rc.Events)
+	if !first {
+		rc.StartAt = time.Time{}
+		for _, t := range p.rs.terms {
+			t.started = false
+		}
+	}
+	rctx, stop := context.WithCancelCause(p.ctx)
+	defer stop(nil)
+	returned := make(chan struct{})
+	rc.OnPhase = func(string, time.Duration) {
+		p.phaseStarts(oltp.PhaseMeasure, p.rc.Time)
+		w.open(p.ctx, p.rc.Time, func() { stop(errWindowEnd) }, returned)
+	}
+	res, err := oltp.Run(rctx, newSpec(p.rs, p.pool), rc)
+	close(returned)
+	delta, ok := w.finish(p.ctx)
+	p.pool.reset()
+	if res == nil {
+		return nil, err
+	}
+	if errors.Is(context.Cause(rctx), errWindowEnd) && p.ctx.Err() == nil && errors.Is(err, oltp.ErrInterrupted) {
+		// The window's own end, not the caller's cancellation.
+		res.Interrupted, err = false, nil
+	}
+	if ok && res.Phase == oltp.PhaseMeasure {
+		res.Counters[CounterNOPMDelta] = delta
+	}
+	return res, err
+}
