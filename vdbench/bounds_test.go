@@ -44,7 +44,7 @@ func TestBoundsOfCounts(t *testing.T) {
 			[]string{"t.vdb:4: elapsed: rd=rd1: the 1 run(s) would take 463 days in all; at most 366 days"}},
 		{"warmup over curve points", sd + wd + "rd=rd1,wd=wd1,iorate=curve,curve=(10-1000,10),elapsed=120,interval=60,warmup=600000\n",
 			[]string{"elapsed: rd=rd1: the 1 run(s) would take 702 days"}},
-		{"elapsed beyond parse", sd + wd + "rd=rd1,wd=wd1,iorate=max,elapsed=2000000000\n", []string{`"2000000000" is not a whole, non-negative number of seconds`}},
+		{"elapsed beyond parse", sd + wd + "rd=rd1,wd=wd1,iorate=max,elapsed=2000000000\n", []string{`"2000000000" is more than 1,000,000,000 seconds`}},
 		{"size huge", "sd=sd1,lun=/dev/x,size=9000000t\n", []string{`size "9000000t" is too large`}},
 		{"size negative", "sd=sd1,lun=/dev/x,size=-1\n", []string{`size "-1" is negative`}},
 	} {

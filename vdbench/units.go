@@ -173,8 +173,11 @@ func parseSeconds(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration (valid: whole seconds such as 60, or 2m, 1h)", s)
 	}
 	sec := f * mult
-	if sec < 0 || sec != math.Trunc(sec) || sec > 1e9 {
+	if sec < 0 || sec != math.Trunc(sec) {
 		return 0, fmt.Errorf("%q is not a whole, non-negative number of seconds (valid: such as 60, 2m, 1h)", s)
+	}
+	if sec > 1e9 {
+		return 0, fmt.Errorf("%q is more than 1,000,000,000 seconds (about 31 years), the longest a duration here may be", s)
 	}
 	return time.Duration(sec) * time.Second, nil
 }
