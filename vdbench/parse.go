@@ -86,6 +86,9 @@ func Parse(file string, data []byte) (*Params, error) {
 	if file == "" {
 		file = "parameters"
 	}
+	if line, ok := binaryLine(data); ok {
+		return nil, &ParseError{File: file, Line: line, Msg: "not a text parameter file (a NUL or control byte, or bytes that are not UTF-8)"}
+	}
 	ps := &parmParser{pr: parmErrors{file: file}, p: &Params{File: file},
 		sdDef: defaultSD(), wdDef: defaultWD(), rdDef: defaultRD()}
 	for _, d := range ps.scan(string(data)) {
@@ -558,4 +561,25 @@ func (ps *parmParser) dup(names *map[string]int, kind, name string, line int) bo
 	}
 	(*names)[name] = line
 	return true
+}
+
+// binaryLine returns the line of the first byte that no parameter file
+// holds (invalid UTF-8, NUL or a control character other than tab, CR,
+// LF and form feed), so that a binary file gets one short error instead
+// of every parse error its bytes would give.
+func binaryLine(data []byte) (int, bool) {
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			return line, true
+		case r == '\n':
+			line++
+		case r < 0x20 && r != '\t' && r != '\r' && r != '\f', r == 0x7f:
+			return line, true
+		}
+		i += n
+	}
+	return 0, false
 }
