@@ -129,8 +129,10 @@ func (p *phases) measure(first bool) (*oltp.Result, error) {
 		return nil, err
 	}
 	if errors.Is(context.Cause(rctx), errWindowEnd) && p.ctx.Err() == nil && errors.Is(err, oltp.ErrInterrupted) {
-		// The window's own end, not the caller's cancellation.
-		res.Interrupted, err = false, nil
+		// The window's own end, not the caller's cancellation: the run is
+		// complete (Status too, so that campaigns merge it).
+		err = nil
+		res.SetStatus(nil)
 	}
 	if ok && res.Phase == oltp.PhaseMeasure {
 		res.Counters[CounterNOPMDelta] = delta

@@ -55,6 +55,11 @@ func runAndCheck(t *testing.T, cfg Config) {
 		// Both readings bracket the window with nothing in flight: the
 		// database counts exactly the New-Orders the client counted.
 		committed := r.Op(OpNames[opNewOrder]).Latency.Count - r.Counters[counterNames[ctrRollbacks]]
+		if r.Status != oltp.StatusComplete || r.Interrupted {
+			// a timed run ends the Runner itself; that is no interruption,
+			// and an interrupted part would not merge in a campaign
+			t.Errorf("run %d: status %q (interrupted %v, %q), want complete", i+1, r.Status, r.Interrupted, r.Error)
+		}
 		if d, ok := r.Counters[CounterNOPMDelta]; !ok || d != committed {
 			t.Errorf("run %d: NOPM delta %d (read: %v), %d committed New-Orders counted; want them equal", i+1, d, ok, committed)
 		}
