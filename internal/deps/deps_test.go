@@ -23,7 +23,8 @@ var allowed = map[string][]string{
 	"vmbench/internal/progress":  {},
 	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress"},
 	"vmbench/vsphere":            {},
-	"vmbench/scenarios":          {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere"},
+	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
+	"vmbench/scenarios":          {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/golden":    {},
@@ -42,7 +43,6 @@ var forbiddenExternal = map[string][]string{
 	"vmbench/tpcc":      {"github.com/vmware/govmomi"},
 	"vmbench/vdbench":   {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 	"vmbench/vsphere":   {"database/sql"},
-	"vmbench/scenarios": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite"},
 	"vmbench/report":    {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 }
 

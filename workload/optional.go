@@ -1,0 +1,84 @@
+package workload
+
+import (
+	"context"
+	"io"
+
+	"vmbench/dialect"
+)
+
+// Connector is a Config that runs against a database. A campaign calls
+// SetDatabase with each VM's database before Validate; the CLI leaves the
+// one its connection flags built.
+type Connector interface {
+	// Database is the connection the flags built (password included).
+	Database() dialect.Config
+	// SetDatabase replaces it.
+	SetDatabase(db dialect.Config)
+	// ConnectionFlags are the names of the flags (without dashes) that
+	// set the connection, aliases included: a campaign sets them itself
+	// for each VM and refuses them in a file.
+	ConnectionFlags() []string
+	// Supports returns nil when the tool runs on driver d, else an error
+	// that says which drivers it runs on (sysbench refuses SQL Server
+	// here, not in any caller).
+	Supports(d dialect.Driver) error
+}
+
+// DatabaseOwner is a Config whose data lives in a database of its own
+// that a campaign creates for each VM and drops at the end.
+type DatabaseOwner interface {
+	// CreateDatabase creates the Connector's database and fails when it
+	// exists already, so a campaign only ever drops what it created (for
+	// SQLite: fails when the file exists).
+	CreateDatabase(ctx context.Context) error
+	// DropDatabase removes it.
+	DropDatabase(ctx context.Context) error
+}
+
+// Checker is a Config with consistency checks of its data (tpcc's TPC-C
+// clause 3.3.2 conditions).
+type Checker interface {
+	// Check runs the checks, writing one line per check to env.Log, and
+	// returns ErrCheckFailed (wrapped) when one fails.
+	Check(ctx context.Context, env Env) error
+}
+
+// Column is one review-table column that a tool adds for its runs: its
+// header and, per Output (a VM's, or the merged one), its cell.
+type Column struct {
+	// Header is the column's title, with its unit ("tpmC", "NOPM").
+	Header string
+	// Cell returns the cell text for o; merged says o is the merge of
+	// every VM's (a sum, for rates).
+	Cell func(o *Output, merged bool) string
+	// Note, when set, is a line printed under the table that explains
+	// the column (how NOPM was read).
+	Note string
+}
+
+// Reviewer is a Config whose review table has columns beyond the
+// common ones (TPS, average and p99 latency): tpcc's tpmC and NOPM, the
+// block suite's curve summary. The campaign never names a tool's ops or
+// counters; it asks for these.
+type Reviewer interface {
+	ReviewColumns() []Column
+}
+
+// Reporter is a Config whose peer tool has its own text formats, kept
+// exactly (golden files): sysbench's interval lines and final report,
+// tpcc's per-transaction table, vdbench's interval lines and curve table.
+type Reporter interface {
+	// IntervalWriter returns an Observer that writes each interval line
+	// to w as the peer tool does.
+	IntervalWriter(w io.Writer) Observer
+	// WriteReport writes the final report of o to w.
+	WriteReport(w io.Writer, o *Output) error
+}
+
+// FlagScoper is a Config whose options apply to some commands only
+// (tpcc's --seed to prepare, --time to run). The CLI hides and refuses
+// the others; a campaign takes the union of prepare's and run's.
+type FlagScoper interface {
+	FlagApplies(verb Verb, flag string) bool
+}

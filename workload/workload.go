@@ -1,0 +1,202 @@
+// Package workload is the contract every benchmark tool of vmbench
+// implements (sysbench, tpcc, the vdbench block suite) and the registry
+// that holds them. The CLI (cmd/vmbench), the campaign engine (scenarios)
+// and the in-guest agent reach a tool through this contract and nothing
+// else: they name it by tool, workload name and flags.
+//
+// A tool registers itself from init():
+//
+//	func init() { workload.Register(Tool{}) }
+//
+// and a caller runs it in four steps, the same everywhere:
+//
+//	cfg := tool.NewConfig()          // the tool's defaults
+//	cfg.BindFlags(fs)                // every option, once, into the typed config
+//	fs.Parse(args)                   // or workload.Parse for a campaign's flags: map
+//	cfg.Complete(name, getenv, fs.Changed); cfg.Validate()
+//	out, err := cfg.Run(ctx, env)    // ticks go to env.Observer; Run prints nothing
+//
+// Optional parts are found by interface assertion on the Config:
+// Connector (the campaign sets each VM's database), DatabaseOwner (create
+// and drop a campaign's database), Checker (tpcc's consistency
+// conditions), Reviewer (review columns, so no caller names a tool's ops
+// or counters), Reporter (the peer tool's own text formats) and
+// FlagScoper (options that only some commands take).
+//
+// The shape follows CockroachDB's pkg/workload (a registry of generators
+// with optional interfaces) and vegeta's split of attack from report,
+// simpler than both: one Config per run, no generator state.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"vmbench/oltp"
+)
+
+// Tool is one benchmark tool. It is stateless: every run gets its own
+// Config from NewConfig.
+type Tool interface {
+	// Describe returns what the CLI lists and what campaigns name.
+	Describe() Descriptor
+	// NewConfig returns a Config holding the tool's defaults.
+	NewConfig() Config
+}
+
+// Descriptor says what a tool is and offers.
+type Descriptor struct {
+	// Name is the tool's name in commands and campaign files: "sysbench",
+	// "tpcc", "vdbench".
+	Name string
+	// Short is one line for `vmbench --help`; Long and Example are the
+	// command group's help.
+	Short, Long, Example string
+	// Usage is the group's cobra Use line ("sysbench prepare|run|cleanup
+	// [WORKLOAD]"); empty means Name.
+	Usage string
+	// Workloads are the workload names the tool offers; the first is the
+	// default when none is named.
+	Workloads []string
+	// Commands are the group's commands, in the order the CLI lists them.
+	Commands []Command
+}
+
+// Command is one subcommand of a tool (prepare, run, check, cleanup).
+type Command struct {
+	// Name is the verb: one of the Verb constants.
+	Name Verb
+	// Short, Long and Example are its help.
+	Short, Long, Example string
+	// Workload is set when the command takes an optional WORKLOAD
+	// argument (sysbench's); otherwise it takes none.
+	Workload bool
+}
+
+// Verb names what a command does with a Config.
+type Verb string
+
+// The verbs a tool's commands may have.
+const (
+	VerbPrepare Verb = "prepare"
+	VerbRun     Verb = "run"
+	VerbCheck   Verb = "check"
+	VerbCleanup Verb = "cleanup"
+)
+
+// Config is one run's typed configuration, and the operations on it.
+// BindFlags is called once; Complete and Validate after the flags are
+// parsed; then any of Prepare, Run and Cleanup.
+type Config interface {
+	// BindFlags binds every option of the tool to fs, with its name, its
+	// peer tool's aliases and its default.
+	BindFlags(fs *pflag.FlagSet)
+	// Complete sets what flags do not: the workload by name ("" keeps the
+	// default; an unknown name is an error listing the valid ones) and a
+	// password from the environment (getenv) unless changed reports its
+	// flag as set.
+	Complete(name string, getenv func(string) string, changed func(flag string) bool) error
+	// Validate returns every problem at once (errors.Join), each naming
+	// its flag and what would be valid. It touches nothing.
+	Validate() error
+	// Bounds is how the run is timed: its Time, Events, Warmup and Rate,
+	// so a campaign can refuse a run that never ends, and say how long
+	// it takes.
+	Bounds() oltp.RunConfig
+	// Flags are the options that shape the run, as recorded in Results
+	// and in a campaign's campaign.yaml: names without dashes, values as
+	// the flag parser reads them back. Never a password.
+	Flags() map[string]string
+
+	// Prepare creates and loads the workload's data, writing progress to
+	// env.Log.
+	Prepare(ctx context.Context, env Env) error
+	// Run runs the precondition and measure phases and returns what was
+	// measured. Interval ticks and phase changes go to env.Observer; Run
+	// writes nothing itself. After an interrupt or a failure mid-run it
+	// returns the partial Output beside the error, its Result marked so.
+	Run(ctx context.Context, env Env) (*Output, error)
+	// Cleanup removes the workload's data, writing what it drops to
+	// env.Log.
+	Cleanup(ctx context.Context, env Env) error
+}
+
+// Env is what a caller lends a Prepare, Run or Cleanup.
+type Env struct {
+	// Log receives progress lines (prepare's load, cleanup's drops);
+	// nil discards them.
+	Log io.Writer
+	// Terminal says Log is a terminal: progress may redraw in place.
+	Terminal bool
+	// Observer receives Run's interval ticks and phase changes; nil
+	// discards them.
+	Observer Observer
+	// StartAt, when set, is the common start of all the runs of a
+	// campaign: Run waits for it before its first phase.
+	StartAt time.Time
+	// Labels are added to every Result (vm, role, datastore, campaign).
+	Labels map[string]string
+}
+
+// Observer receives a run's progress as it happens. Calls come from the
+// run's reporting goroutine, one at a time.
+type Observer interface {
+	// Phase is called when a phase (oltp.PhasePrecondition,
+	// oltp.PhaseMeasure) starts; length is its planned length, 0 when it
+	// ends by an event limit.
+	Phase(name string, length time.Duration)
+	// Interval is called at the end of each report interval.
+	Interval(r oltp.IntervalReport)
+}
+
+// Output is what a Run measured.
+type Output struct {
+	// Result is the measure phase's Result, with the precondition's
+	// inside it. For a run of several points (a vdbench curve) it is the
+	// point the review leads with (the max run).
+	Result *oltp.Result
+	// Record is the tool's own record when Result alone does not hold
+	// the run (vdbench's RunRecord: every point of a curve); nil for the
+	// OLTP tools. It marshals to JSON.
+	Record any
+}
+
+// Logf writes one progress line to env.Log, if any.
+func (e Env) Logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format+"\n", args...)
+	}
+}
+
+// OnPhase sends a phase change to env.Observer, if any.
+func (e Env) OnPhase(name string, length time.Duration) {
+	if e.Observer != nil {
+		e.Observer.Phase(name, length)
+	}
+}
+
+// OnInterval sends an interval tick to env.Observer, if any.
+func (e Env) OnInterval(r oltp.IntervalReport) {
+	if e.Observer != nil {
+		e.Observer.Interval(r)
+	}
+}
+
+// RunConfig returns rc with the Env's common start, labels and observer
+// callbacks set: what an OLTP tool passes to the oltp.Runner.
+func (e Env) RunConfig(rc oltp.RunConfig) oltp.RunConfig {
+	if !e.StartAt.IsZero() {
+		rc.StartAt = e.StartAt
+	}
+	if e.Labels != nil {
+		rc.Labels = e.Labels
+	}
+	if e.Observer != nil {
+		rc.OnInterval, rc.OnPhase = e.Observer.Interval, e.Observer.Phase
+	}
+	return rc
+}
