@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"vmbench/dialect"
+	"vmbench/oltp"
 )
 
 // Connector is a Config that runs against a database. A campaign calls
@@ -45,13 +46,13 @@ type Checker interface {
 }
 
 // Column is one review-table column that a tool adds for its runs: its
-// header and, per Output (a VM's, or the merged one), its cell.
+// header and, per Result (a VM's, or the merged one), its cell.
 type Column struct {
 	// Header is the column's title, with its unit ("tpmC", "NOPM").
 	Header string
-	// Cell returns the cell text for o; merged says o is the merge of
-	// every VM's (a sum, for rates).
-	Cell func(o *Output, merged bool) string
+	// Cell returns the cell text for r; merged says r is the merge of
+	// every VM's (oltp.Merge: counts and counters summed).
+	Cell func(r *oltp.Result, merged bool) string
 	// Note, when set, is a line printed under the table that explains
 	// the column (how NOPM was read).
 	Note string
