@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,19 +195,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if opts.StartDelay == 0 {
 		opts.StartDelay = 2 * time.Second
 	}
-	now := time.Now()
-	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: &syncWriter{w: opts.Log},
-		id: fmt.Sprintf("%s-%s-%04x", spec.Name, now.UTC().Format("20060102T150405Z"), rand.Uint32N(1<<16))}
-	final := filepath.Join(opts.ResultsDir, c.id)
-	c.dir = final + ".incomplete"
-	// The id carries a random suffix and the directory is made exclusively,
-	// so two campaigns started in the same second never share either.
-	if err := os.MkdirAll(opts.ResultsDir, 0o755); err != nil {
-		return nil, fmt.Errorf("--results-dir: %w", err)
+	rd, err := CreateResultsDir(opts.ResultsDir, spec.Name, time.Now())
+	if err != nil {
+		return nil, err
 	}
-	if err := os.Mkdir(c.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--results-dir: %w", err)
-	}
+	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
+	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
 	}
@@ -226,7 +218,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		left := m.outstanding()
 		switch {
 		case c.vmResults == 0 && left == 0:
-			os.RemoveAll(c.dir) // nothing measured, nothing left: leave nothing behind
+			rd.Discard() // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
 		case left > 0:
 			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
@@ -234,7 +226,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		}
 		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
 	}
-	if err := os.Rename(c.dir, final); err != nil {
+	if err := rd.Complete(); err != nil {
 		return nil, err
 	}
 	res.Dir = final
@@ -424,7 +416,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Parallel: c.spec.VMs.Parallel, PowerOn: true,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout)}
 	if c.opts.Simulate {
-		p.SimulatedIP = "127.0.0.1"
+		p.SimulatedIP = vsphere.SimulatedIP
 	}
 	return p
 }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,22 +17,26 @@ type source struct {
 }
 
 // line returns the line of the key at path ("vms.parallel",
-// "workload.flags.time"), or of its nearest ancestor present in the
-// file, or 0 when nothing of it is there.
+// "workload.flags.time"; a number indexes a list: "profiles.2"), or of
+// its nearest ancestor present in the file, or 0 when nothing of it is
+// there.
 func (s source) line(path string) int {
 	n, line := s.root, 0
 	if n == nil {
 		return 0
 	}
 	for _, k := range strings.Split(path, ".") {
-		if n.Kind != yaml.MappingNode {
+		var next *yaml.Node
+		switch i, err := strconv.Atoi(k); {
+		case n.Kind == yaml.SequenceNode && err == nil && i >= 0 && i < len(n.Content):
+			next = n.Content[i]
+			line = next.Line
+		case n.Kind != yaml.MappingNode:
 			return line
 		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
+		for i := 0; next == nil && i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == k {
 				line, next = n.Content[i].Line, n.Content[i+1]
-				break
 			}
 		}
 		if next == nil {

@@ -6,13 +6,9 @@
 package scenarios
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,68 +141,22 @@ func Load(path string) (*Spec, error) {
 	return Parse(path, b)
 }
 
-var (
-	yamlLine     = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
-	unknownField = regexp.MustCompile(`field (\S+) not found in type scenarios\.(\w+)`)
-	// campaignName keeps names safe in directory names, database names and
-	// vSphere campaign ids (at most 64 characters with the time suffix).
-	campaignName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
-)
-
 // sections names, per Go type, the campaign-file section and its keys,
 // for "unknown key" errors.
-var sections = map[string]struct {
-	name string
-	v    any
-}{
+var sections = map[string]section{
 	"Spec": {"the top level", Spec{}}, "VMSpec": {"vms", VMSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}},
 	"DatabaseSpec": {"database", DatabaseSpec{}}, "WorkloadSpec": {"workload", WorkloadSpec{}},
 	"SimSpec": {"simulate", SimSpec{}}, "SimVMs": {"simulate.vms", SimVMs{}}, "SimWorkload": {"simulate.workload", SimWorkload{}},
 }
 
-// yamlKeys lists the yaml keys of a struct value.
-func yamlKeys(v any) string {
-	t := reflect.TypeOf(v)
-	keys := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
-	return strings.Join(keys, ", ")
-}
-
 // Parse strictly decodes a campaign from b; name is used in errors.
 func Parse(name string, b []byte) (*Spec, error) {
 	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: the campaign file is empty", name)
-		}
-		msg := yamlLine.ReplaceAllString(err.Error(), "")
-		msg = unknownField.ReplaceAllStringFunc(msg, func(m string) string {
-			sub := unknownField.FindStringSubmatch(m)
-			sec, ok := sections[sub[2]]
-			if !ok {
-				return m
-			}
-			return fmt.Sprintf("unknown key %q in %s (valid: %s)", sub[1], sec.name, yamlKeys(sec.v))
-		})
-		msg = strings.ReplaceAll(msg, "\n  ", "; ")
-		return nil, fmt.Errorf("%s: %s", name, msg)
+	src, err := decodeFile(name, b, &s, "campaign file", sections)
+	if err != nil {
+		return nil, err
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: holds more than one YAML document (line %d); a campaign file is one document", name, extra.Line)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err == nil && len(doc.Content) == 1 {
-		s.src = source{file: name, root: doc.Content[0]}
-	} else {
-		s.src = source{file: name}
-	}
+	s.src = src
 	if err := s.validate(); err != nil {
 		return nil, err
 	}

@@ -3,9 +3,11 @@ package vdbench
 import (
 	"embed"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
+	"text/tabwriter"
 )
 
 // profileFiles holds the built-in profiles, one parameter file each.
@@ -176,4 +178,24 @@ func (p Profile) Params(targets []string, threads int) (*Params, error) {
 		return nil, err
 	}
 	return params, nil
+}
+
+// WriteProfileList writes the built-in profiles as 'vmbench vdbench
+// profiles' lists them: a table of name, title, threads per target,
+// APPROX and mix, and a note on APPROX.
+func WriteProfileList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTITLE\tTHREADS\tAPPROX\tMIX")
+	for _, p := range Profiles() {
+		mark := ""
+		if p.Approximation {
+			mark = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", p.Name, p.Title, p.Threads, mark, p.Mix)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nAPPROX: the reviews do not publish this mix; the file defines one from public facts, each number with its source.\nPrint one with 'vmbench vdbench profiles NAME'.")
+	return err
 }

@@ -46,6 +46,19 @@ type RunRecord struct {
 	Points      []PointRecord `json:"points"`
 	Warnings    []string      `json:"warnings,omitempty"`
 	Summary     SummaryRecord `json:"summary"`
+
+	// curve is the CurveResult NewRunRecord described, with each point's
+	// intervals (nil for a record read back).
+	curve *CurveResult
+}
+
+// curveResult is the run's CurveResult: the one measured, else the one
+// the record holds.
+func (r *RunRecord) curveResult() *CurveResult {
+	if r.curve != nil {
+		return r.curve
+	}
+	return r.Curve()
 }
 
 // Latencies are the figures of one latency histogram.
@@ -121,7 +134,7 @@ func crossingRecord(c Crossing) CrossingRecord {
 // NewRunRecord describes cr, the outcome of run; runErr, if set, is why
 // the run stopped early.
 func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
-	r := &RunRecord{Version: RecordVersion, Kind: RecordKind, Run: run.Name, Points: []PointRecord{}, Warnings: cr.Warnings,
+	r := &RunRecord{Version: RecordVersion, Kind: RecordKind, Run: run.Name, Points: []PointRecord{}, Warnings: cr.Warnings, curve: cr,
 		Parameters: (&Params{SDs: run.SDs, WDs: run.WDs, RDs: []RD{run.RD}}).Text()}
 	for _, sd := range run.SDs {
 		r.Targets = append(r.Targets, sd.Lun)

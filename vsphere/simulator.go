@@ -216,3 +216,7 @@ func (s *Simulator) Close() {
 		s.model.Remove()
 	})
 }
+
+// SimulatedIP is the IP every VM provisioned on the simulator reports
+// (ProvisionSpec.SimulatedIP): the simulated databases are local.
+const SimulatedIP = "127.0.0.1"

@@ -83,3 +83,52 @@ type Reporter interface {
 type FlagScoper interface {
 	FlagApplies(verb Verb, flag string) bool
 }
+
+// FlagError is a problem that the value of one or more options caused,
+// found by Validate or by a Preflighter's checks: Flags names them
+// (without dashes), Err says what is wrong. A campaign that set the
+// options from a file names the line of each; its message is Err's.
+type FlagError struct {
+	Flags []string
+	Err   error
+}
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// Preflighter is a Config that can say, before anything is created, what
+// its Run will do and whether this host and its targets can do it (the
+// block suite's profiles on their block devices or files).
+type Preflighter interface {
+	// Plan is one line saying what Run will do ("4k-random-read (4K
+	// random read): 2 target(s), 8 threads in all, 3 points, about 6s").
+	Plan() string
+	// CheckHost checks, creating nothing, the host's bounds (threads,
+	// open files, memory, CPUs) and the free space for the files Prepare
+	// creates. A problem caused by an option is a *FlagError naming it.
+	CheckHost() error
+	// CheckTargets opens every target as Run will (for writing when it
+	// writes, with the safety checks) and closes it; it creates nothing.
+	// Before Prepare a missing file that Prepare creates is accepted.
+	CheckTargets() error
+}
+
+// RowReviewer is a Config whose review is one row per run read from its
+// whole Output (vdbench's curve: start, crossings, peak), where a
+// Reviewer's columns read one Result.
+type RowReviewer interface {
+	// Title is the run's name in headings ("4K random read").
+	Title() string
+	// ReviewHeaders are the row's column titles; the first names the run.
+	ReviewHeaders() []string
+	// ReviewRow returns o's cells, one per ReviewHeaders entry.
+	ReviewRow(o *Output) []string
+}
+
+// ResultWriter is a Config whose Output has files of its own beside a
+// campaign's: vdbench's record, charts and interval text.
+type ResultWriter interface {
+	// WriteResults writes o's files into dir, atomically, each named base
+	// plus a suffix (base.json, base.svg...), and returns their names.
+	WriteResults(dir, base string, o *Output) ([]string, error)
+}

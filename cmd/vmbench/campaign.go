@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"vmbench/dialect"
 	"vmbench/oltp"
 	"vmbench/scenarios"
 	"vmbench/sysbench"
 	"vmbench/tpcc"
-	"vmbench/vdbench"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -113,20 +115,18 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
   vmbench campaign run scenarios/sysbench-8vm.yaml`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch kind := campaignKind(args[0]); kind {
-			case "":
-			case vdbench.SuiteKind:
-				return runBlockSuite(cmd, a, args[0], simulate, opts.ResultsDir)
-			default:
-				return usagef("%s: kind: %q is not known (valid: %s, or no kind for a VM campaign)", args[0], kind, vdbench.SuiteKind)
-			}
-			spec, err := scenarios.Load(args[0])
+			file, err := scenarios.LoadAny(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return usagef("campaign file %s does not exist (the standard ones are in scenarios/)", args[0])
 				}
 				return asUsage(err)
 			}
+			if file.Kind == scenarios.SuiteKind {
+				opts.Simulate, opts.Out, opts.Log, opts.Version = simulate, a.stdout, a.stderr, version
+				return runSuite(cmd, a, args[0], file.Suite, opts)
+			}
+			spec := file.Spec
 			if spec.Workload.Tool == "sysbench" && spec.Database.Driver == "sqlserver" {
 				return usagef("%s: database.driver: sqlserver is not a sysbench database (valid: mysql; SQL Server runs tool: tpcc)", args[0])
 			}
@@ -256,4 +256,33 @@ func checkResultsDir(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// suiteCampaignFlags are the 'campaign run' flags a block-suite file uses.
+var suiteCampaignFlags = []string{"simulate", "results-dir"}
+
+// runSuite runs a block-suite campaign (scenarios.RunSuite); a flag of
+// VM campaigns is bad input, as is anything scenarios.CheckSuite finds.
+func runSuite(cmd *cobra.Command, a *app, path string, s *scenarios.Suite, opts scenarios.Options) error {
+	var other []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if !slices.Contains(suiteCampaignFlags, f.Name) {
+			other = append(other, "--"+f.Name)
+		}
+	})
+	if len(other) > 0 {
+		return usagef("%s is a block-suite campaign: %s do not apply (valid: --simulate, --results-dir; set force: in the file)", path, strings.Join(other, ", "))
+	}
+	if err := scenarios.CheckSuite(s, opts); err != nil {
+		return asUsage(err)
+	}
+	if err := checkResultsDir(opts.ResultsDir); err != nil {
+		return err
+	}
+	out, err := scenarios.RunSuite(cmd.Context(), s, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "\nresults: %s\n", out.Dir)
+	return nil
 }

@@ -5,20 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"vmbench/oltp"
-	"vmbench/report"
 	"vmbench/vdbench"
+	"vmbench/workload"
 )
 
 func init() { registerGroup(newVdbenchCmd) }
@@ -59,115 +55,26 @@ suite on several targets runs from a campaign file:
 	return cmd
 }
 
-// secondsFlag is a vdbench time option (-e, -i, -w): whole seconds, or
-// with m or h.
-type secondsFlag struct {
-	d   time.Duration
-	set bool
+// bindVdbench binds the options of cfg that a vdbench command takes
+// (names), as vdbench's Config binds them.
+func bindVdbench(f *pflag.FlagSet, cfg *vdbench.Config, names ...string) {
+	all := pflag.NewFlagSet("vdbench", pflag.ContinueOnError)
+	cfg.BindFlags(all)
+	for _, n := range names {
+		f.AddFlag(all.Lookup(n))
+	}
 }
 
-func (s *secondsFlag) String() string {
-	if !s.set {
-		return ""
-	}
-	return s.d.String()
-}
+// sourceFlags are the options of run and parse that say what to run: a
+// parameter FILE, or a built-in --profile on --target(s), with vdbench's
+// -e, -i, -w overrides.
+var sourceFlags = []string{"file", "profile", "target", "threads", "elapsed", "interval", "warmup"}
 
-func (s *secondsFlag) Set(v string) error {
-	d, err := vdbench.ParseSeconds(v)
-	if err != nil {
-		return err
-	}
-	s.d, s.set = d, true
-	return nil
-}
-
-func (s *secondsFlag) Type() string { return "seconds" }
-
-func (s *secondsFlag) ptr() *time.Duration {
-	if !s.set {
-		return nil
-	}
-	return &s.d
-}
-
-// vdbenchSource is what run and parse read: a parameter FILE, or a
-// built-in --profile on --target(s), with vdbench's -e, -i, -w overrides.
-type vdbenchSource struct {
-	files                     []string // -f
-	profile                   string
-	targets                   []string
-	threads                   int
-	elapsed, interval, warmup secondsFlag
-}
-
-func (s *vdbenchSource) bind(f *pflag.FlagSet) {
-	f.StringArrayVarP(&s.files, "file", "f", nil, "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
-	f.StringVar(&s.profile, "profile", "", "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
-	f.StringArrayVar(&s.targets, "target", nil, "with --profile: a block device or file to run on (repeat for several)")
-	f.IntVar(&s.threads, "threads", 0, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
-	f.VarP(&s.elapsed, "elapsed", "e", "replace every rd's elapsed= (seconds, as vdbench -e)")
-	f.VarP(&s.interval, "interval", "i", "replace every rd's interval= (seconds, as vdbench -i)")
-	f.VarP(&s.warmup, "warmup", "w", "replace every rd's warmup= (seconds, as vdbench -w)")
-}
-
-// params reads the parameters and expands their runs; every problem is a
-// usage error naming the file, line, flag or value.
-func (s *vdbenchSource) params(cmd *cobra.Command, args []string) (*vdbench.Params, []vdbench.Run, error) {
-	path := cmd.CommandPath()
-	switch {
-	case len(s.files) > 1:
-		return nil, nil, usagef("%s: -f given %d times; vmbench reads one parameter file (vdbench reads several -f files as one: join them into one file)", path, len(s.files))
-	case len(s.files) == 1 && len(args) == 1:
-		return nil, nil, usagef("%s: the parameter file is given twice, as %s and with -f %s: give it once, either way", path, args[0], s.files[0])
-	case len(s.files) == 1 && s.files[0] == "":
-		return nil, nil, usagef("%s: -f: empty file name", path)
-	case len(s.files) == 1:
-		args = s.files
-	}
-	var p *vdbench.Params
-	var err error
-	switch {
-	case len(args) == 1 && s.profile != "":
-		return nil, nil, usagef("%s: give a parameter FILE (or -f FILE) or --profile, not both", path)
-	case len(args) == 1:
-		if len(s.targets) > 0 || s.threads != 0 {
-			return nil, nil, usagef("%s: --target and --threads go with --profile; a parameter file names its targets in sd=...,lun= and threads in sd=...,threads=", path)
-		}
-		p, err = vdbench.ParseFile(args[0])
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, usagef("%s: parameter file %s does not exist", path, args[0])
-		}
-	case s.profile != "":
-		prof, perr := vdbench.ProfileByName(s.profile)
-		if perr != nil {
-			return nil, nil, usagef("%s: --profile: %v", path, perr)
-		}
-		if s.threads < 0 {
-			return nil, nil, usagef("%s: --threads=%d: at least 1, or 0 for the profile's %d", path, s.threads, prof.Threads)
-		}
-		if len(s.targets) == 0 {
-			return nil, nil, usagef("%s: --profile %s needs --target (a block device or file; repeat for several)", path, prof.Name)
-		}
-		p, err = prof.Params(s.targets, s.threads)
-	default:
-		return nil, nil, usagef("%s: takes a parameter FILE, -f FILE or --profile NAME (see '%s --help')", path, path)
-	}
-	if err != nil {
-		return nil, nil, asUsage(err)
-	}
-	o := vdbench.Overrides{Elapsed: s.elapsed.ptr(), Interval: s.interval.ptr(), Warmup: s.warmup.ptr()}
-	if err := p.Override(o); err != nil {
-		if o.Elapsed != nil || o.Interval != nil || o.Warmup != nil {
-			return nil, nil, usagef("%s: with --elapsed, --interval or --warmup: %v", path, err)
-		}
-		return nil, nil, usagef("%s: %v", path, err)
-	}
-	runs, err := p.Runs()
-	if err != nil {
-		return nil, nil, asUsage(err)
-	}
-	return p, runs, nil
+// validate reads the parameters and expands their runs; every problem is
+// a usage error naming the file, line, flag or value.
+func validateVdbench(cmd *cobra.Command, cfg *vdbench.Config, args []string) error {
+	cfg.Command, cfg.Args = cmd.CommandPath(), args
+	return asUsage(cfg.Validate())
 }
 
 func maxOneArg(cmd *cobra.Command, args []string) error {
@@ -179,9 +86,8 @@ func maxOneArg(cmd *cobra.Command, args []string) error {
 
 func newVdbenchRunCmd(a *app) *cobra.Command {
 	var (
-		src   vdbenchSource
-		force bool
-		dir   string
+		cfg = vdbench.NewConfig()
+		dir string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE | -f FILE]",
@@ -218,235 +124,76 @@ the points completed and are marked interrupted.`,
   vmbench vdbench run my.vdb --force -e 60 -i 5 -w 10`,
 		Args: maxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			params, runs, err := src.params(cmd, args)
-			if err != nil {
+			if err := validateVdbench(cmd, cfg, args); err != nil {
 				return err
 			}
-			source := params.File
-			if src.profile != "" {
-				source = "--profile " + src.profile
+			if err := cfg.CheckBeforeRun(); err != nil {
+				return asUsage(err)
 			}
-			if err := checkBeforeRun(source, src.profile == "", runs, force); err != nil {
-				return err
-			}
-			_, statErr := os.Stat(dir)
-			if err := checkResultsDir(dir); err != nil {
-				return err
-			}
-			parmfile := filepath.Join(dir, "parmfile.vdb")
-			// undo removes what this command wrote when nothing was measured.
-			undo := func() {
-				os.Remove(parmfile)
-				if statErr != nil {
-					os.Remove(dir) // only when empty: never anything else
-				}
-			}
-			if err := oltp.WriteFileAtomic(parmfile, []byte(params.Text())); err != nil {
-				undo()
-				return err
-			}
-			fmt.Fprintf(a.stderr, "vdbench: %d run(s), results in %s\n", len(runs), dir)
-			created, err := vdbench.CreateFiles(cmd.Context(), runs, force, a.stderr)
-			if err != nil {
-				undo()
-				return err
-			}
-			nothingMeasured := func() {
-				vdbench.RemoveCreated(created)
-				undo()
-			}
-			var summary bytes.Buffer
-			bases := runFileBases(runs)
-			for i, run := range runs {
-				var labels map[string]string
-				if src.profile != "" {
-					labels = map[string]string{"profile": src.profile}
-				}
-				cr, runErr := vdbench.Execute(cmd.Context(), run, vdbench.Options{Force: force, Out: a.stdout, Labels: labels})
-				if cr == nil {
-					if i == 0 {
-						nothingMeasured()
-					}
-					return runErr
-				}
-				title := run.Name
-				if src.profile != "" {
-					prof, _ := vdbench.ProfileByName(src.profile)
-					title = prof.Title
-				}
-				files, err := writeRunResults(dir, bases[i], title, run, cr, runErr, &summary)
-				if err == nil {
-					err = oltp.WriteFileAtomic(filepath.Join(dir, "summary.txt"), summary.Bytes())
-				}
-				fmt.Fprintf(a.stdout, "\n%s", lastRun(summary.String()))
-				if err != nil {
-					return errors.Join(runErr, fmt.Errorf("writing results: %w", err))
-				}
-				fmt.Fprintf(a.stderr, "results: %s\n", strings.Join(files, ", "))
-				if runErr != nil {
-					return runErr
-				}
-			}
-			return nil
+			return runVdbench(cmd, a, cfg, dir)
 		},
 	}
-	src.bind(cmd.Flags())
-	cmd.Flags().BoolVar(&force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
+	bindVdbench(cmd.Flags(), cfg, append(sourceFlags, "force")...)
 	cmd.Flags().StringVarP(&dir, "results-dir", "o", "output", "directory for the results (created if missing, as vdbench's -o)")
 	return cmd
 }
 
-// checkBeforeRun checks runs before anything is created: the host's
-// bounds (threads, sds, iorate, intervals, total time), the targets
-// (exist, not in use, signatures unless force) and the free space for the
-// files the runs create or extend. source names the parameters in the
-// errors (a parameter file, whose lines they name when lines is set, or
-// "--profile NAME"); every problem is a usage error.
-func checkBeforeRun(source string, lines bool, runs []vdbench.Run, force bool) error {
-	file := ""
-	if lines {
-		file = source
+// runVdbench runs cfg's runs in order, writing each one's results into
+// dir as it completes (see 'vdbench run --help').
+func runVdbench(cmd *cobra.Command, a *app, cfg *vdbench.Config, dir string) error {
+	runs := cfg.Runs()
+	_, statErr := os.Stat(dir)
+	if err := checkResultsDir(dir); err != nil {
+		return err
 	}
-	if err := vdbench.CheckBounds(file, runs, vdbench.ReadHostLimits()); err != nil {
-		if file == "" {
-			return usageError{fmt.Errorf("%s: %w", source, err)}
+	parmfile := filepath.Join(dir, "parmfile.vdb")
+	// undo removes what this command wrote when nothing was measured.
+	undo := func() {
+		os.Remove(parmfile)
+		if statErr != nil {
+			os.Remove(dir) // only when empty: never anything else
 		}
-		return usageError{err}
 	}
-	if err := vdbench.CheckTargets(runs, force); err != nil {
-		return asUsage(err)
+	if err := oltp.WriteFileAtomic(parmfile, []byte(cfg.Params().Text())); err != nil {
+		undo()
+		return err
 	}
-	if err := vdbench.CheckSpace(runs); err != nil {
-		return usageError{fmt.Errorf("%s: %w", source, err)}
+	fmt.Fprintf(a.stderr, "vdbench: %d run(s), results in %s\n", len(runs), dir)
+	created, err := vdbench.CreateFiles(cmd.Context(), runs, cfg.Force(), a.stderr)
+	if err != nil {
+		undo()
+		return err
+	}
+	var summary bytes.Buffer
+	bases := vdbench.RunFileBases(runs)
+	env := workload.Env{Observer: cfg.IntervalWriter(a.stdout)}
+	for i, run := range runs {
+		o, runErr := cfg.RunOne(cmd.Context(), env, i)
+		if o == nil {
+			if i == 0 {
+				vdbench.RemoveCreated(created)
+				undo()
+			}
+			return runErr
+		}
+		title := run.Name
+		if p := cfg.Profile(); p != nil {
+			title = p.Title
+		}
+		files, err := vdbench.WriteRunResults(dir, bases[i], title, o.Record.(*vdbench.RunRecord), &summary)
+		if err == nil {
+			err = oltp.WriteFileAtomic(filepath.Join(dir, "summary.txt"), summary.Bytes())
+		}
+		fmt.Fprintf(a.stdout, "\n%s", vdbench.LastRun(summary.String()))
+		if err != nil {
+			return errors.Join(runErr, fmt.Errorf("writing results: %w", err))
+		}
+		fmt.Fprintf(a.stderr, "results: %s\n", strings.Join(files, ", "))
+		if runErr != nil {
+			return runErr
+		}
 	}
 	return nil
-}
-
-// runFileBases returns the base name of each run's result files
-// (<base>.json, <base>.svg, <base>-targets.svg): the run's name as a file
-// name, with a suffix _repN when a file of an earlier run (or
-// summary.txt, parmfile.vdb) already has that name, compared without
-// case. Params.Runs names runs apart; this also keeps "x-targets.svg" of
-// a run x apart from the files of a run named x-targets.
-func runFileBases(runs []vdbench.Run) []string {
-	used := map[string]bool{"summary.txt": true, "parmfile.vdb": true}
-	files := func(base string) []string {
-		base = strings.ToLower(base)
-		return []string{base + ".json", base + ".svg", base + "-targets.svg"}
-	}
-	taken := func(base string) bool {
-		return slices.ContainsFunc(files(base), func(f string) bool { return used[f] })
-	}
-	bases := make([]string, len(runs))
-	for i, r := range runs {
-		base := vdbench.RunName(r.Name)
-		for n := 2; taken(base); n++ {
-			base = fmt.Sprintf("%s_rep%d", vdbench.RunName(r.Name), n)
-		}
-		for _, f := range files(base) {
-			used[f] = true
-		}
-		bases[i] = base
-	}
-	return bases
-}
-
-// runMark separates the runs in summary.txt.
-const runMark = "\n=== "
-
-// lastRun returns the last run's part of the summary text.
-func lastRun(s string) string {
-	if i := strings.LastIndex(s, runMark); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}
-
-// writeRunResults writes a run's <base>.json and charts into dir and
-// appends its curve table and summary to summary; it returns the files
-// written.
-func writeRunResults(dir, base, title string, run vdbench.Run, cr *vdbench.CurveResult, runErr error, summary io.Writer) ([]string, error) {
-	rec, err := vdbench.NewRunRecord(run, cr, runErr)
-	if err != nil {
-		return nil, err
-	}
-	head := run.Name
-	if title != run.Name {
-		head += " (" + title + ")"
-	}
-	if rec.Interrupted {
-		head += " INTERRUPTED"
-	}
-	fmt.Fprintf(summary, "%s%s\n", runMark, head)
-	if err := vdbench.WriteCurve(summary, cr); err != nil {
-		return nil, err
-	}
-	if len(cr.Points) > 0 {
-		if err := vdbench.WriteSummary(summary, vdbench.Summarize(cr)); err != nil {
-			return nil, err
-		}
-	}
-	files := []string{base + ".json"}
-	if err := rec.WriteFile(filepath.Join(dir, base+".json")); err != nil {
-		return nil, err
-	}
-	charts, err := writeCharts(dir, base, title, rec)
-	return append(files, charts...), err
-}
-
-// writeCharts draws a record's latency curves:
-//
-//	<base>.svg          mean service time and mean latency from the intended
-//	                    start against achieved IOPS, all targets together
-//	<base>-targets.svg  with several targets, one service-time curve per
-//	                    target against that target's own IOPS
-//
-// The two views are separate files because a target's IOPS are a fraction
-// of the total: on one x axis the per-target curves would crowd the left.
-func writeCharts(dir, base, title string, rec *vdbench.RunRecord) ([]string, error) {
-	points := rec.CurveOrder()
-	if len(points) == 0 {
-		return nil, nil
-	}
-	service := report.Curve{Name: "service time (all targets)"}
-	intended := report.Curve{Name: "from intended start"}
-	perTarget := make([]report.Curve, len(rec.Targets))
-	for i, t := range rec.Targets {
-		perTarget[i].Name = t
-	}
-	for _, p := range points {
-		service.Points = append(service.Points, report.Point{IOPS: p.Achieved, Latency: p.Service.Mean, Label: p.Label, Saturated: p.Saturated})
-		if p.Intended != nil {
-			intended.Points = append(intended.Points, report.Point{IOPS: p.Achieved, Latency: p.Intended.Mean, Label: p.Label, Saturated: p.Saturated})
-		}
-		for i, tp := range p.Targets {
-			if i < len(perTarget) {
-				perTarget[i].Points = append(perTarget[i].Points, report.Point{IOPS: tp.Achieved, Latency: tp.Service.Mean, Label: p.Label})
-			}
-		}
-	}
-	curves := []report.Curve{service}
-	if len(intended.Points) > 0 {
-		curves = append(curves, intended)
-	}
-	draw := func(name, title, xLabel string, curves []report.Curve) error {
-		var b bytes.Buffer
-		if err := report.LatencyChart(&b, title, curves, report.ChartOptions{YLabel: "mean latency", XLabel: xLabel, PointLabels: true}); err != nil {
-			return err
-		}
-		return oltp.WriteFileAtomic(filepath.Join(dir, name), b.Bytes())
-	}
-	files := []string{base + ".svg"}
-	if err := draw(base+".svg", title+": latency vs IOPS", "IOPS (achieved, all targets)", curves); err != nil {
-		return nil, err
-	}
-	if len(rec.Targets) > 1 {
-		files = append(files, base+"-targets.svg")
-		if err := draw(base+"-targets.svg", title+": service time per target", "IOPS (achieved, per target)", perTarget); err != nil {
-			return files[:1], err
-		}
-	}
-	return files, nil
 }
 
 func newVdbenchProfilesCmd(a *app) *cobra.Command {
@@ -472,17 +219,9 @@ run with 'vmbench vdbench run FILE'.`,
 				if len(targets) > 0 || threads != 0 {
 					return usagef("%s: --target and --threads need a profile NAME", cmd.CommandPath())
 				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tTITLE\tTHREADS\tAPPROX\tMIX")
-				for _, p := range vdbench.Profiles() {
-					mark := ""
-					if p.Approximation {
-						mark = "yes"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", p.Name, p.Title, p.Threads, mark, p.Mix)
+				if err := vdbench.WriteProfileList(a.stdout); err != nil {
+					return err
 				}
-				tw.Flush()
-				fmt.Fprintln(a.stdout, "\nAPPROX: the reviews do not publish this mix; the file defines one from public facts, each number with its source.\nPrint one with 'vmbench vdbench profiles NAME'.")
 				return nil
 			}
 			p, err := vdbench.ProfileByName(args[0])
@@ -510,7 +249,7 @@ func maxOneArgNamed(cmd *cobra.Command, args []string) error {
 }
 
 func newVdbenchParseCmd(a *app) *cobra.Command {
-	var src vdbenchSource
+	cfg := vdbench.NewConfig()
 	cmd := &cobra.Command{
 		Use:   "parse [FILE | -f FILE]",
 		Short: "Check a parameter file and print what 'vdbench run' would do",
@@ -522,11 +261,10 @@ reported with its file, line and keyword. No target is opened.`,
   vmbench vdbench parse --profile sql --target /dev/nvme0n1 -e 30`,
 		Args: maxOneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, _, err := src.params(cmd, args)
-			if err != nil {
+			if err := validateVdbench(cmd, cfg, args); err != nil {
 				return err
 			}
-			text, err := p.Describe()
+			text, err := cfg.Params().Describe()
 			if err != nil {
 				return asUsage(err)
 			}
@@ -534,6 +272,6 @@ reported with its file, line and keyword. No target is opened.`,
 			return err
 		},
 	}
-	src.bind(cmd.Flags())
+	bindVdbench(cmd.Flags(), cfg, sourceFlags...)
 	return cmd
 }

@@ -380,7 +380,7 @@ func (f *vsphereFlags) simulatedSpec(spec vsphere.ProvisionSpec, sim *vsphere.Si
 	if !f.changed("net") {
 		spec.Network = ""
 	}
-	spec.SimulatedIP = "127.0.0.1" // the simulated databases are local
+	spec.SimulatedIP = vsphere.SimulatedIP
 	return spec
 }
 

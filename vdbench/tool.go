@@ -1,0 +1,368 @@
+package vdbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"vmbench/oltp"
+	"vmbench/workload"
+)
+
+func init() { workload.Register(Tool{}) }
+
+// Tool is vdbench in the workload registry: its workloads are the
+// built-in profiles, each run on the targets its Config names.
+type Tool struct{}
+
+// Describe implements workload.Tool.
+func (Tool) Describe() workload.Descriptor {
+	var names []string
+	for _, p := range Profiles() {
+		names = append(names, p.Name)
+	}
+	return workload.Descriptor{Name: "vdbench", Workloads: names,
+		Short: "vdbench-style block I/O: parameter files, the review suite's profiles, latency curves"}
+}
+
+// NewConfig implements workload.Tool.
+func (Tool) NewConfig() workload.Config { return NewConfig() }
+
+// Config is one vdbench run: a built-in profile on targets, or a
+// parameter file, with vdbench's -e, -i, -w overrides and the block
+// suite's (threads, size, curve, force). It implements workload.Config
+// and the optional Reporter, Preflighter, RowReviewer and ResultWriter.
+type Config struct {
+	// Command, when set, is the command path the CLI's messages start
+	// with ("vmbench vdbench run"); a campaign leaves it empty.
+	Command string
+	// Args are the CLI's positional arguments: at most a parameter FILE.
+	Args []string
+
+	files            []string // -f
+	profile          string
+	targets          []string
+	threads          int
+	size             sizeFlag
+	elapsed          secondsFlag
+	interval         secondsFlag
+	warmup           secondsFlag
+	curve            curveFlag
+	force            bool
+	temporaryTargets bool
+
+	// set by Validate
+	params *Params
+	runs   []Run
+	prof   *Profile
+}
+
+// NewConfig returns a Config with vdbench's defaults.
+func NewConfig() *Config { return &Config{} }
+
+// BindFlags implements workload.Config: every option, with vdbench's
+// short names (-f, -e, -i, -w).
+func (c *Config) BindFlags(f *pflag.FlagSet) {
+	f.StringArrayVarP(&c.files, "file", "f", nil, "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
+	f.StringVar(&c.profile, "profile", "", "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
+	f.StringArrayVar(&c.targets, "target", nil, "with --profile: a block device or file to run on (repeat for several)")
+	f.IntVar(&c.threads, "threads", 0, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
+	f.VarP(&c.elapsed, "elapsed", "e", "replace every rd's elapsed= (seconds, as vdbench -e)")
+	f.VarP(&c.interval, "interval", "i", "replace every rd's interval= (seconds, as vdbench -i)")
+	f.VarP(&c.warmup, "warmup", "w", "replace every rd's warmup= (seconds, as vdbench -w)")
+	f.BoolVar(&c.force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
+	f.Var(&c.size, "size", "use the first SIZE bytes of each target (every sd's size=; 256m, 1g); 0 = all")
+	f.Var(&c.curve, "curve", "replace the curve= points of every iorate=curve rd (percentages, comma-separated)")
+	f.BoolVar(&c.temporaryTargets, "temporary-targets", false,
+		"the targets are temporary files: Prepare creates them, with buffered I/O where their file system refuses O_DIRECT")
+}
+
+// Complete implements workload.Config: name is a built-in profile ("" keeps
+// --profile). vdbench reads no password.
+func (c *Config) Complete(name string, _ func(string) string, _ func(string) bool) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := ProfileByName(name); err != nil {
+		return err
+	}
+	c.profile = name
+	return nil
+}
+
+// errf is a problem of how the run is given, with the CLI's command path.
+func (c *Config) errf(format string, args ...any) error {
+	if c.Command != "" {
+		format = c.Command + ": " + format
+	}
+	return fmt.Errorf(format, args...)
+}
+
+// Validate implements workload.Config: it reads the parameter file or
+// renders the profile, applies the overrides and expands the runs, and
+// keeps them for Run; it opens no target. The first problem of how the
+// run is given is returned; a parameter file's problems all at once. With
+// no Command, an override that breaks a profile is a *workload.FlagError
+// naming the overrides.
+func (c *Config) Validate() error {
+	c.params, c.runs, c.prof = nil, nil, nil
+	p, err := c.source()
+	if err != nil {
+		return err
+	}
+	if c.size > 0 {
+		for j := range p.SDs {
+			p.SDs[j].Size = int64(c.size)
+		}
+	}
+	o := Overrides{Elapsed: c.elapsed.ptr(), Interval: c.interval.ptr(), Warmup: c.warmup.ptr(), Curve: c.curve}
+	if err := p.Override(o); err != nil {
+		overridden := o.Elapsed != nil || o.Interval != nil || o.Warmup != nil
+		switch {
+		case c.Command == "" && (overridden || len(o.Curve) > 0):
+			return &workload.FlagError{Flags: c.overrideFlags(), Err: err}
+		case overridden:
+			return c.errf("with --elapsed, --interval or --warmup: %v", err)
+		}
+		return c.errf("%v", err)
+	}
+	runs, err := p.Runs()
+	if err != nil {
+		return err
+	}
+	c.params, c.runs = p, runs
+	return nil
+}
+
+func (c *Config) overrideFlags() []string {
+	var f []string
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"elapsed", c.elapsed.set}, {"interval", c.interval.set}, {"warmup", c.warmup.set}, {"curve", len(c.curve) > 0}} {
+		if o.set {
+			f = append(f, o.name)
+		}
+	}
+	return f
+}
+
+// source reads the parameter file, or renders the profile on the targets.
+func (c *Config) source() (*Params, error) {
+	args := c.Args
+	switch {
+	case len(c.files) > 1:
+		return nil, c.errf("-f given %d times; vmbench reads one parameter file (vdbench reads several -f files as one: join them into one file)", len(c.files))
+	case len(c.files) == 1 && len(args) == 1:
+		return nil, c.errf("the parameter file is given twice, as %s and with -f %s: give it once, either way", args[0], c.files[0])
+	case len(c.files) == 1 && c.files[0] == "":
+		return nil, c.errf("-f: empty file name")
+	case len(c.files) == 1:
+		args = c.files
+	}
+	switch {
+	case len(args) == 1 && c.profile != "":
+		return nil, c.errf("give a parameter FILE (or -f FILE) or --profile, not both")
+	case len(args) == 1:
+		if len(c.targets) > 0 || c.threads != 0 {
+			return nil, c.errf("--target and --threads go with --profile; a parameter file names its targets in sd=...,lun= and threads in sd=...,threads=")
+		}
+		p, err := ParseFile(args[0])
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, c.errf("parameter file %s does not exist", args[0])
+		}
+		return p, err
+	case c.profile != "":
+		prof, err := ProfileByName(c.profile)
+		if err != nil {
+			return nil, c.errf("--profile: %v", err)
+		}
+		if c.threads < 0 {
+			return nil, c.errf("--threads=%d: at least 1, or 0 for the profile's %d", c.threads, prof.Threads)
+		}
+		if len(c.targets) == 0 {
+			return nil, c.errf("--profile %s needs --target (a block device or file; repeat for several)", prof.Name)
+		}
+		c.prof = &prof
+		return prof.Params(c.targets, c.threads)
+	}
+	path := c.Command
+	if path == "" {
+		path = "vmbench vdbench run"
+	}
+	return nil, fmt.Errorf("%s: takes a parameter FILE, -f FILE or --profile NAME (see '%s --help')", path, path)
+}
+
+// Params are the parameters as Validate read and overrode them.
+func (c *Config) Params() *Params { return c.params }
+
+// Runs are the expanded runs, in order, as Validate made them.
+func (c *Config) Runs() []Run { return c.runs }
+
+// Force says --force was given.
+func (c *Config) Force() bool { return c.force }
+
+// Profile is the built-in profile run, or nil for a parameter file.
+func (c *Config) Profile() *Profile { return c.prof }
+
+// Bounds implements workload.Config: the time of every point of every run.
+func (c *Config) Bounds() oltp.RunConfig {
+	var t time.Duration
+	for _, r := range c.runs {
+		t += runLength(r)
+	}
+	return oltp.RunConfig{Time: t}
+}
+
+// Flags implements workload.Config: the options given, as the parser
+// reads them back.
+func (c *Config) Flags() map[string]string {
+	m := map[string]string{}
+	fs := pflag.NewFlagSet("vdbench", pflag.ContinueOnError)
+	c.BindFlags(fs)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := f.Value.String(); v != "" && v != "0" && v != "false" && v != "[]" {
+			m[f.Name] = v
+		}
+	})
+	if len(c.targets) > 0 {
+		m["target"] = strings.Join(c.targets, ",")
+	}
+	delete(m, "file")
+	if len(c.files) == 1 {
+		m["file"] = c.files[0]
+	}
+	return m
+}
+
+// Cleanup implements workload.Config: vdbench removes nothing (a file
+// target is kept, as vdbench keeps it; temporary targets are their
+// caller's).
+func (c *Config) Cleanup(context.Context, workload.Env) error { return nil }
+
+// runLength is how long run takes: its points, each warmup= plus
+// elapsed=, plus the start margin.
+func runLength(r Run) time.Duration {
+	rd := r.RD
+	return timesDuration(pointCount(r), addDuration(addDuration(rd.Warmup, rd.Elapsed), startDelay))
+}
+
+// pointCount is the number of points of run.
+func pointCount(r Run) int {
+	rd := r.RD
+	switch {
+	case rd.IORate.Curve:
+		return 1 + len(rd.Curve)
+	case len(rd.IORate.Rates) > 0:
+		return len(rd.IORate.Rates)
+	}
+	return 1
+}
+
+// secondsFlag is a vdbench time option (-e, -i, -w): whole seconds, or
+// with m or h; it reads back as whole seconds.
+type secondsFlag struct {
+	d   time.Duration
+	set bool
+}
+
+func (s *secondsFlag) String() string {
+	if !s.set {
+		return ""
+	}
+	return strconv.FormatInt(int64(s.d/time.Second), 10)
+}
+
+func (s *secondsFlag) Set(v string) error {
+	d, err := parseSeconds(v)
+	if err != nil {
+		return err
+	}
+	s.d, s.set = d, true
+	return nil
+}
+
+func (s *secondsFlag) Type() string { return "seconds" }
+
+func (s *secondsFlag) ptr() *time.Duration {
+	if !s.set {
+		return nil
+	}
+	d := s.d
+	return &d
+}
+
+// sizeFlag is a size in vdbench's units (256m, 1g); it reads back as
+// FormatSize writes it.
+type sizeFlag int64
+
+func (s *sizeFlag) String() string { return FormatSize(int64(*s)) }
+func (s *sizeFlag) Type() string   { return "size" }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+// curveFlag is a list of curve= points, comma-separated.
+type curveFlag []float64
+
+func (c *curveFlag) String() string {
+	var s []string
+	for _, v := range *c {
+		s = append(s, formatNum(v))
+	}
+	return strings.Join(s, ",")
+}
+
+func (c *curveFlag) Type() string { return "percentages" }
+
+func (c *curveFlag) Set(v string) error {
+	var pts []float64
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return fmt.Errorf("curve point %q is not a number", f)
+		}
+		pts = append(pts, x)
+	}
+	*c = pts
+	return nil
+}
+
+// labels are env's labels with the profile's name, or nil when neither.
+func (c *Config) labels(env workload.Env) map[string]string {
+	l := maps.Clone(env.Labels)
+	if c.prof != nil {
+		if l == nil {
+			l = map[string]string{}
+		}
+		l["profile"] = c.prof.Name
+	}
+	return l
+}
+
+// luns are the targets of the runs, each once.
+func (c *Config) luns() []string {
+	var l []string
+	for _, r := range c.runs {
+		for _, sd := range r.SDs {
+			if !slices.Contains(l, sd.Lun) {
+				l = append(l, sd.Lun)
+			}
+		}
+	}
+	return l
+}
