@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -350,19 +349,6 @@ func (c *Config) labels(env workload.Env) map[string]string {
 			l = map[string]string{}
 		}
 		l["profile"] = c.prof.Name
-	}
-	return l
-}
-
-// luns are the targets of the runs, each once.
-func (c *Config) luns() []string {
-	var l []string
-	for _, r := range c.runs {
-		for _, sd := range r.SDs {
-			if !slices.Contains(l, sd.Lun) {
-				l = append(l, sd.Lun)
-			}
-		}
 	}
 	return l
 }
