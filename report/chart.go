@@ -332,22 +332,6 @@ func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
 	return ticks
 }
 
-// FormatRate writes a rate briefly: 950, 12.5K, 1.2M.
-func FormatRate(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e9:
-		return trimFloat(v/1e9) + "G"
-	case a >= 1e6:
-		return trimFloat(v/1e6) + "M"
-	case a >= 1e3:
-		return trimFloat(v/1e3) + "K"
-	}
-	return trimFloat(v)
-}
-
-func trimFloat(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
-
 // logTicks marks 1, 2 and 5 of each decade with labels and the other
 // digits as minor ticks; over more than four decades only the powers of
 // ten are labelled.
