@@ -1,8 +1,13 @@
-// Package report renders saved results: charts and tables for reviews.
+// Package report renders results for reviews: one table model (Table,
+// written as aligned text, Markdown or CSV), one number formatter
+// (Grouped and Thousands for separators, Millis, FormatMillis and Latency
+// for latencies, BinaryBytes and DecimalBytes for sizes, FormatRate), and
+// SVG latency charts.
 //
-// It takes plain values (Curves of points), never a workload's types, so
-// any workload can be charted: report imports only the driver core
-// (DESIGN.md section 1).
+// It takes plain values (cells, Curves of points), never a workload's
+// types, so any workload can be rendered: report imports only the driver
+// core (DESIGN.md section 1), and the workloads import it for their
+// numbers while keeping their peers' exact line formats.
 package report
 
 import (
