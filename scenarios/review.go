@@ -100,7 +100,7 @@ type Review struct {
 
 // NewReview builds the review table from one measure-phase Result per VM
 // (labelled vm and datastore) and their Merge, with the tool's review
-// columns cols (nil for none; see ReviewColumns). Latency merges every op
+// columns cols (nil for none; see reviewColumns). Latency merges every op
 // of a result (all transaction types).
 func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols []workload.Column) (*Review, error) {
 	if len(perVM) == 0 {
