@@ -1,8 +1,13 @@
-// Package report renders saved results: charts and tables for reviews.
+// Package report renders results for reviews: one table model (Table,
+// written as aligned text, Markdown or CSV), one number formatter
+// (Grouped and Thousands for separators, Millis, FormatMillis and Latency
+// for latencies, BinaryBytes and DecimalBytes for sizes, FormatRate), and
+// SVG latency charts.
 //
-// It takes plain values (Curves of points), never a workload's types, so
-// any workload can be charted: report imports only the driver core
-// (DESIGN.md section 1).
+// It takes plain values (cells, Curves of points), never a workload's
+// types, so any workload can be rendered: report imports only the driver
+// core (DESIGN.md section 1), and the workloads import it for their
+// numbers while keeping their peers' exact line formats.
 package report
 
 import (
@@ -331,22 +336,6 @@ func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
 	}
 	return ticks
 }
-
-// FormatRate writes a rate briefly: 950, 12.5K, 1.2M.
-func FormatRate(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1e9:
-		return trimFloat(v/1e9) + "G"
-	case a >= 1e6:
-		return trimFloat(v/1e6) + "M"
-	case a >= 1e3:
-		return trimFloat(v/1e3) + "K"
-	}
-	return trimFloat(v)
-}
-
-func trimFloat(v float64) string { return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64) }
 
 // logTicks marks 1, 2 and 5 of each decade with labels and the other
 // digits as minor ticks; over more than four decades only the powers of

@@ -85,7 +85,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := merged.WriteFile(filepath.Join(c.dir, "merged.json")); err != nil {
 		return nil, err
 	}
-	rv, err := NewReview(c.spec.Name, results, merged)
+	rv, err := NewReview(c.spec.Name, results, merged, reviewColumns(c.driver))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/report"
 )
 
 // liveView prints one line per report interval for the whole campaign:
@@ -152,7 +153,7 @@ func (l *liveView) print(k liveKey, row *liveRow) {
 	}
 	avg := 0.0
 	if row.events > 0 {
-		avg = ms(row.sum) / float64(row.events)
+		avg = report.Millis(row.sum) / float64(row.events)
 	}
 	var missing []string
 	for i, ok := range row.from {
@@ -165,5 +166,5 @@ func (l *liveView) print(k liveKey, row *liveRow) {
 		mark = fmt.Sprintf(" (%d of %d VMs; no report from %s)", row.vms, len(l.names), strings.Join(missing, ", "))
 	}
 	fmt.Fprintf(l.w, "    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f retries/s: %.2f err/s: %.2f%s\n",
-		row.at.Seconds(), k.phase, row.vms, rate(row.events), avg, ms(row.p95), rate(row.retries), rate(row.errs), mark)
+		row.at.Seconds(), k.phase, row.vms, rate(row.events), avg, report.Millis(row.p95), rate(row.retries), rate(row.errs), mark)
 }

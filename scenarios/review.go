@@ -3,12 +3,14 @@ package scenarios
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/report"
+	"vmbench/workload"
 )
 
 // VMRow is one VM's line of the review table. Latencies are in ms; TPS is
@@ -32,20 +34,14 @@ type VMRow struct {
 	// were all retried shows 0 here and its retries apart.
 	Errors     int64
 	Reconnects int64
-	// TpmC and NOPM are the TPC-C figures (new_order ops per minute, and
-	// the change of sum(d_next_o_id) per minute), for results that carry
-	// them (see tpccOp, nopmCounter); 0 otherwise.
-	TpmC, NOPM float64
+	// Extra holds the cells of the tool's review columns
+	// (Review.Columns) for this VM's Result.
+	Extra []string
 }
 
-// The parts of a TPC-C Result the review reads (the Result contract of
-// the tpcc workload): New-Orders are the op named tpccOp, and the change
-// of sum(d_next_o_id) over the measured window is the counter nopmCounter.
+// retryCounter and errorPrefix are the Result counters of retried events
+// and of errors by class (sysbench and tpcc alike).
 const (
-	tpccOp      = "new_order"
-	nopmCounter = "d_next_o_id.delta"
-	// retryCounter and errorPrefix are the Result counters of retried
-	// events and of errors by class (sysbench and tpcc alike).
 	retryCounter = "retries"
 	errorPrefix  = "errors."
 )
@@ -84,10 +80,12 @@ type Review struct {
 	P99ExactMs             float64
 	Retries, Errors        int64
 	Reconnects             int64
-	// TPCC is set when the results are TPC-C's: the tables then show tpmC
-	// and NOPM, summed over VMs as TPS is.
-	TPCC             bool
-	TpmCSum, NOPMSum float64
+	// Columns are the tool's own review columns (workload.Reviewer:
+	// tpcc's tpmC and NOPM), printed after the common ones; the review
+	// never names a tool's ops or counters. Extra holds their cells of
+	// the merged Result, shown in the published aggregate row.
+	Columns []workload.Column
+	Extra   []string
 	// FromIntended is set when the latency columns are measured from the
 	// intended start (open loop) or the submission (terminal-driven)
 	// rather than as service time.
@@ -101,13 +99,15 @@ type Review struct {
 }
 
 // NewReview builds the review table from one measure-phase Result per VM
-// (labelled vm and datastore) and their Merge. Latency merges every op of
-// a result (all transaction types).
-func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Review, error) {
+// (labelled vm and datastore) and their Merge, with the tool's review
+// columns cols (nil for none; see reviewColumns). Latency merges every op
+// of a result (all transaction types).
+func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols []workload.Column) (*Review, error) {
 	if len(perVM) == 0 {
 		return nil, fmt.Errorf("review: no results")
 	}
-	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed}
+	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
+		Columns: cols, Extra: cells(cols, merged, true)}
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
@@ -116,16 +116,9 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 			return nil, err
 		}
 		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
-			TPS: r.PerSecond(h.Count()), AvgMs: ms(h.Mean()), P95Ms: ms(h.Percentile(95)), P99Ms: ms(h.Percentile(99)),
-			Reconnects: r.Counters["reconnects"]}
+			TPS: r.PerSecond(h.Count()), AvgMs: report.Millis(h.Mean()), P95Ms: report.Millis(h.Percentile(95)), P99Ms: report.Millis(h.Percentile(99)),
+			Reconnects: r.Counters["reconnects"], Extra: cells(cols, r, false)}
 		row.Retries, row.Errors = retriesAndErrors(r.Counters)
-		if op := r.Op(tpccOp); op != nil && r.Elapsed > 0 {
-			rv.TPCC = true
-			row.TpmC = float64(op.Latency.Count) / r.Elapsed.Minutes()
-			row.NOPM = float64(r.Counters[nopmCounter]) / r.Elapsed.Minutes()
-			rv.TpmCSum += row.TpmC
-			rv.NOPMSum += row.NOPM
-		}
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
 		if i == 0 || row.TPS < rv.TPSMin {
@@ -146,7 +139,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 	if err != nil {
 		return nil, err
 	}
-	rv.AvgExactMs, rv.P95ExactMs, rv.P99ExactMs = ms(h.Mean()), ms(h.Percentile(95)), ms(h.Percentile(99))
+	rv.AvgExactMs, rv.P95ExactMs, rv.P99ExactMs = report.Millis(h.Mean()), report.Millis(h.Percentile(95)), report.Millis(h.Percentile(99))
 	return rv, nil
 }
 
@@ -179,82 +172,95 @@ func sumPrefix(m map[string]int64, prefix string) int64 {
 	return n
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// cells returns the cells of cols for r (merged: r is the merge of every
+// VM's); a column without a Cell function gets an empty cell.
+func cells(cols []workload.Column, r *oltp.Result, merged bool) []string {
+	c := make([]string, len(cols))
+	for i, col := range cols {
+		if col.Cell != nil {
+			c[i] = col.Cell(r, merged)
+		}
+	}
+	return c
+}
 
-// WriteText prints the review as fixed-width columns.
-func (rv *Review) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
-	if rv.Simulated != "" {
-		fmt.Fprintf(w, "%s\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
-	}
-	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
-	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconn"}, "tpmC", "NOPM")}
-	for _, r := range rv.VMs {
-		rows = append(rows, rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
-			num(r.TpmC), num(r.NOPM)))
-	}
-	rows = append(rows,
-		rv.tpcc([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)},
-			num(rv.TpmCSum), num(rv.NOPMSum)),
-		rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
-	writeColumns(w, rows, 2) // the first two columns are text, left-aligned
-	for _, l := range rv.summaryLines() {
-		fmt.Fprintln(w, l)
+// reviewColumns returns the review columns of a campaign's Driver: those
+// of its workload.Reviewer, or none.
+func reviewColumns(d Driver) []workload.Column {
+	if r, ok := d.(workload.Reviewer); ok {
+		return r.ReviewColumns()
 	}
 	return nil
 }
 
-// writeColumns prints rows as columns two spaces apart: the first left
-// columns left-aligned, the others right-aligned. Widths count runes.
-func writeColumns(w io.Writer, rows [][]string, left int) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
+// form is a rendering of the review: the text table printed at the end of
+// a campaign, report.md's Markdown or CSV.
+type form int
+
+const (
+	textForm form = iota
+	markdownForm
+	csvForm
+)
+
+// table is the review as a report.Table in form f: per VM a row, then the
+// published and the exact aggregate rows; Markdown bolds the published
+// figures. The notes explain the aggregates (none in CSV).
+func (rv *Review) table(f form) *report.Table {
+	reconn := "reconnects"
+	if f == textForm {
+		reconn = "reconn" // the terminal table stays narrow
 	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i < left {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString(pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	t := &report.Table{Columns: []report.Column{{Header: "VM"}, {Header: "datastore"}}}
+	for _, h := range []string{"TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", reconn} {
+		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right})
 	}
+	for _, c := range rv.Columns {
+		t.Columns = append(t.Columns, report.Column{Header: c.Header, Align: report.Right})
+	}
+	for _, r := range rv.VMs {
+		t.Rows = append(t.Rows, append([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms),
+			itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)}, r.Extra...))
+	}
+	bold := func(s string) string {
+		if f != markdownForm || s == "" {
+			return s
+		}
+		return "**" + s + "**"
+	}
+	published := []string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
+		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}
+	for _, c := range rv.Extra {
+		published = append(published, bold(c))
+	}
+	exact := []string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}
+	t.Rows = append(t.Rows, published, append(exact, make([]string, len(rv.Columns))...))
+	if f != csvForm {
+		t.Notes = rv.notes(f)
+	}
+	return t
 }
 
-// tpcc appends the TPC-C columns to a row of a TPC-C review.
-func (rv *Review) tpcc(row []string, tpmC, nopm string) []string {
-	if !rv.TPCC {
-		return row
+// notes are the lines under the table in text or Markdown, which
+// emphasises the terms it defines.
+func (rv *Review) notes(f form) []string {
+	em, dash := func(s string) string { return s }, "-"
+	if f == markdownForm {
+		em, dash = func(s string) string { return "*" + s + "*" }, "–"
 	}
-	return append(row, tpmC, nopm)
-}
-
-func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
-
-func itoa64(v int64) string { return fmt.Sprintf("%d", v) }
-
-func (rv *Review) summaryLines() []string {
 	l := []string{
-		"",
-		fmt.Sprintf("TPS is summed over VMs (per VM %s - %s).", num(rv.TPSMin), num(rv.TPSMax)),
-		"published: latencies are the mean of the per-VM values, as the reviews compute their aggregate.",
-		"exact: the average over all events of all VMs, percentiles of the merged histograms.",
-		"retries: events restarted after a deadlock, lock wait, busy database or lost connection; errors: errors no retry absorbed.",
+		fmt.Sprintf("TPS is summed over VMs (per VM %s %s %s).", num(rv.TPSMin), dash, num(rv.TPSMax)),
+		em("published") + ": latencies are the mean of the per-VM values, as the reviews compute their aggregate.",
+		em("exact") + ": the average over all events of all VMs, percentiles of the merged histograms.",
+		em("retries") + ": events restarted after a deadlock, lock wait, busy database or lost connection; " + em("errors") + ": errors no retry absorbed.",
 	}
 	if rv.FromIntended {
 		l = append(l, "Latencies are measured from each intended start or submission (queueing included), not as service time.")
 	}
-	if rv.TPCC {
-		l = append(l, "tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
+	for _, c := range rv.Columns {
+		if c.Note != "" {
+			l = append(l, c.Note)
+		}
 	}
 	if rv.LittleMs > 0 {
 		l = append(l, fmt.Sprintf("Little's law check: threads / TPS per VM gives %.2f ms expected average latency.", rv.LittleMs))
@@ -262,52 +268,42 @@ func (rv *Review) summaryLines() []string {
 	return l
 }
 
-// WriteMarkdown writes the review as a Markdown table (report.md).
+// simulated is the Simulated sentence, capitalised.
+func (rv *Review) simulated() string { return strings.ToUpper(rv.Simulated[:1]) + rv.Simulated[1:] }
+
+// WriteText prints the review as fixed-width columns under a heading
+// (campaign, workload, VMs, measured time, what was measured), with the
+// notes under them.
+func (rv *Review) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
+	if rv.Simulated != "" {
+		fmt.Fprintf(w, "%s\n", rv.simulated())
+	}
+	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
+	return rv.table(textForm).WriteText(w)
+}
+
+// WriteMarkdown writes the review as a Markdown document (report.md): a
+// title, the same heading as WriteText, the table and its notes.
 func (rv *Review) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "# %s\n\n", rv.Campaign)
 	fmt.Fprintf(w, "Workload `%s`, %d VMs, %s measured per VM.\n\n", rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	if rv.Simulated != "" {
-		fmt.Fprintf(w, "**%s**.\n\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
+		fmt.Fprintf(w, "**%s**.\n\n", rv.simulated())
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
-	mdRow := func(cells []string) { fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |") }
-	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconnects"}, "tpmC", "NOPM"))
-	fmt.Fprintln(w, "|"+strings.Join(rv.tpcc([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}, "---:", "---:"), "|")+"|")
-	for _, r := range rv.VMs {
-		mdRow(rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
-			num(r.TpmC), num(r.NOPM)))
-	}
-	bold := func(s string) string { return "**" + s + "**" }
-	mdRow(rv.tpcc([]string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
-		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}, bold(num(rv.TpmCSum)), bold(num(rv.NOPMSum))))
-	mdRow(rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "- TPS is summed over VMs (per VM %s – %s).\n", num(rv.TPSMin), num(rv.TPSMax))
-	fmt.Fprintln(w, "- *published*: latencies are the mean of the per-VM values, as the reviews compute their aggregate.")
-	fmt.Fprintln(w, "- *exact*: the average over all events of all VMs, percentiles of the merged histograms.")
-	fmt.Fprintln(w, "- *retries*: events restarted after a deadlock, lock wait, busy database or lost connection; *errors*: errors no retry absorbed.")
-	if rv.FromIntended {
-		fmt.Fprintln(w, "- Latencies are measured from each intended start or submission (queueing included), not as service time.")
-	}
-	if rv.TPCC {
-		fmt.Fprintln(w, "- tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
-	}
-	if rv.LittleMs > 0 {
-		fmt.Fprintf(w, "- Little's law check: threads / TPS per VM gives %.2f ms expected average latency.\n", rv.LittleMs)
-	}
-	return nil
+	return rv.table(markdownForm).WriteMarkdown(w)
 }
 
+// WriteCSV writes the review table alone as CSV (RFC 4180): a header
+// row, a row per VM, then "aggregate, published" and "aggregate, exact".
+// Cells are the text table's (TPS with thousands separators, latencies in
+// ms to two decimals).
+func (rv *Review) WriteCSV(w io.Writer) error { return rv.table(csvForm).WriteCSV(w) }
+
 // num formats a rate with thousands separators and one decimal.
-func num(v float64) string {
-	s := fmt.Sprintf("%.1f", v)
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 && intPart[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String() + "." + frac
-}
+func num(v float64) string { return report.Grouped(v, 1) }
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func itoa64(v int64) string { return strconv.FormatInt(v, 10) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/progress"
+	"vmbench/report"
 )
 
 // ErrTablesExist is wrapped by Prepare's error when sbtest tables already
@@ -282,22 +282,6 @@ func (p *loadProgress) line(rows, indexes int64, elapsed time.Duration) string {
 	return s + fmt.Sprintf(", %.1fs", elapsed.Seconds())
 }
 
-// thousands formats n with comma separators: 1234567 -> "1,234,567".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands writes n with comma separators (report.Thousands):
+// 1234567 is "1,234,567".
+func thousands(n int64) string { return report.Thousands(n) }

@@ -11,6 +11,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/report"
 )
 
 // Counter names of a sysbench Spec, beside "errors.<name>" per error class
@@ -76,9 +77,9 @@ func WriteInterval(w io.Writer, rep oltp.IntervalReport, percentile float64) err
 	}
 	latLabel, latMs := "avg", 0.0
 	if lat != nil {
-		latMs = ms(lat.Mean())
+		latMs = report.Millis(lat.Mean())
 		if percentile > 0 {
-			latLabel, latMs = pctLabel(percentile)+"%", ms(lat.Percentile(percentile))
+			latLabel, latMs = pctLabel(percentile)+"%", report.Millis(lat.Percentile(percentile))
 		}
 	}
 	_, err := fmt.Fprintf(w, "[ %s ] %sthds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%s): %.2f err/s: %.2f reconn/s: %.2f\n",
@@ -100,8 +101,6 @@ func elapsedLabel(at, length time.Duration) string {
 }
 
 func pctLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // WriteSummary writes res as sysbench 1.0.20's final report: SQL
 // statistics (queries by read/write/other, transactions, queries, ignored
@@ -161,7 +160,9 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	line("total number of events:", lat.Count())
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "Latency (ms):")
-	latLine := func(label string, d time.Duration) { fmt.Fprintf(bw, "         %-24s%16.2f\n", label, ms(d)) }
+	latLine := func(label string, d time.Duration) {
+		fmt.Fprintf(bw, "         %-24s%16.2f\n", label, report.Millis(d))
+	}
 	latLine("min:", lat.Min())
 	latLine("avg:", lat.Mean())
 	latLine("max:", lat.Max())
@@ -173,7 +174,7 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	fmt.Fprintln(bw)
 	if op != nil && op.Intended != nil {
 		fmt.Fprintf(bw, "Latency above is from each transaction's intended start (queueing included, as sysbench --rate);\nservice time: avg %.2f ms, 99th percentile %.2f ms.\n",
-			ms(svc.Mean()), ms(svc.Percentile(99)))
+			report.Millis(svc.Mean()), report.Millis(svc.Percentile(99)))
 	}
 	fmt.Fprintf(bw, "Measured: %s.\n", strings.TrimSuffix(res.Measured, "."))
 	if p := res.Precondition; p != nil {

@@ -5,9 +5,9 @@ import (
 	"io"
 	"math/big"
 	"strconv"
-	"text/tabwriter"
 
 	"vmbench/oltp"
+	"vmbench/report"
 )
 
 // AuditItem is one input distribution of TPC-C clause 9.2 measured over
@@ -138,8 +138,7 @@ func Audit(res *oltp.Result) []AuditItem {
 // FormatAudit prints items as an aligned table: name, value, bounds and
 // PASS, FAIL or "skipped: why".
 func FormatAudit(w io.Writer, items []AuditItem) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Audit of the inputs (TPC-C 9.2)\tvalue\tbounds\tresult")
+	t := &report.Table{Columns: []report.Column{{Header: "Audit of the inputs (TPC-C 9.2)"}, {Header: "value"}, {Header: "bounds"}, {Header: "result"}}}
 	for _, it := range items {
 		v := it.Value
 		if v == "" {
@@ -152,7 +151,7 @@ func FormatAudit(w io.Writer, items []AuditItem) {
 		case it.Pass:
 			verdict = "PASS"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", it.Name, v, it.Bounds, verdict)
+		t.Rows = append(t.Rows, []string{"  " + it.Name, v, it.Bounds, verdict})
 	}
-	tw.Flush()
+	_ = t.WriteText(w) // FormatAudit returns no error; a failed write is dropped, as tabwriter's Flush error was
 }

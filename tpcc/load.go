@@ -12,6 +12,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/progress"
+	"vmbench/report"
 )
 
 // The loader: one load unit at a time per connection, ITEM being unit 0
@@ -227,7 +228,7 @@ func (p *loadProgress) logf(format string, args ...any) { p.tick.Logf(format, ar
 // 1,234,567 rows, 123,456 rows/s, 10.0s".
 func (p *loadProgress) line(done, rows int64, elapsed time.Duration) string {
 	return fmt.Sprintf("loading: %d/%d warehouses, %s rows, %s rows/s, %.1fs",
-		done, p.warehouses, loadThousands(rows), loadThousands(perSecond(rows, elapsed)), elapsed.Seconds())
+		done, p.warehouses, report.Thousands(rows), report.Thousands(perSecond(rows, elapsed)), elapsed.Seconds())
 }
 
 // perSecond returns n per second of elapsed, 0 for no time.
@@ -236,22 +237,4 @@ func perSecond(n int64, elapsed time.Duration) int64 {
 		return 0
 	}
 	return int64(float64(n) / elapsed.Seconds())
-}
-
-// loadThousands formats n with comma separators: 1234567 -> "1,234,567".
-func loadThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -373,9 +373,6 @@ func TestLoadProgressLine(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if s := loadThousands(-1234); s != "-1,234" {
-		t.Errorf("loadThousands(-1234) = %q", s)
-	}
 }
 
 // BenchmarkGenerateWarehouse measures pure row generation of one

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/report"
 )
 
 // ResponseLimits are TPC-C 5.2.5.3's 90th-percentile response-time limits
@@ -103,7 +102,7 @@ func WriteInterval(w io.Writer, rep oltp.IntervalReport) error {
 	_, err := fmt.Fprintf(w, "[ %ss ] tpmC: %.1f tps: %.2f lat (ms,avg/p90/p99): %.2f/%.2f/%.2f queue: %d retries/s: %.2f%s\n",
 		strconv.FormatFloat(atRounded(rep).Seconds(), 'f', -1, 64),
 		float64(src[opNewOrder].Count())/secs*60, float64(all.Count())/secs,
-		ms(all.Mean()), ms(all.Percentile(90)), ms(all.Percentile(99)), rep.Backlog,
+		report.Millis(all.Mean()), report.Millis(all.Percentile(90)), report.Millis(all.Percentile(99)), rep.Backlog,
 		float64(rep.Counters[counterNames[ctrRetries]])/secs, warm)
 	return err
 }
@@ -117,15 +116,16 @@ func atRounded(rep oltp.IntervalReport) time.Duration {
 	return rep.At.Round(time.Millisecond)
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
 // WriteReport writes the report of res: per transaction its count, TPM,
 // average, p50, p90, p95, p99, p99.9 and max response time in ms and its
 // 90th-percentile limit (TPC-C 5.2.5.3) as PASS or FAIL; then TPS, tpmC,
 // NOPM beside the client's count, efficiency, errors, what was measured and
 // the audit of clause 9.2.
 func WriteReport(w io.Writer, res *oltp.Result) error {
-	rows := [][]string{{"Transaction", "Count", "TPM", "Avg(ms)", "p50", "p90", "p95", "p99", "p99.9", "Max(ms)", "90th limit"}}
+	t := &report.Table{Columns: []report.Column{{Header: "Transaction"}}}
+	for _, h := range []string{"Count", "TPM", "Avg(ms)", "p50", "p90", "p95", "p99", "p99.9", "Max(ms)", "90th limit"} {
+		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right})
+	}
 	mins := res.Elapsed.Minutes()
 	service := hist.New()
 	for i, name := range OpNames {
@@ -155,15 +155,17 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 		if mins > 0 {
 			tpm = float64(h.Count()) / mins
 		}
-		f := func(d time.Duration) string { return strconv.FormatFloat(ms(d), 'f', 2, 64) }
-		rows = append(rows, []string{name, strconv.FormatInt(h.Count(), 10), strconv.FormatFloat(tpm, 'f', 1, 64),
+		f := func(d time.Duration) string { return report.FormatMillis(d, 2) }
+		t.Rows = append(t.Rows, []string{name, strconv.FormatInt(h.Count(), 10), strconv.FormatFloat(tpm, 'f', 1, 64),
 			f(h.Mean()), f(h.Percentile(50)), f(h.Percentile(90)), f(h.Percentile(95)), f(h.Percentile(99)),
 			f(h.Percentile(99.9)), f(h.Max()), limitWords(ResponseLimits[i]) + " " + verdict})
 	}
-	writeTable(w, rows)
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
 	if service.Count() > 0 {
 		fmt.Fprintf(w, "Response times above count from each submission; service time (a connection held): avg %.2f ms, p90 %.2f ms, p99 %.2f ms\n",
-			ms(service.Mean()), ms(service.Percentile(90)), ms(service.Percentile(99)))
+			report.Millis(service.Mean()), report.Millis(service.Percentile(90)), report.Millis(service.Percentile(99)))
 	}
 	f := ComputeFigures(res)
 	c := func(i int) int64 { return res.Counters[counterNames[i]] }
@@ -189,30 +191,6 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 	fmt.Fprintln(w)
 	FormatAudit(w, Audit(res))
 	return nil
-}
-
-// writeTable prints rows as columns two spaces apart, the first column
-// left-aligned and the others right-aligned.
-func writeTable(w io.Writer, rows [][]string) {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
-	}
 }
 
 func limitWords(d time.Duration) string { return "<=" + strconv.Itoa(int(d.Seconds())) + "s" }

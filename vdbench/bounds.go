@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vmbench/report"
 )
 
 // HostLimits are what this machine can do, as CheckBounds reads them.
@@ -126,7 +128,7 @@ func (l HostLimits) ThreadBound(xfer int64) (bound int, why string) {
 	byMemory := int(min(float64(l.Memory)/2/per, math.MaxInt32))
 	if byMemory < byThreads {
 		return max(byMemory, 0), fmt.Sprintf("each thread holds about %s (its latency histograms and stacks, and a %s I/O buffer), and half of the %s available is %s",
-			shortBytes(int64(per)), shortBytes(max(xfer, 1)), shortBytes(l.Memory), shortBytes(l.Memory/2))
+			report.BinaryBytes(int64(per)), report.BinaryBytes(max(xfer, 1)), report.BinaryBytes(l.Memory), report.BinaryBytes(l.Memory/2))
 	}
 	return byThreads, fmt.Sprintf("each thread is one OS thread blocked in its I/O, and this host allows %d threads (half is left to the rest of the system)", l.OSThreads)
 }
@@ -213,7 +215,7 @@ func CheckBounds(file string, runs []Run, lim HostLimits) error {
 			memory := intervals * float64(len(r.SDs)) * intervalMemory
 			if memory > float64(lim.Memory)/4 {
 				b.add(rd.Name, keyLine(rd.keyLines, "interval", rd.Line), "interval", "interval=%s over warmup=%s and elapsed=%s gives %s intervals per point on each of %d sd(s), which hold about %s in memory until the point ends; this host has %s available, and a quarter of it may go to intervals%s (valid: a longer interval=, or a shorter elapsed=)",
-					secText(rd.Interval), secText(rd.Warmup), secText(rd.Elapsed), formatNum(intervals), len(r.SDs), shortBytes(int64(min(memory, math.MaxInt64/2))), shortBytes(lim.Memory), src)
+					secText(rd.Interval), secText(rd.Warmup), secText(rd.Elapsed), formatNum(intervals), len(r.SDs), report.BinaryBytes(int64(min(memory, math.MaxInt64/2))), report.BinaryBytes(lim.Memory), src)
 			}
 		}
 	}

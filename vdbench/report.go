@@ -14,6 +14,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/report"
 )
 
 // latencyOf merges the read and write histograms of res: the service
@@ -107,18 +108,16 @@ func writeIntervalLine(w io.Writer, at time.Time, label string, f *figures) erro
 	if n > 0 && f.length > 0 {
 		secs := f.length.Seconds()
 		rate = float64(n) / secs
-		mbs = float64(f.bytes) / secs / (1 << 20)
+		mbs = float64(f.bytes) / secs / float64(report.MiB)
 		perIO = float64(f.bytes) / float64(n)
 		readPct = 100 * float64(f.read.Count()) / float64(n)
 		resp = all.Mean()
 		qd = rate * resp.Seconds()
 	}
 	_, err := fmt.Fprintf(w, ivLine, at.Format("15:04:05.000"), label, rate, mbs, perIO, readPct,
-		ms(resp), ms(f.read.Mean()), ms(f.write.Mean()), ms(all.Max()), ms(stdDev(all)), qd)
+		report.Millis(resp), report.Millis(f.read.Mean()), report.Millis(f.write.Mean()), report.Millis(all.Max()), report.Millis(stdDev(all)), qd)
 	return err
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // writeStart writes the line that opens a point, as vdbench's "Starting
 // RD=" line.
@@ -287,12 +286,7 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rd=%s: service time is each pread/pwrite's own time (vdbench's response time); "+
 		"intended counts from the scheduled start (open loop), queueing included\n", c.Run)
-	row := func(cols ...any) {
-		line := fmt.Sprintf("%-8s %10s %11s %9s %9s %9s %9s %9s %12s %12s  %s", cols...)
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-	row("point", "requested", "IOPS", "MB/sec", "avg ms", "p50 ms", "p99 ms", "max ms",
-		"intended avg", "intended p99", "flag")
+	t := curveTable()
 	for _, p := range c.Points {
 		s, err := latencyOf(p.Result, false)
 		if err != nil {
@@ -307,7 +301,7 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 			req = rateLabel(p.Requested)
 		}
 		if in.Count() > 0 {
-			ia, ip = fmt.Sprintf("%.3f", ms(in.Mean())), fmt.Sprintf("%.3f", ms(in.Percentile(99)))
+			ia, ip = report.FormatMillis(in.Mean(), 3), report.FormatMillis(in.Percentile(99), 3)
 		}
 		switch {
 		case p.Flag != "":
@@ -315,15 +309,33 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 		case p.Saturated: // a version 1 record
 			sat = "saturated"
 		}
-		row(p.Label, req, fmt.Sprintf("%.2f", p.Achieved), fmt.Sprintf("%.2f", bytesPerSec(p.Result)/(1<<20)),
-			fmt.Sprintf("%.3f", ms(s.Mean())), fmt.Sprintf("%.3f", ms(s.Percentile(50))),
-			fmt.Sprintf("%.3f", ms(s.Percentile(99))), fmt.Sprintf("%.3f", ms(s.Max())), ia, ip, sat)
+		t.Rows = append(t.Rows, []string{p.Label, req, fmt.Sprintf("%.2f", p.Achieved), fmt.Sprintf("%.2f", bytesPerSec(p.Result)/float64(report.MiB)),
+			report.FormatMillis(s.Mean(), 3), report.FormatMillis(s.Percentile(50), 3),
+			report.FormatMillis(s.Percentile(99), 3), report.FormatMillis(s.Max(), 3), ia, ip, sat})
+	}
+	if err := t.WriteText(&b); err != nil {
+		return err
 	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// curveTable is WriteCurve's table without rows: fixed columns one space
+// apart (two before the flag), as vdbench's fixed-width reports print.
+func curveTable() *report.Table {
+	t := &report.Table{Gap: 1, Columns: []report.Column{{Header: "point", Width: 8}}}
+	for _, c := range []struct {
+		h string
+		w int
+	}{{"requested", 10}, {"IOPS", 11}, {"MB/sec", 9}, {"avg ms", 9}, {"p50 ms", 9}, {"p99 ms", 9}, {"max ms", 9},
+		{"intended avg", 12}, {"intended p99", 12}} {
+		t.Columns = append(t.Columns, report.Column{Header: c.h, Align: report.Right, Width: c.w})
+	}
+	t.Columns = append(t.Columns, report.Column{Header: "flag", Gap: 2})
+	return t
 }
 
 func bytesPerSec(res *oltp.Result) float64 {
@@ -387,7 +399,7 @@ func Summarize(c *CurveResult) Summary {
 		}
 		if p.Achieved > s.PeakIOPS || s.PeakLabel == "" {
 			s.PeakIOPS, s.PeakLatency, s.PeakLabel = p.Achieved, x.lat, p.Label
-			s.PeakGBps = bytesPerSec(p.Result) / 1e9
+			s.PeakGBps = bytesPerSec(p.Result) / float64(report.GB)
 		}
 	}
 	if len(curve) == 0 {
@@ -444,34 +456,15 @@ func WriteSummary(w io.Writer, s Summary) error {
 
 // fmtIOPS writes a rate rounded to a whole number with thousands
 // separators, as reviews print it: 2,358,609.
-func fmtIOPS(v float64) string {
-	d := fmt.Sprintf("%.0f", v)
-	neg := strings.HasPrefix(d, "-")
-	d = strings.TrimPrefix(d, "-")
-	var b strings.Builder
-	for i, c := range d {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func fmtIOPS(v float64) string { return report.Grouped(v, 0) }
 
-// fmtLatency writes a latency as reviews do: µs below 1 ms, else ms.
-func fmtLatency(d time.Duration) string {
-	if d < time.Millisecond {
-		return fmt.Sprintf("%.1f µs", float64(d)/float64(time.Microsecond))
-	}
-	return fmt.Sprintf("%.3f ms", ms(d))
-}
+// fmtLatency writes a latency as reviews do: µs below 1 ms, else ms
+// (report.Latency).
+func fmtLatency(d time.Duration) string { return report.Latency(d) }
 
 func fmtThreshold(d time.Duration) string {
 	if d < time.Millisecond {
 		return fmt.Sprintf("%d µs", d/time.Microsecond)
 	}
-	return fmt.Sprintf("%g ms", ms(d))
+	return fmt.Sprintf("%g ms", report.Millis(d))
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"vmbench/report"
 )
 
 // fsSpace is what statfs(2) says of the file system holding a path.
@@ -179,7 +181,7 @@ func (t *Target) preformat(ctx context.Context, sd SD, from, size, avail int64, 
 		if total >= fillReportBytes && off >= next && off < size {
 			el := time.Since(start).Seconds()
 			fmt.Fprintf(progress, "preformatting %s: %d%% (%s of %s, %.0f MiB/s)\n", t.Lun, (off-from)*100/total,
-				shortBytes(off-from), shortBytes(total), float64(off-from)/(1<<20)/max(el, 1e-3))
+				report.BinaryBytes(off-from), report.BinaryBytes(total), float64(off-from)/float64(report.MiB)/max(el, 1e-3))
 			next += step
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vmbench/report"
 )
 
 // sizeForms is the "valid:" text of every size error.
@@ -109,21 +111,7 @@ func approxBytes(n int64) string {
 	if n < 1<<10 {
 		return fmt.Sprintf("%d bytes", n)
 	}
-	return fmt.Sprintf("%s (%d bytes)", shortBytes(n), n)
-}
-
-// shortBytes writes a byte count in the largest binary unit below it,
-// to one decimal: "76.0 GiB".
-func shortBytes(n int64) string {
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v, u = v/1024, u+1
-	}
-	if u == 0 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%.1f %s", v, units[u])
+	return fmt.Sprintf("%s (%d bytes)", report.BinaryBytes(n), n)
 }
 
 // maxDuration is the longest time.Duration, where sums of run times stop.

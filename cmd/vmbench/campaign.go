@@ -18,6 +18,7 @@ import (
 	"vmbench/scenarios"
 	"vmbench/sysbench"
 	"vmbench/tpcc"
+	"vmbench/workload"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -186,21 +187,26 @@ func campaignDrivers(a *app) map[string]scenarios.Driver {
 		"sysbench": boundedDriver{sysbenchDriver{a: a}, func(w string, args []string) (oltp.RunConfig, error) {
 			cfg, err := sysbench.ParseFlags(w, args, nil)
 			return cfg.RunConfig(), err
-		}},
+		}, nil},
 		"tpcc": boundedDriver{tpccDriver{a: a}, func(_ string, args []string) (oltp.RunConfig, error) {
 			cfg, err := tpcc.ParseFlags(args, nil)
 			return cfg.RunConfig(), err
-		}},
+		}, tpccReviewColumns()},
 	}
 }
 
 // boundedDriver adds scenarios.RunBounds to a campaign driver: the run
 // configuration its flags give, so that a campaign that would never end
-// (time 0, no events) is refused before anything is created.
+// (time 0, no events) is refused before anything is created. It also
+// gives the tool's review columns (workload.Reviewer).
 type boundedDriver struct {
 	scenarios.Driver
 	runConfig func(workload string, args []string) (oltp.RunConfig, error)
+	columns   []workload.Column
 }
+
+// ReviewColumns implements workload.Reviewer.
+func (d boundedDriver) ReviewColumns() []workload.Column { return d.columns }
 
 // RunConfig implements scenarios.RunBounds.
 func (d boundedDriver) RunConfig(workload string, args []string) (oltp.RunConfig, error) {
