@@ -162,8 +162,10 @@ func ParseDSN(s string) (Config, error) {
 	return c, nil
 }
 
-// parseMySQLURL parses the mysql:// form; a non-empty string is the problem.
-func parseMySQLURL(s string) (Config, string) {
+// parseServerURL parses the URL form of a server's DSN (mysql://,
+// sqlserver://) and returns it with a Config of driver d holding its host,
+// user and password; a non-empty string is the problem.
+func parseServerURL(s string, d Driver) (*url.URL, Config, string) {
 	u, err := url.Parse(s)
 	if err != nil {
 		// url.Error repeats the whole URL, password included; keep its cause.
@@ -171,13 +173,24 @@ func parseMySQLURL(s string) (Config, string) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return Config{}, err.Error()
+		return nil, Config{}, err.Error()
 	}
-	c := Config{Driver: MySQL, Host: u.Hostname(), Port: DefaultMySQLPort}
+	c := Config{Driver: d, Host: u.Hostname()}
 	if u.User != nil {
 		c.User = u.User.Username()
 		c.Password, _ = u.User.Password()
 	}
+	return u, c, ""
+}
+
+// parseMySQLURL parses the mysql:// form; a non-empty string is the problem.
+func parseMySQLURL(s string) (Config, string) {
+	u, c, problem := parseServerURL(s, MySQL)
+	if problem != "" {
+		return Config{}, problem
+	}
+	c.Port = DefaultMySQLPort
+	var err error
 	if p := u.Port(); p != "" {
 		if c.Port, err = strconv.Atoi(p); err != nil {
 			return Config{}, fmt.Sprintf("port %q is not a number", p)
