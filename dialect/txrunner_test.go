@@ -287,19 +287,22 @@ func TestTxRunnerCanceled(t *testing.T) {
 	}
 }
 
+// backoffFixture is a txFixture whose pool keeps no idle connections: a
+// released one is closed, so each connect reaches the connector.
+func backoffFixture(t *testing.T, p TxPolicy) *txFixture {
+	f := newTxFixture(t, p)
+	f.r.db.SetMaxIdleConns(0)
+	return f
+}
+
+var backoffPolicy = TxPolicy{MaxRestarts: 5, MaxReconnects: 5, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond}
+
 // TestTxRunnerReconnectBackoff: the waits double from ReconnectMin up to
-// ReconnectMax; ReconnectTimeout and a refused error class end the
-// reconnect with a *ReconnectError; a runner left without a connection
-// reconnects on its next Run.
+// ReconnectMax; ReconnectTimeout ends the reconnect with a
+// *ReconnectError; a runner left without a connection reconnects on its
+// next Run.
 func TestTxRunnerReconnectBackoff(t *testing.T) {
-	p := TxPolicy{MaxRestarts: 5, MaxReconnects: 5, ReconnectMin: 10 * time.Millisecond, ReconnectMax: 50 * time.Millisecond}
-	// No idle connections: a released one is closed, so each connect
-	// reaches the connector.
-	fixture := func(t *testing.T, p TxPolicy) *txFixture {
-		f := newTxFixture(t, p)
-		f.r.db.SetMaxIdleConns(0)
-		return f
-	}
+	p := backoffPolicy
 	ms := func(ns ...int) (d []time.Duration) {
 		for _, n := range ns {
 			d = append(d, time.Duration(n)*time.Millisecond)
@@ -307,7 +310,7 @@ func TestTxRunnerReconnectBackoff(t *testing.T) {
 		return d
 	}
 	t.Run("capped", func(t *testing.T) {
-		f := fixture(t, p)
+		f := backoffFixture(t, p)
 		f.fc.fails = slices.Repeat([]error{errRefused}, 6)
 		if err := f.r.Reconnect(t.Context()); err != nil {
 			t.Fatal(err)
@@ -319,7 +322,7 @@ func TestTxRunnerReconnectBackoff(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		q := p
 		q.ReconnectTimeout = 100 * time.Millisecond
-		f := fixture(t, q)
+		f := backoffFixture(t, q)
 		f.fc.fails = slices.Repeat([]error{errRefused}, 10)
 		err := f.r.Run(t.Context(), func(*sql.Conn) error { return errConnReset })
 		var re *ReconnectError
@@ -347,8 +350,15 @@ func TestTxRunnerReconnectBackoff(t *testing.T) {
 			t.Errorf("events %v, want %v", kinds(f.events), want)
 		}
 	})
+}
+
+// TestTxRunnerReconnectStops: a connect error of a class KeepConnecting
+// refuses ends the reconnect at once with a *ReconnectError, and so does
+// the context.
+func TestTxRunnerReconnectStops(t *testing.T) {
+	p := backoffPolicy
 	t.Run("refused class", func(t *testing.T) {
-		f := fixture(t, p)
+		f := backoffFixture(t, p)
 		denied := myErr(1045, "Access denied for user 'u'")
 		f.fc.fails = []error{denied}
 		err := f.r.Reconnect(t.Context())
@@ -364,7 +374,7 @@ func TestTxRunnerReconnectBackoff(t *testing.T) {
 		}
 	})
 	t.Run("canceled", func(t *testing.T) {
-		f := fixture(t, p)
+		f := backoffFixture(t, p)
 		ctx, cancel := context.WithCancel(t.Context())
 		f.fc.fails = slices.Repeat([]error{errRefused}, 3)
 		f.r.sleep = func(context.Context, time.Duration) error { cancel(); return ctx.Err() }
