@@ -125,6 +125,7 @@ var mysqlCodes = map[uint16]codeInfo{
 	// Fatal, named so that they read well in counters and messages.
 	1045: {Fatal, "access_denied", ""},     // ER_ACCESS_DENIED_ERROR
 	1049: {Fatal, "unknown_database", ""},  // ER_BAD_DB_ERROR
+	1061: {Fatal, "index_exists", ""},      // ER_DUP_KEYNAME
 	1062: {Fatal, "duplicate_key", ""},     // ER_DUP_ENTRY
 	1146: {Fatal, "no_such_table", ""},     // ER_NO_SUCH_TABLE
 	1317: {Fatal, "query_interrupted", ""}, // ER_QUERY_INTERRUPTED (KILL QUERY)
@@ -256,7 +257,8 @@ func Code(err error) int {
 // "disk_full", "out_of_memory", "lock_resources", "log_full" (Limit),
 // "canceled", "deadline", "interrupted" (Canceled), a few named Fatal ones
 // ("duplicate_key", "no_such_table", "access_denied", "unknown_database",
-// "constraint", "database_exists", "no_active_transaction", ...),
+// "index_exists", "constraint", "database_exists", "no_active_transaction",
+// ...),
 // "mysql_<number>", "mssql_<number>" and "sqlite_<primary code>" for other
 // server errors, "error" for anything else, and "" for nil.
 func Name(err error) string { return info(err).name }

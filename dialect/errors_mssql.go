@@ -67,6 +67,7 @@ var mssqlCodes = map[int32]codeInfo{
 	18456: {Fatal, "access_denied", ""},         // Login failed for user
 	208:   {Fatal, "no_such_table", ""},         // Invalid object name
 	1801:  {Fatal, "database_exists", ""},       // Database 'x' already exists
+	1913:  {Fatal, "index_exists", ""},          // The operation failed because an index or statistics with name 'x' already exists
 	3903:  {Fatal, "no_active_transaction", ""}, // The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION
 }
 

@@ -318,6 +318,7 @@ func TestMySQLDeadlockIsRetry(t *testing.T) {
 	if Classify(victim) != Retry || Name(victim) != "deadlock" || Code(victim) != 1213 {
 		t.Errorf("deadlock %q: class %v name %q code %d", victim, Classify(victim), Name(victim), Code(victim))
 	}
+	checkPredicates(t, victim, "deadlock")
 	// The connections stay usable: roll back and run again.
 	mustExec(t, ctx, c1, d.Rollback())
 	mustExec(t, ctx, c2, d.Rollback())
@@ -362,6 +363,7 @@ func TestMySQLKilledConnectionIsConnLost(t *testing.T) {
 		if Classify(err) != ConnLost || Name(err) != "conn_lost" {
 			t.Errorf("killed connection %q (%T): class %v name %q", err, err, Classify(err), Name(err))
 		}
+		checkPredicates(t, err, "conn_lost")
 		t.Logf("killed connection: %v (%T)", err, err)
 	}
 
@@ -433,6 +435,7 @@ func TestMySQLTooManyConnectionsIsLimit(t *testing.T) {
 	if Classify(err) != Limit || Code(err) != 1040 || Name(err) != "too_many_connections" {
 		t.Fatalf("after %d connections: %q: class %v code %d name %q", len(held), err, Classify(err), Code(err), Name(err))
 	}
+	checkPredicates(t, err, "server_limit")
 	hint := "max_connections is reached (1040); raise max_connections (SET GLOBAL max_connections=N) or lower --threads"
 	if LimitHint(err) == "" || !strings.Contains(err.Error(), hint) {
 		t.Errorf("Open error %q lacks the hint %q", err, hint)

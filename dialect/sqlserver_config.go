@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -194,20 +193,11 @@ func (c Config) sqlserverString() string {
 // parseSQLServerURL parses the sqlserver:// form; a non-empty string is the
 // problem.
 func parseSQLServerURL(s string) (Config, string) {
-	u, err := url.Parse(s)
-	if err != nil {
-		// url.Error repeats the whole URL, password included; keep its cause.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return Config{}, err.Error()
+	u, c, problem := parseServerURL(s, SQLServer)
+	if problem != "" {
+		return Config{}, problem
 	}
-	c := Config{Driver: SQLServer, Host: u.Hostname()}
-	if u.User != nil {
-		c.User = u.User.Username()
-		c.Password, _ = u.User.Password()
-	}
+	var err error
 	c.Instance = strings.TrimPrefix(u.Path, "/")
 	if strings.Contains(c.Instance, "/") {
 		return Config{}, fmt.Sprintf("instance name %q contains '/' (the path is the named instance; give the database as ?database=name)", c.Instance)

@@ -98,10 +98,10 @@ func checkData(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, wh
 		var hi sql.NullInt64
 		err := q.QueryRowContext(ctx, query).Scan(&hi)
 		switch {
-		case isNoSuchTable(err) && n == 1:
+		case dialect.IsNoSuchTable(err) && n == 1:
 			return flagErr("--tables: %s does not exist in %s; run 'vmbench sysbench prepare' with this run's --tables and --table-size first",
 				tableName(1), where)
-		case isNoSuchTable(err):
+		case dialect.IsNoSuchTable(err):
 			return flagErr("--tables: %s does not exist in %s (sbtest1..%s do); --tables is %d: prepare with that many or pass --tables %d",
 				tableName(n), where, tableName(n-1), cfg.Tables, n-1)
 		case err != nil:

@@ -1,87 +1,40 @@
 package sysbench
 
 // How a worker's connection follows the event: statements made cancellable
-// by KILL QUERY (MySQL), the transaction settled after a failed or
-// cancelled event, and reconnecting.
+// by KILL QUERY (MySQL), and the ROLLBACK that settles the transaction
+// after a failed or cancelled event (the restarts, reconnects and
+// discarding are dialect.TxRunner's).
 
 import (
 	"context"
-	"fmt"
+	"database/sql"
 	"strconv"
-	"strings"
 	"time"
 
 	"vmbench/dialect"
 )
 
-// rollbackTimeout bounds the ROLLBACK that settles a connection after a
-// failed or cancelled event; past it the connection is discarded.
-const rollbackTimeout = 5 * time.Second
-
-// settle makes the transaction state of the worker's connection known
-// after a failed attempt, and reports whether the connection can be kept.
-//
-// An event cancelled between two statements (Ctrl-C, the end of the run)
-// or failed mid-transaction leaves the session inside its transaction:
-// its row locks held and its changes visible to whoever uses the
-// connection next, were it handed back to the pool so. Neither MySQL's
-// cancellation (KILL QUERY ends the statement, not the transaction) nor
-// the drivers roll it back. So settle sends ROLLBACK under a fresh context
-// (not the cancelled one) bounded by rollbackTimeout; when that fails the
-// connection is discarded (closed, never pooled), except on SQLite's "no
-// transaction is active" (the failed statement was BEGIN, or SQLite has
-// rolled back itself). Events without a transaction (--skip-trx and the
-// single-statement workloads) run in autocommit and need nothing.
-func (w *worker) settle(ctx context.Context) bool {
-	if w.conn == nil {
-		return false
-	}
-	if !w.dirty {
-		return true
-	}
+// rollback is the worker's dialect.TxHooks.Rollback: the ROLLBACK with
+// which the runner settles the connection after a failed or cancelled
+// event (see dialect.TxRunner), counted as an other query. Events without
+// a transaction (--skip-trx and the single-statement workloads) run in
+// autocommit and need none. A KILL QUERY sent for this event's
+// cancellation must not end the ROLLBACK: it waits for one under way,
+// and lets none start until it is done (a restarted attempt is killable
+// again).
+func (w *worker) rollback(ctx context.Context, conn *sql.Conn) error {
 	if !w.s.mix.trx {
-		w.dirty = false
-		return true
+		return nil
 	}
-	// A KILL QUERY sent for this event's cancellation must not end the
-	// ROLLBACK: wait for one under way, and let none start until it is
-	// done (a restarted attempt is killable again).
 	w.killMu.Lock()
 	w.busy.Store(false)
 	w.killMu.Unlock()
 	defer w.busy.Store(true)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-	defer cancel()
-	if err := w.rollback(rctx); err != nil && !noActiveTransaction(err) {
-		w.discard()
-		return false
-	}
-	w.dirty = false
-	return true
-}
-
-// noActiveTransaction reports SQLite's answer to a ROLLBACK when no
-// transaction is open (SQLITE_ERROR "cannot rollback - no transaction is
-// active"), which is harmless before a restart.
-func noActiveTransaction(err error) bool {
-	return strings.Contains(err.Error(), "no transaction is active")
-}
-
-func (w *worker) rollback(ctx context.Context) error {
-	if w.conn == nil {
-		return driverBadConn
-	}
-	if _, err := w.conn.ExecContext(ctx, w.s.d.Rollback()); err != nil {
+	if _, err := conn.ExecContext(ctx, w.s.d.Rollback()); err != nil {
 		return &stmtError{w.s.d.Rollback(), err}
 	}
 	w.n.other++
 	return nil
-}
-
-// discard closes the worker's connection for good (see closeConn).
-func (w *worker) discard() {
-	w.dirty = true
-	w.closeConn()
 }
 
 // stmtCtx returns the context the event's statements run under.
@@ -126,31 +79,3 @@ func (w *worker) killQuery() {
 
 // killTimeout bounds the KILL QUERY sent on cancellation.
 const killTimeout = 5 * time.Second
-
-// reconnect replaces the connection: backoff from reconnectMin doubling
-// to reconnectMax until it succeeds, a fatal error occurs or ctx ends.
-func (w *worker) reconnect(ctx context.Context) error {
-	w.closeConn()
-	wait := reconnectMin
-	for {
-		err := w.connect(ctx)
-		if err == nil {
-			w.h.Add(w.s.ctr.reconnects, 1)
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if c := dialect.Classify(err); c == dialect.Fatal {
-			return fmt.Errorf("thread %d: reconnecting: %w", w.thread+1, err)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		wait = min(wait*2, reconnectMax)
-	}
-}

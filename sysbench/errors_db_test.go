@@ -341,7 +341,7 @@ func TestCancelEndsLockWait(t *testing.T) {
 
 // TestRestartsAreBounded: an event that keeps failing with a retryable
 // error (rows locked for good, innodb_lock_wait_timeout=0) gives up after
-// maxRestarts with an error naming the cause.
+// MaxRestarts (lowered to 5) with an error naming the cause.
 func TestRestartsAreBounded(t *testing.T) {
 	c := mariaConfig(t, WriteOnly)
 	c.Tables, c.TableSize = 1, 10
@@ -359,7 +359,7 @@ func TestRestartsAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wk.Close()
-	wk.(*worker).maxRestarts = 5
+	wk.(*worker).tx.Policy.MaxFailures = 5
 	start := time.Now()
 	_, err = wk.Event(ctx)
 	t.Logf("gave up after %s", time.Since(start))

@@ -68,7 +68,7 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 
 	var existing []string
 	for n := 1; n <= cfg.Tables; n++ {
-		ok, err := tableExists(ctx, db, d, tableName(n))
+		ok, err := dialect.TableExists(ctx, db, d, tableName(n))
 		if err != nil {
 			return fmt.Errorf("checking for table %s: %w", tableName(n), err)
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"vmbench/dialect"
 )
 
 // cancelAfter is a progress writer that cancels the prepare once the
@@ -36,7 +38,7 @@ func TestInterruptedPrepareLeavesNoTables(t *testing.T) {
 	}
 	db := openT(t, c)
 	for _, name := range []string{"sbtest1", "sbtest2"} {
-		if ok, err := tableExists(ctxT(t), db, db.Dialect, name); ok || err != nil {
+		if ok, err := dialect.TableExists(ctxT(t), db, db.Dialect, name); ok || err != nil {
 			t.Errorf("%s after an interrupted prepare: exists=%v err=%v", name, ok, err)
 		}
 	}

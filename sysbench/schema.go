@@ -62,29 +62,6 @@ func insertPrefix(d dialect.Dialect, n int, autoInc bool) string {
 	return "INSERT INTO " + d.QuoteIdent(tableName(n)) + " (" + strings.Join(cols, ", ") + ") VALUES "
 }
 
-// tableExists reports whether table exists, by a query that reads no row
-// and fails only when the table is missing. Errors other than a missing
-// table (no connection, access denied) are returned.
-func tableExists(ctx context.Context, q queryer, d dialect.Dialect, table string) (bool, error) {
-	rows, err := q.QueryContext(ctx, "SELECT 1 FROM "+d.QuoteIdent(table)+" WHERE 1=0")
-	if err == nil {
-		return true, rows.Close()
-	}
-	if isNoSuchTable(err) {
-		return false, nil
-	}
-	return false, err
-}
-
-// isNoSuchTable recognises "table does not exist": MySQL 1146, SQLite's
-// "no such table" (a plain SQLITE_ERROR, told apart by its message).
-func isNoSuchTable(err error) bool {
-	if dialect.Name(err) == "no_such_table" {
-		return true
-	}
-	return dialect.Classify(err) == dialect.Fatal && strings.Contains(err.Error(), "no such table")
-}
-
 // queryer is *sql.DB or *sql.Conn.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

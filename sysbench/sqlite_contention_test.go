@@ -36,7 +36,7 @@ func TestSQLiteManyWriters(t *testing.T) {
 	}
 	// On a loaded machine one writer can lose the race many times in a
 	// row; the bound on restarts (tested elsewhere) is not what this tests.
-	spec = instrument(spec, func(w *worker) { w.maxRestarts = 1 << 20 })
+	spec = instrument(spec, func(w *worker) { w.tx.Policy.MaxFailures = 1 << 20 })
 	res, err := oltp.Run(ctx, spec, c.RunConfig())
 	if err != nil {
 		t.Fatalf("8 writers on SQLite: %v", err)

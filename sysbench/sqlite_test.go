@@ -47,7 +47,7 @@ func TestSQLite(t *testing.T) {
 	if err := Cleanup(ctx, c, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := tableExists(ctx, db, db.Dialect, "sbtest2"); ok || err != nil {
+	if ok, err := dialect.TableExists(ctx, db, db.Dialect, "sbtest2"); ok || err != nil {
 		t.Errorf("sbtest2 after cleanup: exists=%v err=%v", ok, err)
 	}
 }

@@ -160,7 +160,7 @@ func TestWorkloadsMariaDB(t *testing.T) {
 			if err := Cleanup(ctx, c, nil); err != nil {
 				t.Fatal(err)
 			}
-			if ok, _ := tableExists(ctx, db, db.Dialect, "sbtest1"); ok {
+			if ok, _ := dialect.TableExists(ctx, db, db.Dialect, "sbtest1"); ok {
 				t.Error("sbtest1 exists after cleanup")
 			}
 			if err := Cleanup(ctx, c, nil); err != nil {
@@ -187,7 +187,7 @@ func TestPrepareRefusesExistingTables(t *testing.T) {
 		t.Fatalf("prepare over partly existing tables: %v", err)
 	}
 	db := openT(t, c)
-	if ok, _ := tableExists(ctx, db, db.Dialect, "sbtest4"); ok {
+	if ok, _ := dialect.TableExists(ctx, db, db.Dialect, "sbtest4"); ok {
 		t.Error("prepare created sbtest4 although it refused")
 	}
 	if err := Cleanup(ctx, c, nil); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,12 +22,19 @@ import (
 // the worker gives up with an error. sysbench restarts without a bound.
 const MaxRestarts = 100
 
-// Reconnect backoff: the first retry waits reconnectMin, each failure
-// doubles the wait up to reconnectMax; the run's context bounds the whole.
-const (
-	reconnectMin = time.Millisecond
-	reconnectMax = time.Second
-)
+// txPolicy is how a worker restarts its events (see NewSpec): after the
+// errors --mysql-ignore-errors lists and after lost connections, up to
+// MaxRestarts failures in a row; reconnecting waits 1 ms after the first
+// failed connect, doubling up to 1 s, and gives up only on a Fatal error
+// (the run's context bounds the whole).
+func (s *spec) txPolicy() dialect.TxPolicy {
+	return dialect.TxPolicy{
+		Restartable: func(err error, _ dialect.Class) bool { return s.cfg.IgnoreErrors.restart(err, s.d.Driver()) },
+		MaxRestarts: -1, MaxReconnects: -1, MaxFailures: MaxRestarts,
+		ReconnectMin: time.Millisecond, ReconnectMax: time.Second,
+		KeepConnecting: func(c dialect.Class) bool { return c != dialect.Fatal },
+	}
+}
 
 // retryErrorNames lists the dialect.Name values of the errors a worker
 // survives (classes Retry and ConnLost), each counted as "errors.<name>".
@@ -138,7 +146,8 @@ type worker struct {
 	s      *spec
 	thread int // 0-based
 	h      *hist.Handle
-	conn   *sql.Conn
+	tx     *dialect.TxRunner     // owns conn: restarts, reconnects, settles
+	conn   *sql.Conn             // tx's connection while prepared (nil when it has none)
 	stmts  [][nKinds]driver.Stmt // [table][kind] on conn's driver connection, nil for kinds not used
 	rnd    *Rand
 	ids    *uniqueIDs
@@ -150,10 +159,11 @@ type worker struct {
 	c, pad []byte               // the c and pad values of the statement being run
 	dest   []driver.Value       // row buffer when a result set is read row by row
 
-	// The attempt run inside conn.Raw: attemptFn is w.rawAttempt, bound
-	// once; actx is the statement context and dc the driver connection
-	// while it runs.
-	attemptFn func(any) error
+	// The attempt: attemptFn is w.attempt and rawFn w.rawAttempt (run
+	// inside conn.Raw), bound once; actx is the statement context of the
+	// event and dc the driver connection while an attempt runs.
+	attemptFn func(*sql.Conn) error
+	rawFn     func(any) error
 	actx      context.Context
 	dc        driver.Conn
 
@@ -167,30 +177,26 @@ type worker struct {
 	quiet     context.Context
 	stopWatch func() bool
 
-	// dirty: conn may be inside a transaction (an attempt failed and no
-	// ROLLBACK has succeeded since), so it must not go back to the pool;
-	// see settle.
-	dirty bool
-
 	// onRestart, if set (tests), is called before each restart of an event.
 	onRestart func(error)
 	// betweenSteps, if set (tests), is called after each step of an
 	// attempt; an error it returns ends the attempt as a statement's would.
 	betweenSteps func(step int) error
-	// maxRestarts is MaxRestarts; tests lower it.
-	maxRestarts int
 }
 
 func (s *spec) newWorker(ctx context.Context, t int, h *hist.Handle) (*worker, error) {
 	w := &worker{s: s, thread: t, h: h, rnd: NewRand(s.cfg.Rand, s.seed, uint64(t)),
-		ids: newUniqueIDs(t, s.cfg.Threads, s.seed), maxRestarts: MaxRestarts,
-		c: make([]byte, 0, cLen), pad: make([]byte, 0, padLen)}
+		ids: newUniqueIDs(t, s.cfg.Threads, s.seed),
+		c:   make([]byte, 0, cLen), pad: make([]byte, 0, padLen)}
 	for i := range w.args {
 		w.args[i].Ordinal = i + 1
 	}
-	w.attemptFn = w.rawAttempt
-	if err := w.connect(ctx); err != nil {
-		if dialect.Classify(err) == dialect.Limit {
+	w.attemptFn, w.rawFn = w.attempt, w.rawAttempt
+	w.tx = dialect.NewTxRunner(s.db, s.txPolicy(), dialect.TxHooks{
+		Prepare: w.prepare, Release: w.release, Rollback: w.rollback, Observe: w.observe,
+	})
+	if err := w.tx.Connect(ctx); err != nil {
+		if dialect.IsServerLimit(err) {
 			return nil, fmt.Errorf("%s (%w)", dialect.LimitHint(err), err)
 		}
 		return nil, err
@@ -198,13 +204,9 @@ func (s *spec) newWorker(ctx context.Context, t int, h *hist.Handle) (*worker, e
 	return w, nil
 }
 
-// connect takes a connection from the pool and prepares the statements on
-// its driver connection.
-func (w *worker) connect(ctx context.Context) error {
-	conn, err := w.s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", w.s.cfg.DialectConfig(), err)
-	}
+// prepare is the worker's dialect.TxHooks.Prepare: it prepares the
+// statements on conn's driver connection.
+func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 	w.conn = conn
 	if w.s.d.Driver() == dialect.MySQL {
 		// The second column sizes go-sql-driver's read buffer: it starts
@@ -214,13 +216,12 @@ func (w *worker) connect(ctx context.Context) error {
 		var filler []byte
 		if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID(), REPEAT(' ', "+strconv.Itoa(readBufferHint)+")").
 			Scan(&id, &filler); err != nil {
-			w.closeConn()
 			return fmt.Errorf("SELECT CONNECTION_ID(): %w", err)
 		}
 		w.connID.Store(id)
 	}
 	w.stmts = make([][nKinds]driver.Stmt, len(w.s.texts))
-	err = conn.Raw(func(dc any) error {
+	return conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
 			return fmt.Errorf("the %s driver's connection does not implement driver.ConnPrepareContext", w.s.d.Driver())
@@ -244,11 +245,6 @@ func (w *worker) connect(ctx context.Context) error {
 		}
 		return nil
 	})
-	if err != nil {
-		w.closeConn()
-		return err
-	}
-	return nil
 }
 
 // readBufferHint is the length of the string read at connect to grow
@@ -260,23 +256,11 @@ func (w *worker) connect(ctx context.Context) error {
 // the wire are the same; the cost is 16 KiB per connection.
 const readBufferHint = 16000
 
-// closeConn closes the statements on the server and hands the connection
-// back to the pool (which closes it if it is broken); a connection whose
-// transaction state is unknown (dirty) is discarded instead.
-func (w *worker) closeConn() {
-	if w.conn == nil {
-		w.stmts = nil
-		return
-	}
-	var end error
-	if w.dirty {
-		// Raw's driver.ErrBadConn makes database/sql close the driver
-		// connection instead of pooling it; the server rolls back what
-		// was open.
-		end = driver.ErrBadConn
-	}
+// release is the worker's dialect.TxHooks.Release: it closes the
+// statements on the server before the runner closes or discards conn.
+func (w *worker) release(conn *sql.Conn) {
 	// A broken connection fails Raw; its statements went with it.
-	_ = w.conn.Raw(func(any) error {
+	_ = conn.Raw(func(any) error {
 		for t := range w.stmts {
 			for k, st := range w.stmts[t] {
 				if st != nil {
@@ -285,12 +269,10 @@ func (w *worker) closeConn() {
 				}
 			}
 		}
-		return end
+		return nil
 	})
-	w.stmts, w.dirty = nil, false
+	w.stmts, w.conn = nil, nil
 	w.connID.Store(0)
-	_ = w.conn.Close()
-	w.conn = nil
 }
 
 // Close releases the statements and the connection.
@@ -298,63 +280,51 @@ func (w *worker) Close() error {
 	if w.stopWatch != nil {
 		w.stopWatch()
 	}
-	w.closeConn()
+	w.tx.Close()
 	return nil
 }
 
-// Event runs one event, restarting it after ignored errors.
+// Event runs one event, restarting it after ignored errors (see NewSpec).
 func (w *worker) Event(ctx context.Context) (int, error) {
-	sctx := w.stmtCtx(ctx)
+	w.actx = w.stmtCtx(ctx)
 	w.busy.Store(true)
 	defer w.busy.Store(false)
-	for restarts := 0; ; restarts++ {
-		err := w.attempt(sctx)
-		w.flush()
-		if err == nil {
-			return 0, nil
-		}
-		if ctx.Err() != nil {
-			w.settle(ctx)
-			return 0, ctx.Err()
-		}
-		class := dialect.Classify(err)
-		if (class == dialect.Retry || class == dialect.Fatal || class == dialect.Limit) && !w.s.cfg.IgnoreErrors.restart(err, w.s.d.Driver()) {
-			w.settle(ctx)
-			return 0, w.fatal(err) // --mysql-ignore-errors does not list it
-		}
-		switch class {
-		case dialect.Retry, dialect.Fatal, dialect.Limit: // listed in --mysql-ignore-errors
-			w.countError(err)
-			if !w.settle(ctx) {
-				if cerr := w.reconnect(ctx); cerr != nil {
-					return 0, cerr
-				}
-			}
-		case dialect.ConnLost:
-			w.countError(err)
-			if cerr := w.reconnect(ctx); cerr != nil {
-				return 0, cerr
-			}
-		default: // canceled, or an unclassified nil-like state
-			w.settle(ctx)
-			return 0, err
-		}
-		w.h.Add(w.s.ctr.retries, 1)
-		if restarts+1 >= w.maxRestarts {
-			return 0, fmt.Errorf("thread %d: gave up after %d restarts in a row of one %s transaction; last error: %w",
-				w.thread+1, w.maxRestarts, w.s.cfg.Workload, err)
-		}
-		if w.onRestart != nil {
-			w.onRestart(err)
-		}
+	err := w.tx.Run(ctx, w.attemptFn)
+	w.actx = nil
+	var gu *dialect.GiveUpError
+	var re *dialect.ReconnectError
+	switch {
+	case err == nil, err == ctx.Err(), dialect.Classify(err) == dialect.Canceled:
+		return 0, err
+	case errors.As(err, &gu):
+		return 0, fmt.Errorf("thread %d: gave up after %d restarts in a row of one %s transaction; last error: %w",
+			w.thread+1, w.tx.Policy.MaxFailures, w.s.cfg.Workload, gu.Err)
+	case errors.As(err, &re), !dialect.IsServerLimit(err):
+		return 0, fmt.Errorf("thread %d: %w", w.thread+1, err)
 	}
+	return 0, fmt.Errorf("thread %d: %w; %s", w.thread+1, err, dialect.LimitHint(err))
 }
 
-func (w *worker) fatal(err error) error {
-	if dialect.Classify(err) == dialect.Limit {
-		return fmt.Errorf("thread %d: %w; %s", w.thread+1, err, dialect.LimitHint(err))
+// observe is the worker's dialect.TxHooks.Observe: every error an event
+// survives (and the one it gives up on) counts as errors.<name> and as a
+// retry, every new connection as a reconnect.
+func (w *worker) observe(e dialect.TxEvent) {
+	switch e.Kind {
+	case dialect.TxFailed:
+		if e.Action != dialect.TxEnd {
+			w.countError(e.Err)
+		}
+		if e.Action == dialect.TxGiveUp {
+			w.h.Add(w.s.ctr.retries, 1)
+		}
+	case dialect.TxRestarting:
+		w.h.Add(w.s.ctr.retries, 1)
+		if w.onRestart != nil {
+			w.onRestart(e.Err)
+		}
+	case dialect.TxReconnected:
+		w.h.Add(w.s.ctr.reconnects, 1)
 	}
-	return fmt.Errorf("thread %d: %w", w.thread+1, err)
 }
 
 func (w *worker) countError(err error) {
@@ -379,10 +349,6 @@ func (w *worker) flush() {
 	w.n.read, w.n.write, w.n.other = 0, 0, 0
 }
 
-// driverBadConn stands for a connection closed by a failed reconnect; it
-// is classified ConnLost, so the next event reconnects.
-var driverBadConn = driver.ErrBadConn
-
 // stmtError names the statement that failed.
 type stmtError struct {
 	sql string
@@ -392,18 +358,12 @@ type stmtError struct {
 func (e *stmtError) Error() string { return e.sql + ": " + e.err.Error() }
 func (e *stmtError) Unwrap() error { return e.err }
 
-// attempt runs the event's statements once, on the driver connection.
-func (w *worker) attempt(ctx context.Context) error {
-	if w.conn == nil {
-		return driverBadConn
-	}
-	w.actx = ctx
-	w.dirty = true
-	err := w.conn.Raw(w.attemptFn)
-	w.actx, w.dc = nil, nil
-	if err == nil {
-		w.dirty = false // committed, or autocommit statements only
-	}
+// attempt runs the event's statements once, on conn's driver connection,
+// and adds their counts to the counters.
+func (w *worker) attempt(conn *sql.Conn) error {
+	err := conn.Raw(w.rawFn)
+	w.dc = nil
+	w.flush()
 	return err
 }
 

@@ -64,7 +64,7 @@ func TestWorkerClosesItsStatements(t *testing.T) {
 		}
 	}
 	wk := w.(*worker)
-	if err := wk.reconnect(ctx); err != nil {
+	if err := wk.tx.Reconnect(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := count()-before, 9*c.Tables; got != want {

@@ -40,7 +40,7 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 	}
 	db, err := dialect.Open(ctx, dcfg)
 	if err != nil {
-		if dialect.Name(err) == "unknown_database" {
+		if dialect.IsUnknownDatabase(err) {
 			fmt.Fprintf(out, "Database %s does not exist; nothing to drop\n", cfg.Conn.DB)
 			return nil
 		}
@@ -49,7 +49,7 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 	defer db.Close()
 	present := map[string]bool{}
 	for _, name := range tableNames() {
-		ok, err := hasTable(ctx, db, db.Dialect, name)
+		ok, err := dialect.TableExists(ctx, db, db.Dialect, name)
 		if err != nil {
 			return fmt.Errorf("checking for table %s: %w", name, err)
 		}
@@ -77,7 +77,7 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 	var dropped []string
 	var errs []error
 	for _, name := range order {
-		ok, err := hasTable(ctx, db, db.Dialect, name)
+		ok, err := dialect.TableExists(ctx, db, db.Dialect, name)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("checking for table %s: %w", name, err))
 			if ctx.Err() != nil {

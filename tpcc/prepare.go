@@ -199,7 +199,7 @@ type dbState struct {
 func inspectDatabase(ctx context.Context, db *dialect.DB) (dbState, error) {
 	st := dbState{exists: map[string]bool{}}
 	for _, name := range tableNames() {
-		ok, err := hasTable(ctx, db, db.Dialect, name)
+		ok, err := dialect.TableExists(ctx, db, db.Dialect, name)
 		if err != nil {
 			return st, fmt.Errorf("checking for table %s: %w", name, err)
 		}
@@ -325,21 +325,11 @@ func loadedUnits(ctx context.Context, db *dialect.DB, warehouses int) (map[int]b
 func createIndexes(ctx context.Context, db *dialect.DB) error {
 	stmts := SchemaStatements(db.Dialect)
 	for i, q := range stmts[len(schema)+2:] {
-		if _, err := db.ExecContext(ctx, q); err != nil && !indexExists(err) {
+		if _, err := db.ExecContext(ctx, q); err != nil && !dialect.IsIndexExists(err) {
 			return fmt.Errorf("creating index %s: %w", indexes[i].name, err)
 		}
 	}
 	return nil
-}
-
-// indexExists recognises "index exists already": MySQL 1061
-// (ER_DUP_KEYNAME), SQL Server 1913, SQLite's "already exists".
-func indexExists(err error) bool {
-	switch dialect.Code(err) {
-	case 1061, 1913:
-		return true
-	}
-	return strings.Contains(err.Error(), "already exists")
 }
 
 // finishLoad checks that every unit 0..warehouses is in vmbench_tpcc_load
@@ -359,27 +349,6 @@ func finishLoad(ctx context.Context, db *dialect.DB, warehouses int) error {
 		return fmt.Errorf("marking the load complete in %s: %w", metaTable, err)
 	}
 	return nil
-}
-
-// hasTable reports whether table exists, by selecting nothing from it.
-func hasTable(ctx context.Context, db *dialect.DB, d dialect.Dialect, name string) (bool, error) {
-	rows, err := db.QueryContext(ctx, "SELECT 1 FROM "+d.QuoteIdent(name)+" WHERE 1=0")
-	if err == nil {
-		return true, rows.Close()
-	}
-	if isNoSuchTable(err) {
-		return false, nil
-	}
-	return false, err
-}
-
-// isNoSuchTable recognises "table does not exist": MySQL 1146, SQL Server
-// 208 (invalid object name), SQLite's "no such table".
-func isNoSuchTable(err error) bool {
-	if dialect.Name(err) == "no_such_table" || dialect.Code(err) == 208 {
-		return true
-	}
-	return dialect.Classify(err) == dialect.Fatal && strings.Contains(err.Error(), "no such table")
 }
 
 // warehouses is "1 warehouse" or "N warehouses".

@@ -603,8 +603,7 @@ func TestTxn(t *testing.T) {
 	t.Run("RetriesExhausted", func(t *testing.T) {
 		ctx := txnCtx(t)
 		w, h := e.worker(t, map[string]string{"innodb_lock_wait_timeout": "1"})
-		e.rs.cfg.Retries = 1
-		defer func() { e.rs.cfg.Retries = e.cfg.Retries }()
+		w.tx.Policy.MaxRestarts = 1 // --retries=1
 		locker := lockRow(t, e.db, "SELECT w_ytd FROM warehouse WHERE w_id = 2 FOR UPDATE")
 		defer locker.release()
 		_, err := w.payment(ctx, paymentInput{w: 2, d: 1, cw: 2, cd: 1, c: 1, amount: 500})

@@ -3,10 +3,8 @@ package tpcc
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"vmbench/dialect"
@@ -14,19 +12,21 @@ import (
 	"vmbench/oltp/hist"
 )
 
-// Reconnecting: the first retry waits reconnectMin, each failure doubles
-// the wait up to reconnectMax, and reconnectTimeout bounds one reconnect
-// in all (the run's context may end it sooner). maxReconnects bounds how
-// often one transaction is restarted on a new connection.
-const (
-	reconnectMin     = 10 * time.Millisecond
-	reconnectMax     = time.Second
-	reconnectTimeout = 30 * time.Second
-	maxReconnects    = 10
-	// rollbackTimeout bounds the ROLLBACK after a failed or cancelled
-	// attempt (see settle); past it the connection is discarded.
-	rollbackTimeout = 5 * time.Second
-)
+// maxReconnects bounds how often one transaction is restarted on a new
+// connection.
+const maxReconnects = 10
+
+// txPolicy is how a worker restarts a transaction (see transact): after a
+// Retry-class error at most retries times, after a lost connection at
+// most maxReconnects times; reconnecting waits 10 ms after the first
+// failed connect, doubling up to 1 s, for 30 s at most (the run's context
+// may end it sooner), and gives up on any error but a lost connection.
+func txPolicy(retries int) dialect.TxPolicy {
+	return dialect.TxPolicy{
+		MaxRestarts: retries, MaxReconnects: maxReconnects,
+		ReconnectMin: 10 * time.Millisecond, ReconnectMax: time.Second, ReconnectTimeout: 30 * time.Second,
+	}
+}
 
 // worker runs transactions on one connection, with every statement
 // prepared on it. In a terminal-driven run it executes the transactions
@@ -38,11 +38,9 @@ type worker struct {
 	d      dialect.Dialect
 	thread int // 0-based
 	h      *hist.Handle
-	conn   *sql.Conn
+	tx     *dialect.TxRunner // owns conn: restarts, reconnects, settles
+	conn   *sql.Conn         // tx's connection while prepared (nil when it has none)
 	ps     [numStmts]*sql.Stmt
-	// dirty: conn may be inside a transaction (an attempt failed and no
-	// ROLLBACK has succeeded since), so it must not go back to the pool.
-	dirty bool
 
 	// onRestart, if set (tests), is called before each restart of a
 	// transaction, with the error that caused it.
@@ -57,8 +55,11 @@ var _ oltp.Executor = (*worker)(nil)
 // back with dialect.LimitHint's advice.
 func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *hist.Handle) (*worker, error) {
 	w := &worker{r: r, db: db, d: db.Dialect, thread: thread, h: h}
-	if err := w.connect(ctx); err != nil {
-		if dialect.Classify(err) == dialect.Limit {
+	w.tx = dialect.NewTxRunner(db, txPolicy(r.cfg.Retries), dialect.TxHooks{
+		Prepare: w.prepare, Release: w.release, Observe: w.observe,
+	})
+	if err := w.tx.Connect(ctx); err != nil {
+		if dialect.IsServerLimit(err) {
 			return nil, fmt.Errorf("%w; %s", err, dialect.LimitHint(err))
 		}
 		return nil, err
@@ -66,18 +67,13 @@ func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *
 	return w, nil
 }
 
-// connect takes a connection from the pool and prepares every statement
-// on it.
-func (w *worker) connect(ctx context.Context) error {
-	conn, err := w.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", w.db.Config, err)
-	}
+// prepare is the worker's dialect.TxHooks.Prepare: it prepares every
+// statement on conn.
+func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 	w.conn = conn
 	for i, text := range w.r.stmts.text {
 		st, err := conn.PrepareContext(ctx, text)
 		if err != nil {
-			w.closeConn()
 			return fmt.Errorf("preparing %s (%s): %w", stmtID(i), text, err)
 		}
 		w.ps[i] = st
@@ -85,32 +81,21 @@ func (w *worker) connect(ctx context.Context) error {
 	return nil
 }
 
-// closeConn closes the statements and hands the connection back to the
-// pool, which discards it when it is broken; a connection whose
-// transaction state is unknown (dirty) is discarded.
-func (w *worker) closeConn() {
-	if w.dirty && w.conn != nil {
-		// Returning driver.ErrBadConn from Raw makes database/sql close the
-		// driver connection instead of pooling it; the server rolls back
-		// what was open.
-		_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	w.dirty = false
+// release is the worker's dialect.TxHooks.Release: it closes the
+// statements before the runner closes or discards conn.
+func (w *worker) release(*sql.Conn) {
 	for i, st := range w.ps {
 		if st != nil {
 			_ = st.Close()
 			w.ps[i] = nil
 		}
 	}
-	if w.conn != nil {
-		_ = w.conn.Close()
-		w.conn = nil
-	}
+	w.conn = nil
 }
 
 // Close closes the statements and the connection.
 func (w *worker) Close() error {
-	w.closeConn()
+	w.tx.Close()
 	return nil
 }
 
@@ -157,63 +142,31 @@ var errRollback = errors.New("rolled back on purpose")
 // whole of it with the same inputs after a deadlock, a lock timeout or a
 // busy database (ROLLBACK first; at most Config.Retries restarts) and
 // after a lost connection (a new connection, statements prepared again;
-// at most maxReconnects). body must be repeatable: it starts from its
-// inputs each time and keeps nothing of a failed attempt. Errors name the
-// transaction; a cancelled ctx returns ctx.Err().
+// at most maxReconnects), as dialect.TxRunner does. body must be
+// repeatable: it starts from its inputs each time and keeps nothing of a
+// failed attempt. Errors name the transaction; a cancelled ctx returns
+// ctx.Err().
 func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx context.Context) error) error {
-	restarts, reconnects := 0, 0
-	for {
-		err := w.attempt(ctx, begin, body)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			w.settle(ctx)
-			return ctx.Err()
-		}
-		switch dialect.Classify(err) {
-		case dialect.Retry:
-			w.countRetryError(err)
-			if restarts >= w.r.cfg.Retries {
-				w.rollbackOrDrop(ctx)
-				return fmt.Errorf("%s: gave up after %d restarts; last error: %w", name, restarts, err)
-			}
-			restarts++
-			w.h.Add(ctrRetries, 1)
-			w.rollbackOrDrop(ctx)
-		case dialect.ConnLost:
-			if reconnects >= maxReconnects {
-				return fmt.Errorf("%s: gave up after %d reconnects; last error: %w", name, reconnects, err)
-			}
-			reconnects++
-			if rerr := w.reconnect(ctx); rerr != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("%s: %w (after: %v)", name, rerr, err)
-			}
-		case dialect.Canceled:
-			w.settle(ctx)
-			return fmt.Errorf("%s: %w", name, err)
-		case dialect.Limit:
-			w.rollbackOrDrop(ctx)
-			return fmt.Errorf("%s: %w; %s", name, err, dialect.LimitHint(err))
-		default:
-			w.rollbackOrDrop(ctx)
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if w.onRestart != nil {
-			w.onRestart(err)
-		}
+	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, begin, body) })
+	var gu *dialect.GiveUpError
+	var re *dialect.ReconnectError
+	switch {
+	case err == nil || err == ctx.Err():
+		return err
+	case errors.As(err, &gu) && gu.Class == dialect.ConnLost:
+		return fmt.Errorf("%s: gave up after %d reconnects; last error: %w", name, gu.Reconnects, gu.Err)
+	case gu != nil:
+		return fmt.Errorf("%s: gave up after %d restarts; last error: %w", name, gu.Restarts, gu.Err)
+	case errors.As(err, &re):
+		return fmt.Errorf("%s: %w (after: %v)", name, re, re.Cause)
+	case dialect.IsServerLimit(err):
+		return fmt.Errorf("%s: %w; %s", name, err, dialect.LimitHint(err))
 	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // attempt runs body once between begin and COMMIT.
 func (w *worker) attempt(ctx context.Context, begin string, body func(ctx context.Context) error) error {
-	if w.conn == nil {
-		return driver.ErrBadConn // a failed reconnect left none
-	}
-	w.dirty = true
 	err := w.text(ctx, begin)
 	if err == nil {
 		if err = body(ctx); errors.Is(err, errRollback) {
@@ -221,9 +174,6 @@ func (w *worker) attempt(ctx context.Context, begin string, body func(ctx contex
 		} else if err == nil {
 			err = w.text(ctx, w.d.Commit())
 		}
-	}
-	if err == nil {
-		w.dirty = false
 	}
 	return err
 }
@@ -236,103 +186,28 @@ func (w *worker) text(ctx context.Context, q string) error {
 	return nil
 }
 
-// rollbackOrDrop settles the connection after a failed attempt and, when
-// it had to be discarded, connects again (on failure the next attempt
-// finds no connection and tries again).
-func (w *worker) rollbackOrDrop(ctx context.Context) {
-	if !w.settle(ctx) && w.conn == nil {
-		_ = w.reconnect(ctx)
-	}
-}
-
-// settle makes the transaction state of the connection known after a
-// failed attempt and reports whether the connection was kept.
-//
-// A transaction cancelled between two statements (Ctrl-C, the end of the
-// run) or failed mid-way leaves the session inside it: its row locks held
-// and its changes visible to the next user of the connection (NOPM's end
-// reading among them), were it handed back to the pool so; the drivers
-// neither roll back nor drop a connection whose context was cancelled
-// between statements. So settle sends ROLLBACK under a fresh context (not
-// the cancelled one) bounded by rollbackTimeout, and when that fails
-// discards the connection (closed, never pooled), except on SQLite's "no
-// transaction is active": the failed statement was BEGIN itself, or
-// SQLite has rolled back already.
-func (w *worker) settle(ctx context.Context) bool {
-	if w.conn == nil {
-		return false
-	}
-	if !w.dirty {
-		return true
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-	defer cancel()
-	if err := w.text(rctx, w.d.Rollback()); err != nil && !strings.Contains(err.Error(), "no transaction is active") {
-		w.closeConn() // dirty: discarded
-		return false
-	}
-	w.dirty = false
-	return true
-}
-
-// countRetryError counts a Retry-class error as a deadlock or a lock
-// timeout (SQLite: the database stayed busy or locked past busy_timeout);
-// other ones (MySQL 1020, SQL Server 3960) count only as restarts.
-func (w *worker) countRetryError(err error) {
-	code := dialect.Code(err)
-	switch w.d.Driver() {
-	case dialect.MySQL:
-		switch code {
-		case 1213: // ER_LOCK_DEADLOCK
+// observe is the worker's dialect.TxHooks.Observe: a Retry-class error
+// counts as a deadlock or a lock timeout (SQLite: the database stayed busy
+// or locked past busy_timeout; other ones, MySQL 1020 and SQL Server 3960,
+// count only as restarts), each restart after one as a retry, each new
+// connection as a reconnect.
+func (w *worker) observe(e dialect.TxEvent) {
+	switch {
+	case e.Kind == dialect.TxFailed && e.Class == dialect.Retry && e.Action != dialect.TxEnd:
+		if dialect.IsDeadlock(e.Err) {
 			w.h.Add(ctrDeadlocks, 1)
-		case 1205: // ER_LOCK_WAIT_TIMEOUT
+		} else if dialect.IsLockTimeout(e.Err) {
 			w.h.Add(ctrLockTimeouts, 1)
 		}
-	case dialect.SQLServer:
-		switch code {
-		case 1205: // chosen as deadlock victim
-			w.h.Add(ctrDeadlocks, 1)
-		case 1222: // lock request time out period exceeded
-			w.h.Add(ctrLockTimeouts, 1)
+	case e.Kind == dialect.TxRestarting:
+		if e.Class == dialect.Retry {
+			w.h.Add(ctrRetries, 1)
 		}
-	case dialect.SQLite:
-		switch code & 0xff {
-		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-			w.h.Add(ctrLockTimeouts, 1)
+		if w.onRestart != nil {
+			w.onRestart(e.Err)
 		}
-	}
-}
-
-// reconnect replaces the connection: backoff from reconnectMin doubling to
-// reconnectMax, until it succeeds, a fatal error occurs, reconnectTimeout
-// passes or ctx ends.
-func (w *worker) reconnect(ctx context.Context) error {
-	w.closeConn()
-	deadline := time.Now().Add(reconnectTimeout)
-	wait := reconnectMin
-	for {
-		err := w.connect(ctx)
-		if err == nil {
-			w.h.Add(ctrReconnects, 1)
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if c := dialect.Classify(err); c != dialect.ConnLost {
-			return fmt.Errorf("reconnecting: %w", err)
-		}
-		if time.Now().Add(wait).After(deadline) {
-			return fmt.Errorf("reconnecting for %s: %w", reconnectTimeout, err)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		wait = min(wait*2, reconnectMax)
+	case e.Kind == dialect.TxReconnected:
+		w.h.Add(ctrReconnects, 1)
 	}
 }
 

@@ -118,7 +118,7 @@ var dsnFlagWords = strings.NewReplacer(
 // simulate.db-server), as a usage error naming only campaign run's flags:
 // a refused login says where the password may come from.
 func dsnError(err error, label string, cfg dialect.Config, p dsnPassword) error {
-	if dialect.Name(err) == "access_denied" {
+	if dialect.IsAccessDenied(err) {
 		return usagef("%s: connecting to %s: %s; check the user and the password (%s)",
 			label, cfg, dsnFlagWords.Replace(dialectCause(err).Error()), p.where(cfg.Driver))
 	}
