@@ -110,7 +110,7 @@ func TestWrittenValuesKeepTheirShape(t *testing.T) {
 		if err := Prepare(ctx, c, nil, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+		if _, err := Run(ctx, c, c.RunConfig()); err != nil {
 			t.Fatal(err)
 		}
 		db := openT(t, c)
@@ -133,7 +133,7 @@ func TestWrittenValuesKeepTheirShape(t *testing.T) {
 		if err := Prepare(ctx, c, nil, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+		if _, err := Run(ctx, c, c.RunConfig()); err != nil {
 			t.Fatal(err)
 		}
 		db := openT(t, c)
@@ -158,7 +158,7 @@ func TestRangeLargerThanReadBuffer(t *testing.T) {
 	if err := Prepare(ctx, c, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, c, c.RunConfig(), nil)
+	res, err := Run(ctx, c, c.RunConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
