@@ -3,6 +3,7 @@ package sysbench
 import (
 	"context"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Flags %v do not parse back: %v", flags, err)
 	}
-	if got, want := again.Flags(), cfg.Flags(); !equalMaps(got, want) {
+	if got, want := again.Flags(), cfg.Flags(); !maps.Equal(got, want) {
 		t.Errorf("round trip: %v, want %v", got, want)
 	}
 	if _, err := workload.Parse(tool, "", map[string]string{"mysql_host": "db1"}, nil, conn.ConnectionFlags()); err == nil ||
@@ -79,16 +80,4 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	if vm.Database().SQLitePath != "/tmp/vm1.db" || c.Conn.SQLitePath == "/tmp/vm1.db" {
 		t.Errorf("SetDatabase on a clone: clone %+v, original %+v", vm.Conn, c.Conn)
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
