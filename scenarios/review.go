@@ -9,6 +9,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/workload"
 )
 
 // VMRow is one VM's line of the review table. Latencies are in ms; TPS is
@@ -32,18 +33,12 @@ type VMRow struct {
 	// were all retried shows 0 here and its retries apart.
 	Errors     int64
 	Reconnects int64
-	// TpmC and NOPM are the TPC-C figures (new_order ops per minute, and
-	// the change of sum(d_next_o_id) per minute), for results that carry
-	// them (see tpccOp, nopmCounter); 0 otherwise.
-	TpmC, NOPM float64
+	// Extra are the cells of the tool's own columns (Review.Columns),
+	// such as tpcc's tpmC and NOPM.
+	Extra []string
 }
 
-// The parts of a TPC-C Result the review reads (the Result contract of
-// the tpcc workload): New-Orders are the op named tpccOp, and the change
-// of sum(d_next_o_id) over the measured window is the counter nopmCounter.
 const (
-	tpccOp      = "new_order"
-	nopmCounter = "d_next_o_id.delta"
 	// retryCounter and errorPrefix are the Result counters of retried
 	// events and of errors by class (sysbench and tpcc alike).
 	retryCounter = "retries"
@@ -84,10 +79,11 @@ type Review struct {
 	P99ExactMs             float64
 	Retries, Errors        int64
 	Reconnects             int64
-	// TPCC is set when the results are TPC-C's: the tables then show tpmC
-	// and NOPM, summed over VMs as TPS is.
-	TPCC             bool
-	TpmCSum, NOPMSum float64
+	// Columns are the tool's own columns (workload.Reviewer), after the
+	// common ones; Extra are their cells of the merged Result, the
+	// published aggregate row.
+	Columns []workload.Column
+	Extra   []string
 	// FromIntended is set when the latency columns are measured from the
 	// intended start (open loop) or the submission (terminal-driven)
 	// rather than as service time.
@@ -101,13 +97,18 @@ type Review struct {
 }
 
 // NewReview builds the review table from one measure-phase Result per VM
-// (labelled vm and datastore) and their Merge. Latency merges every op of
-// a result (all transaction types).
-func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Review, error) {
+// (labelled vm and datastore) and their Merge, with the tool's own
+// columns cols (may be nil). Latency merges every op of a result (all
+// transaction types).
+func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols []workload.Column) (*Review, error) {
 	if len(perVM) == 0 {
 		return nil, fmt.Errorf("review: no results")
 	}
-	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed}
+	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
+		Columns: cols}
+	for _, c := range cols {
+		rv.Extra = append(rv.Extra, c.Cell(merged, true))
+	}
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
@@ -119,12 +120,8 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result) (*Rev
 			TPS: r.PerSecond(h.Count()), AvgMs: ms(h.Mean()), P95Ms: ms(h.Percentile(95)), P99Ms: ms(h.Percentile(99)),
 			Reconnects: r.Counters["reconnects"]}
 		row.Retries, row.Errors = retriesAndErrors(r.Counters)
-		if op := r.Op(tpccOp); op != nil && r.Elapsed > 0 {
-			rv.TPCC = true
-			row.TpmC = float64(op.Latency.Count) / r.Elapsed.Minutes()
-			row.NOPM = float64(r.Counters[nopmCounter]) / r.Elapsed.Minutes()
-			rv.TpmCSum += row.TpmC
-			rv.NOPMSum += row.NOPM
+		for _, c := range cols {
+			row.Extra = append(row.Extra, c.Cell(r, false))
 		}
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
@@ -188,15 +185,15 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", strings.ToUpper(rv.Simulated[:1])+rv.Simulated[1:])
 	}
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
-	rows := [][]string{rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconn"}, "tpmC", "NOPM")}
+	rows := [][]string{append([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconn"}, rv.headers()...)}
 	for _, r := range rv.VMs {
-		rows = append(rows, rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
-			num(r.TpmC), num(r.NOPM)))
+		rows = append(rows, append([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
+			r.Extra...))
 	}
 	rows = append(rows,
-		rv.tpcc([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)},
-			num(rv.TpmCSum), num(rv.NOPMSum)),
-		rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
+		append([]string{"aggregate, published", "", num(rv.TPSSum), f2(rv.AvgPublishedMs), f2(rv.P95PublishedMs), f2(rv.P99PublishedMs), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)},
+			rv.Extra...),
+		append([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, rv.cells(func(workload.Column) string { return "" })...))
 	writeColumns(w, rows, 2) // the first two columns are text, left-aligned
 	for _, l := range rv.summaryLines() {
 		fmt.Fprintln(w, l)
@@ -230,12 +227,29 @@ func writeColumns(w io.Writer, rows [][]string, left int) {
 	}
 }
 
-// tpcc appends the TPC-C columns to a row of a TPC-C review.
-func (rv *Review) tpcc(row []string, tpmC, nopm string) []string {
-	if !rv.TPCC {
-		return row
+// headers are the tool's column headers.
+func (rv *Review) headers() []string {
+	return rv.cells(func(c workload.Column) string { return c.Header })
+}
+
+// cells returns f of each of the tool's columns.
+func (rv *Review) cells(f func(workload.Column) string) []string {
+	out := make([]string, len(rv.Columns))
+	for i, c := range rv.Columns {
+		out[i] = f(c)
 	}
-	return append(row, tpmC, nopm)
+	return out
+}
+
+// notes are the tool's columns' notes, printed under the table.
+func (rv *Review) notes() []string {
+	var n []string
+	for _, c := range rv.Columns {
+		if c.Note != "" {
+			n = append(n, c.Note)
+		}
+	}
+	return n
 }
 
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
@@ -253,9 +267,7 @@ func (rv *Review) summaryLines() []string {
 	if rv.FromIntended {
 		l = append(l, "Latencies are measured from each intended start or submission (queueing included), not as service time.")
 	}
-	if rv.TPCC {
-		l = append(l, "tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
-	}
+	l = append(l, rv.notes()...)
 	if rv.LittleMs > 0 {
 		l = append(l, fmt.Sprintf("Little's law check: threads / TPS per VM gives %.2f ms expected average latency.", rv.LittleMs))
 	}
@@ -271,16 +283,22 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
 	mdRow := func(cells []string) { fmt.Fprintln(w, "| "+strings.Join(cells, " | ")+" |") }
-	mdRow(rv.tpcc([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconnects"}, "tpmC", "NOPM"))
-	fmt.Fprintln(w, "|"+strings.Join(rv.tpcc([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"}, "---:", "---:"), "|")+"|")
+	mdRow(append([]string{"VM", "datastore", "TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", "reconnects"}, rv.headers()...))
+	fmt.Fprintln(w, "|"+strings.Join(append([]string{"---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"},
+		rv.cells(func(workload.Column) string { return "---:" })...), "|")+"|")
 	for _, r := range rv.VMs {
-		mdRow(rv.tpcc([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
-			num(r.TpmC), num(r.NOPM)))
+		mdRow(append([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms), itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)},
+			r.Extra...))
 	}
 	bold := func(s string) string { return "**" + s + "**" }
-	mdRow(rv.tpcc([]string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
-		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}, bold(num(rv.TpmCSum)), bold(num(rv.NOPMSum))))
-	mdRow(rv.tpcc([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}, "", ""))
+	agg := []string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
+		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}
+	for _, c := range rv.Extra {
+		agg = append(agg, bold(c))
+	}
+	mdRow(agg)
+	mdRow(append([]string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""},
+		rv.cells(func(workload.Column) string { return "" })...))
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "- TPS is summed over VMs (per VM %s – %s).\n", num(rv.TPSMin), num(rv.TPSMax))
 	fmt.Fprintln(w, "- *published*: latencies are the mean of the per-VM values, as the reviews compute their aggregate.")
@@ -289,8 +307,8 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	if rv.FromIntended {
 		fmt.Fprintln(w, "- Latencies are measured from each intended start or submission (queueing included), not as service time.")
 	}
-	if rv.TPCC {
-		fmt.Fprintln(w, "- tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id).")
+	for _, n := range rv.notes() {
+		fmt.Fprintln(w, "- "+n)
 	}
 	if rv.LittleMs > 0 {
 		fmt.Fprintf(w, "- Little's law check: threads / TPS per VM gives %.2f ms expected average latency.\n", rv.LittleMs)

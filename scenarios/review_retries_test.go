@@ -19,7 +19,7 @@ func TestReviewShowsRetriesApartFromErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv, err := NewReview("retries", vms, merged)
+	rv, err := NewReview("retries", vms, merged, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func r7415Review(t *testing.T) *Review {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv, err := NewReview("sysbench-4vm", vms, merged)
+	rv, err := NewReview("sysbench-4vm", vms, merged, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
