@@ -166,11 +166,11 @@ func TestTooManyConnectionsAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := openT(t, c)
-	user := "lim_" + strings.TrimPrefix(c.Conn.DB, "t_")
+	user := "lim_" + strings.TrimPrefix(c.Conn.Database, "t_")
 	user = user[:min(len(user), 32)]
 	for _, q := range []string{
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 2", user),
-		fmt.Sprintf("GRANT ALL ON `%s`.* TO '%s'@'%%'", c.Conn.DB, user),
+		fmt.Sprintf("GRANT ALL ON `%s`.* TO '%s'@'%%'", c.Conn.Database, user),
 	} {
 		if _, err := admin.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func mariaConfig(t *testing.T, w Workload) Config {
 	srv := testdb.Shared(t)
 	c := DefaultConfig()
 	c.Workload = w
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
 	c.Tables, c.TableSize, c.Threads = 2, 500, 2
 	c.Rand.Seed = 12345
 	c.Time, c.Events = 0, 200

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"time"
 
@@ -72,10 +71,7 @@ func (c *toolConfig) Cleanup(ctx context.Context, env workload.Env) error {
 func (c *toolConfig) Database() dialect.Config { return c.DialectConfig() }
 
 // SetDatabase replaces the connection options with db's.
-func (c *toolConfig) SetDatabase(db dialect.Config) {
-	c.Conn = ConnOptions{Driver: db.Driver, Host: db.Host, Port: db.Port, Socket: db.Socket, User: db.User,
-		Password: db.Password, DB: db.Database, SQLitePath: db.SQLitePath, Params: maps.Clone(db.Params)}
-}
+func (c *toolConfig) SetDatabase(db dialect.Config) { c.Conn = db.WithDatabase(db.Database) }
 
 // connectionFlags are the options that say where the database is: a
 // campaign sets them itself for each VM.
@@ -97,7 +93,7 @@ func (c *toolConfig) Supports(d dialect.Driver) error {
 // changes.
 func (c *toolConfig) Clone() workload.Config {
 	cp := *c
-	cp.Conn.Params = maps.Clone(c.Conn.Params)
+	cp.Conn = c.Conn.WithDatabase(c.Conn.Database)
 	cp.IgnoreErrors.Codes = slices.Clone(c.IgnoreErrors.Codes)
 	return &cp
 }
@@ -150,15 +146,7 @@ type reportWriter struct {
 
 // Phase prints the warm-up's start and end, when there is a warm-up.
 func (r *reportWriter) Phase(phase string, length time.Duration) {
-	if r.c.WarmupTime <= 0 {
-		return
-	}
-	switch phase {
-	case oltp.PhasePrecondition:
-		fmt.Fprintf(r.w, "Warm-up for %s (excluded from the results)...\n", length)
-	case oltp.PhaseMeasure:
-		fmt.Fprintln(r.w, "Warm-up done; measuring.")
-	}
+	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Warm-up for %s (excluded from the results)...", "Warm-up done; measuring.")
 }
 
 // Interval prints sysbench's interval line, with --report-interval.

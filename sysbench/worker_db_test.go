@@ -26,7 +26,7 @@ func TestWorkerClosesItsStatements(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Stop() })
 	c := DefaultConfig()
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), "sbtest"
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), "sbtest"
 	c.Tables, c.TableSize, c.Threads, c.Rand.Seed = 2, 500, 2, 12345
 	ctx := ctxT(t)
 	if err := Prepare(ctx, c, nil, false); err != nil {

@@ -35,7 +35,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, sa for SQL Server)")
 	fs.StringVarP(&o.Password, "password", "p", o.Password,
 		"password (default $"+EnvPassword+", else $"+EnvMySQLPassword+" or $"+EnvSQLServerPassword+"; prefer the environment: flags show in ps)")
-	fs.StringVarP(&o.DB, "db", "D", o.DB, "database (prepare creates it when missing)")
+	fs.StringVarP(&o.Database, "db", "D", o.Database, "database (prepare creates it when missing)")
 	fs.StringVar(&o.SQLitePath, "sqlite-path", o.SQLitePath, "SQLite database file, with --db-driver=sqlite")
 	for alias, name := range map[string]string{"mysql-host": "host", "mysql-port": "port", "mysql-user": "user",
 		"mysql-password": "password", "mysql-db": "db"} {

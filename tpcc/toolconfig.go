@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,10 +97,7 @@ func (e checkFailed) Is(target error) bool { return target == workload.ErrCheckF
 func (c *toolConfig) Database() dialect.Config { return c.DialectConfig() }
 
 // SetDatabase replaces the connection options with db's.
-func (c *toolConfig) SetDatabase(db dialect.Config) {
-	c.Conn = ConnOptions{Driver: db.Driver, Host: db.Host, Port: db.Port, Socket: db.Socket, User: db.User,
-		Password: db.Password, DB: db.Database, SQLitePath: db.SQLitePath, Params: maps.Clone(db.Params)}
-}
+func (c *toolConfig) SetDatabase(db dialect.Config) { c.Conn = db.WithDatabase(db.Database) }
 
 // ConnectionFlags are the connection options with their go-tpc
 // shorthands (-H, -P, -U, -p, -D).
@@ -115,7 +111,7 @@ func (c *toolConfig) Supports(dialect.Driver) error { return nil }
 // Clone returns a copy of c that shares nothing SetDatabase changes.
 func (c *toolConfig) Clone() workload.Config {
 	cp := *c
-	cp.Conn.Params = maps.Clone(c.Conn.Params)
+	cp.Conn = c.Conn.WithDatabase(c.Conn.Database)
 	return &cp
 }
 
@@ -187,15 +183,7 @@ type reportWriter struct {
 
 // Phase prints the precondition's start and end, when there is one.
 func (r *reportWriter) Phase(phase string, length time.Duration) {
-	if r.c.WarmupTime <= 0 {
-		return
-	}
-	switch phase {
-	case oltp.PhasePrecondition:
-		fmt.Fprintf(r.w, "Precondition for %s (excluded from the results)...\n", length)
-	case oltp.PhaseMeasure:
-		fmt.Fprintln(r.w, "Precondition done; measuring.")
-	}
+	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Precondition for %s (excluded from the results)...", "Precondition done; measuring.")
 }
 
 // Interval prints the interval line, with --report-interval.
