@@ -15,8 +15,10 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"vmbench/dialect"
 	"vmbench/oltp"
 	"vmbench/vsphere"
+	"vmbench/workload"
 )
 
 // Options are the campaign's run-time choices, from the command line.
@@ -27,7 +29,7 @@ type Options struct {
 	Simulate bool
 	// DBServer, in simulation, is a database server (from --db-dsn) on
 	// which each VM gets a database named after it.
-	DBServer *DB
+	DBServer *dialect.Config
 	// VSphere is the connection and placement for a real vCenter (GOVC_*
 	// environment and flags); ignored in simulation.
 	VSphere vsphere.Config
@@ -36,8 +38,6 @@ type Options struct {
 	ResultsDir string
 	// KeepVMs leaves the VMs (and databases) in place at the end.
 	KeepVMs bool
-	// Drivers maps a workload tool name (sysbench) to its Driver.
-	Drivers map[string]Driver
 	// Out receives the review table; Log receives progress lines.
 	Out, Log io.Writer
 	// Getenv reads the environment (database password variable).
@@ -57,23 +57,18 @@ type Outcome struct {
 }
 
 // Check validates everything about a campaign that can be checked without
-// touching anything: the spec, the workload's flags (through its Driver)
-// both as the protocol sets them and, with Simulate, as the simulate block
-// overrides them, that the run ends (RunBounds), and the VM layout. It is
-// what makes bad input exit 2 with nothing created. spec is the file as
-// loaded (not Simulated); errors name its file and line.
-func Check(spec *Spec, opts Options) (Driver, vsphere.Layout, error) {
+// touching anything: the spec, the workload's tool (workload.Lookup) and
+// flags, parsed once, both as the protocol sets them and, with Simulate,
+// as the simulate block overrides them, that the run ends (Bounds), that
+// the tool runs on the database, and the VM layout. It is what makes bad
+// input exit 2 with nothing created. spec is the file as loaded (not
+// Simulated); errors name its file and line. It returns the Config the
+// campaign runs: the simulated one in simulation.
+func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	var errs []error
 	src := spec.src
-	d, ok := opts.Drivers[spec.Workload.Tool]
-	if !ok {
-		errs = append(errs, src.errorf("workload.tool", "workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(driverNames(opts.Drivers), ", ")))
-	} else {
-		errs = append(errs, checkWorkload(d, spec, "workload.flags", spec.Workload))
-		if sim := spec.Simulated(); opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
-			errs = append(errs, checkWorkload(d, spec, "simulate.workload.flags", sim.Workload))
-		}
-	}
+	cfg, err := checkTool(spec, opts)
+	errs = append(errs, err)
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
@@ -88,57 +83,14 @@ func Check(spec *Spec, opts Options) (Driver, vsphere.Layout, error) {
 			errs = append(errs, src.errorf("database.password-env", "database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
 		}
 	}
-	return d, layout, errors.Join(errs...)
-}
-
-// RunBounds is implemented by a Driver that can say, without touching
-// anything, how a workload's run ends: Check refuses a run with neither
-// a time nor an event limit (it would never end, and a campaign must).
-type RunBounds interface {
-	RunConfig(workload string, args []string) (oltp.RunConfig, error)
-}
-
-// checkWorkload checks one set of workload flags (path names them in
-// the file: workload.flags or simulate.workload.flags).
-func checkWorkload(d Driver, spec *Spec, path string, w WorkloadSpec) error {
-	src := spec.src
-	if err := d.Check(w.Name, w.Args()); err != nil {
-		return src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
-	}
-	rb, ok := d.(RunBounds)
-	if !ok {
-		return nil
-	}
-	rc, err := rb.RunConfig(w.Name, w.Args())
-	if err != nil {
-		return src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
-	}
-	if rc.Time == 0 && rc.Events == 0 {
-		at := path
-		for _, k := range []string{"time", "max-time", "events"} {
-			if src.line(path+"."+k) > src.line(path) {
-				at = path + "." + k
-				break
-			}
-		}
-		return src.errorf(at, "%s: time 0 and no events: the run would never end, and a campaign must (set time, e.g. 30m, or events)", path)
-	}
-	return nil
-}
-
-func driverNames(m map[string]Driver) []string {
-	var n []string
-	for k := range m {
-		n = append(n, k)
-	}
-	return n
+	return cfg, layout, errors.Join(errs...)
 }
 
 // campaign is one run's state.
 type campaign struct {
 	spec   *Spec
 	opts   Options
-	driver Driver
+	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
 	id     string
 	dir    string // results directory, while incomplete
@@ -182,7 +134,7 @@ func (c *campaign) logf(format string, args ...any) {
 // so a crash never leaves a directory that looks finished. VMs are
 // destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
 func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error) {
-	d, layout, err := Check(spec, opts)
+	cfg, layout, err := Check(spec, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +151,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if err != nil {
 		return nil, err
 	}
-	c := &campaign{spec: spec, opts: opts, driver: d, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -275,10 +227,11 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 		}
 	}
 	r.VSphere = c.placement
+	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
 	if c.opts.Simulate {
 		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores}
 		if c.opts.DBServer != nil {
-			sim.DBServer = c.opts.DBServer.ServerDSN()
+			sim.DBServer = serverDSN(*c.opts.DBServer)
 		}
 		if *sim != (SimSpec{}) {
 			r.Simulate = sim
@@ -320,7 +273,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	c.stepf("a database per VM")
-	dbs, dropDBs, err := c.databases(ctx, vms)
+	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
 		return nil, err
 	}
@@ -330,12 +283,12 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
-	if err := c.prepare(ctx, vms, dbs); err != nil {
+	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
 
 	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
-	results, err := c.runAll(ctx, vms, dbs)
+	results, err := c.runAll(ctx, vms, cfgs)
 	if err != nil {
 		return nil, err
 	}
@@ -432,15 +385,14 @@ func firstNonEmpty(s ...string) string {
 
 // prepare loads every VM's database in parallel; progress goes to the
 // log, prefixed with the VM name, one line at a time.
-func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, dbs []DB) error {
+func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
-	args := c.spec.Workload.Args()
 	start := time.Now()
 	for i, vm := range vms {
 		g.Go(func() error {
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
-			if err := c.driver.Prepare(gctx, c.spec.Workload.Name, args, dbs[i], w); err != nil {
+			if err := cfgs[i].Prepare(gctx, workload.Env{Log: w}); err != nil {
 				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
 			}
 			w.Flush()

@@ -10,17 +10,35 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
+	"vmbench/dialect"
 	"vmbench/oltp"
 	"vmbench/vsphere"
+	"vmbench/workload"
 )
 
-// stubDriver stands in for a workload so that these tests exercise the
-// orchestration alone: scenarios may not import the workloads (DESIGN.md),
-// and the real sysbench path is tested end to end in cmd/vmbench. Its
+// stubTool stands in for a workload so that these tests exercise the
+// orchestration alone: registered as tool "stub" (workload "stub", one
+// option, threads), it does what the running test's stubDriver says. Its
 // results are synthetic: each VM i runs 100*(i+1) events of 10 ms.
+type stubTool struct{}
+
+// stubNow is the stubDriver of the running test (these tests do not run
+// in parallel).
+var stubNow atomic.Pointer[stubDriver]
+
+func init() { workload.Register(stubTool{}) }
+
+func (stubTool) Describe() workload.Descriptor {
+	return workload.Descriptor{Name: "stub", Workloads: []string{"stub"}}
+}
+func (stubTool) NewConfig() workload.Config { return &stubConfig{d: stubNow.Load(), threads: 1} }
+
 type stubDriver struct {
 	failPrepareOn string        // VM whose prepare fails
 	blockRun      chan struct{} // closed when every Run has started and blocks until ctx ends
@@ -30,27 +48,48 @@ type stubDriver struct {
 	dropped       []string
 }
 
-func (d *stubDriver) Check(workload string, args []string) error {
-	if workload != "stub" {
-		return fmt.Errorf("unknown workload %q (valid: stub)", workload)
+// stubConfig is the stub's Config on one database.
+type stubConfig struct {
+	d       *stubDriver
+	threads int
+	db      dialect.Config
+}
+
+func (c *stubConfig) BindFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&c.threads, "threads", c.threads, "threads")
+}
+func (c *stubConfig) Complete(name string, _ func(string) string, _ func(string) bool) error {
+	if name != "stub" {
+		return fmt.Errorf("unknown workload %q (valid: stub)", name)
 	}
 	return nil
 }
-func (d *stubDriver) CreateDatabase(ctx context.Context, db DB) error { return nil }
-func (d *stubDriver) DropDatabase(ctx context.Context, db DB) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.dropped = append(d.dropped, db.SQLitePath)
+func (c *stubConfig) Validate() error        { return nil }
+func (c *stubConfig) Bounds() oltp.RunConfig { return oltp.RunConfig{Time: 10 * time.Second} }
+func (c *stubConfig) Flags() map[string]string {
+	return map[string]string{"threads": fmt.Sprint(c.threads)}
+}
+func (c *stubConfig) Database() dialect.Config             { return c.db }
+func (c *stubConfig) SetDatabase(db dialect.Config)        { c.db = db }
+func (c *stubConfig) ConnectionFlags() []string            { return []string{"db"} }
+func (c *stubConfig) Supports(dialect.Driver) error        { return nil }
+func (c *stubConfig) Clone() workload.Config               { cp := *c; return &cp }
+func (c *stubConfig) CreateDatabase(context.Context) error { return nil }
+func (c *stubConfig) DropDatabase(context.Context) error {
+	c.d.mu.Lock()
+	defer c.d.mu.Unlock()
+	c.d.dropped = append(c.d.dropped, c.db.SQLitePath)
 	return nil
 }
-func (d *stubDriver) Prepare(ctx context.Context, workload string, args []string, db DB, w io.Writer) error {
-	if strings.Contains(db.SQLitePath, d.failPrepareOn+".db") && d.failPrepareOn != "" {
+func (c *stubConfig) Prepare(ctx context.Context, env workload.Env) error {
+	if c.d.failPrepareOn != "" && strings.Contains(c.db.SQLitePath, c.d.failPrepareOn+".db") {
 		return errors.New("disk full")
 	}
-	fmt.Fprintf(w, "loaded %s\n", filepath.Base(db.SQLitePath))
+	env.Logf("loaded %s", filepath.Base(c.db.SQLitePath))
 	return nil
 }
-func (d *stubDriver) Run(ctx context.Context, workload string, args []string, db DB, hooks RunHooks) (*oltp.Result, error) {
+func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {
+	d := c.d
 	if d.blockRun != nil {
 		d.mu.Lock()
 		d.running++
@@ -62,18 +101,16 @@ func (d *stubDriver) Run(ctx context.Context, workload string, args []string, db
 		return nil, ctx.Err()
 	}
 	var n int
-	fmt.Sscanf(strings.TrimPrefix(hooks.Labels["vm"], "sysbench-"), "%d", &n)
+	fmt.Sscanf(strings.TrimPrefix(env.Labels["vm"], "sysbench-"), "%d", &n)
 	lat := make([]int, 100*n)
 	for i := range lat {
 		lat[i] = 10
 	}
-	r := resultOf(hooks.StartAt, lat...)
-	r.Labels = hooks.Labels
-	return r, nil
+	r := resultOf(env.StartAt, lat...)
+	r.Labels = env.Labels
+	return &workload.Output{Result: r}, nil
 }
-func (d *stubDriver) Cleanup(ctx context.Context, workload string, args []string, db DB) error {
-	return nil
-}
+func (c *stubConfig) Cleanup(context.Context, workload.Env) error { return nil }
 
 func resultOf(start time.Time, latMs ...int) *oltp.Result {
 	r := &oltp.Result{}
@@ -120,9 +157,10 @@ func runStub(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simu
 		t.Fatal(err)
 	}
 	d.vms = spec.Simulated().VMs.Count
+	stubNow.Store(d)
 	dir := t.TempDir()
 	var log bytes.Buffer
-	out, err := Run(ctx, spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir, Drivers: map[string]Driver{"stub": d},
+	out, err := Run(ctx, spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
 		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	t.Log(log.String())
 	return out, dir, err
@@ -192,7 +230,8 @@ func TestCheckRefusesBadWorkloadBeforeAnything(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	_, err = Run(t.Context(), spec, Options{Simulate: true, ResultsDir: dir, Drivers: map[string]Driver{"stub": &stubDriver{}},
+	stubNow.Store(&stubDriver{})
+	_, err = Run(t.Context(), spec, Options{Simulate: true, ResultsDir: dir,
 		Out: io.Discard, Log: io.Discard, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
 		t.Fatalf("err = %v", err)

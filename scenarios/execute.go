@@ -10,12 +10,13 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/vsphere"
+	"vmbench/workload"
 )
 
 // runAll starts the workload on every VM with a common start time and
 // returns one measure-phase Result per VM, in VM order. A failure on one
 // VM stops all of them.
-func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, dbs []DB) ([]*oltp.Result, error) {
+func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) ([]*oltp.Result, error) {
 	startAt := time.Now().Add(c.opts.StartDelay)
 	c.logf("common start at %s", startAt.Format("15:04:05.000"))
 	names := make([]string, len(vms))
@@ -26,18 +27,20 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, dbs []DB) ([]*o
 	defer live.close()
 	results := make([]*oltp.Result, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
-	args := c.spec.Workload.Args()
 	for i, vm := range vms {
 		g.Go(func() error {
-			hooks := RunHooks{StartAt: startAt,
-				Labels:     map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id},
-				OnInterval: func(r oltp.IntervalReport) { live.add(i, r) }}
+			obs := vmObserver{live: live, vm: i}
 			if i == 0 {
-				hooks.OnPhase = func(p string, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
+				obs.phase = func(p string, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
-			r, err := c.driver.Run(gctx, c.spec.Workload.Name, args, dbs[i], hooks)
+			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
+			out, err := cfgs[i].Run(gctx, workload.Env{Log: w, Observer: obs, StartAt: startAt,
+				Labels: map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id}})
+			w.Flush()
 			live.done(i)
-			results[i] = r // a partial Result comes back with an interrupt
+			if out != nil {
+				results[i] = out.Result // a partial Result comes back with an interrupt
+			}
 			if err != nil {
 				return fmt.Errorf("run on %s: %w", vm.Name, err)
 			}
@@ -85,14 +88,14 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := merged.WriteFile(filepath.Join(c.dir, "merged.json")); err != nil {
 		return nil, err
 	}
-	rv, err := NewReview(c.spec.Name, results, merged, reviewColumns(c.driver))
+	rv, err := NewReview(c.spec.Name, results, merged, reviewColumns(c.cfg))
 	if err != nil {
 		return nil, err
 	}
 	if c.opts.Simulate {
 		where := "an embedded SQLite database per VM"
 		if c.opts.DBServer != nil {
-			where = "a database per VM on " + c.opts.DBServer.String()
+			where = "a database per VM on " + describeDB(*c.opts.DBServer)
 		}
 		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + where +
 			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"

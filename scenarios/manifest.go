@@ -50,7 +50,8 @@ type Created struct {
 
 	// VSphere is where a VM is.
 	VSphere *CreatedVSphere `json:"vsphere,omitempty"`
-	// Tool and DB say how to drop a database (Tool's Driver.DropDatabase).
+	// Tool and DB say how to drop a database (the tool's Config on DB, a
+	// workload.DatabaseOwner).
 	Tool string     `json:"tool,omitempty"`
 	DB   *CreatedDB `json:"db,omitempty"`
 }

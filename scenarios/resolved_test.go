@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,19 +13,52 @@ import (
 	"testing"
 	"time"
 
-	"vmbench/oltp"
+	"vmbench/dialect"
 	"vmbench/vsphere"
+	"vmbench/workload"
+
+	// The real tools that fakeTool wraps.
+	_ "vmbench/sysbench"
+	_ "vmbench/tpcc"
 )
 
-// anyDriver accepts every workload name and flag set, as a stand-in for
-// sysbench and tpcc when only the campaign's records are under test.
-type anyDriver struct{ stubDriver }
+// fakeTool is a real tool (sysbench, tpcc) whose flags are parsed and
+// recorded as the real one's, but whose databases, prepare and run are
+// synthetic, for tests of the campaign's records alone. It is registered
+// as "fake-" + the real name.
+type fakeTool struct{ real workload.Tool }
 
-func (d *anyDriver) Check(string, []string) error { return nil }
-func (d *anyDriver) Run(ctx context.Context, workload string, args []string, db DB, hooks RunHooks) (*oltp.Result, error) {
-	r := resultOf(hooks.StartAt, 10, 10, 10)
-	r.Labels = hooks.Labels
-	return r, nil
+func init() {
+	for _, name := range []string{"sysbench", "tpcc"} {
+		t, err := workload.Lookup(name)
+		if err != nil {
+			panic(err)
+		}
+		workload.Register(fakeTool{t})
+	}
+}
+
+func (f fakeTool) Describe() workload.Descriptor {
+	d := f.real.Describe()
+	d.Name = "fake-" + d.Name
+	return d
+}
+func (f fakeTool) NewConfig() workload.Config { return &fakeConfig{Config: f.real.NewConfig()} }
+
+type fakeConfig struct{ workload.Config }
+
+func (c *fakeConfig) conn() workload.Connector                    { return c.Config.(workload.Connector) }
+func (c *fakeConfig) Database() dialect.Config                    { return c.conn().Database() }
+func (c *fakeConfig) SetDatabase(db dialect.Config)               { c.conn().SetDatabase(db) }
+func (c *fakeConfig) ConnectionFlags() []string                   { return c.conn().ConnectionFlags() }
+func (c *fakeConfig) Supports(d dialect.Driver) error             { return c.conn().Supports(d) }
+func (c *fakeConfig) Clone() workload.Config                      { return &fakeConfig{Config: c.conn().Clone()} }
+func (c *fakeConfig) Prepare(context.Context, workload.Env) error { return nil }
+func (c *fakeConfig) Cleanup(context.Context, workload.Env) error { return nil }
+func (c *fakeConfig) Run(_ context.Context, env workload.Env) (*workload.Output, error) {
+	r := resultOf(env.StartAt, 10, 10, 10)
+	r.Labels = env.Labels
+	return &workload.Output{Result: r}, nil
 }
 
 // body is a campaign.yaml without its comment lines (campaign id, time).
@@ -46,12 +79,11 @@ func body(t *testing.T, path string) string {
 
 // runResolved runs spec in simulation on the vSphere of cfg and returns
 // the campaign.yaml it wrote.
-func runResolved(t *testing.T, spec *Spec, cfg vsphere.Config, server *DB) string {
+func runResolved(t *testing.T, spec *Spec, cfg vsphere.Config, server *dialect.Config) string {
 	t.Helper()
-	d := &anyDriver{}
 	log := &tsWriter{t0: time.Now()}
 	out, err := Run(t.Context(), spec, Options{Simulate: true, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
-		Drivers: map[string]Driver{"sysbench": d, "tpcc": d}, Out: io.Discard, Log: log,
+		Out: io.Discard, Log: log,
 		Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.b.String())
@@ -59,15 +91,14 @@ func runResolved(t *testing.T, spec *Spec, cfg vsphere.Config, server *DB) strin
 	return filepath.Join(out.Dir, "campaign.yaml")
 }
 
-// serverOf reads a simulate.db-server DSN back into the DB it names.
-func serverOf(t *testing.T, dsn string) *DB {
+// serverOf reads a simulate.db-server DSN back into the server it names.
+func serverOf(t *testing.T, dsn string) *dialect.Config {
 	t.Helper()
-	u, err := url.Parse(dsn)
+	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, _ := strconv.Atoi(u.Port())
-	return &DB{Driver: u.Scheme, Host: u.Hostname(), Port: port, User: u.User.Username()}
+	return &cfg
 }
 
 // A results directory's campaign.yaml is what ran: placement given by
@@ -94,7 +125,7 @@ func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
 	s.Close(t.Context())
 	flags := vsphere.Config{URL: sim.Config().URL, Insecure: true, Datacenter: "DC0", ResourcePool: "DC0_C0/Resources",
 		Folder: "bench", Network: "VM Network", Datastore: "LocalDS_1,LocalDS_0,LocalDS_3,LocalDS_2", Template: vsphere.SimTemplate}
-	server := &DB{Driver: "mysql", Host: "127.0.0.1", Port: 3306, User: "root", Password: "not-recorded"}
+	server := &dialect.Config{Driver: dialect.MySQL, Host: "127.0.0.1", Port: 3306, User: "root", Password: "not-recorded"}
 	files, _ := filepath.Glob("*.yaml")
 	for _, file := range files {
 		if b, _ := os.ReadFile(file); strings.Contains(string(b), "\nkind:") {
@@ -105,6 +136,7 @@ func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spec.Workload.Tool = "fake-" + spec.Workload.Tool
 			first := runResolved(t, spec, flags, server)
 			got := body(t, first)
 			for _, want := range []string{"datacenter: /DC0", "resource-pool: /DC0/host/DC0_C0/Resources", "folder: /DC0/vm/bench",
@@ -122,8 +154,17 @@ func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatalf("campaign.yaml does not load: %v", err)
 			}
-			if sim := spec.Simulated(); !equalFlags(again.Workload.Flags, sim.Workload.Flags) {
-				t.Errorf("reloaded flags %v, want the simulated ones %v", again.Workload.Flags, sim.Workload.Flags)
+			// What it records is the simulated workload as parsed.
+			ran, _, err := Check(spec, Options{Simulate: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reloaded, _, err := Check(again, Options{Simulate: true})
+			if err != nil {
+				t.Fatalf("campaign.yaml does not check: %v", err)
+			}
+			if got, want := reloaded.Flags(), ran.Flags(); !maps.Equal(got, want) {
+				t.Errorf("reloaded flags %v, want the simulated ones as parsed %v", got, want)
 			}
 			// The rerun gets the vSphere URL alone: the placement comes from the file.
 			second := runResolved(t, again, vsphere.Config{URL: flags.URL, Insecure: true}, serverOf(t, again.Simulate.DBServer))
@@ -132,18 +173,6 @@ func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalFlags(a, b map[string]any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || fmt.Sprint(v) != fmt.Sprint(w) {
-			return false
-		}
-	}
-	return true
 }
 
 type tsWriter struct {

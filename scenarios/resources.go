@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"time"
 
+	"vmbench/dialect"
 	"vmbench/vsphere"
+	"vmbench/workload"
 )
 
 // What a campaign creates besides its results: VMs, databases and a
@@ -97,41 +99,19 @@ func ServerPasswordEnv(driver string) string {
 	return "MYSQL_PWD"
 }
 
-// databases decides where each VM's database is and creates it.
-func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(), error) {
-	dbs := make([]DB, len(vms))
-	var tmp string
-	for i, vm := range vms {
-		switch {
-		case c.opts.Simulate && c.opts.DBServer != nil:
-			d := *c.opts.DBServer
-			d.Database = databaseName(c.id, vm.Name)
-			dbs[i] = d
-		case c.opts.Simulate:
-			if tmp == "" {
-				tmp = tempDirName(c.id)
-				if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files"}); err != nil {
-					return nil, nil, err
-				}
-				if err := os.Mkdir(tmp, 0o700); err != nil {
-					c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
-					return nil, nil, err
-				}
-			}
-			dbs[i] = DB{Driver: "sqlite", SQLitePath: filepath.Join(tmp, vm.Name+".db")}
-		default:
-			db := c.spec.Database
-			dbs[i] = DB{Driver: db.Driver, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
-			if db.PasswordEnv != "" {
-				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
-			}
-		}
+// databases decides where each VM's database is, makes each VM's
+// Config on it (vmConfig) and creates the database (DatabaseOwner).
+func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.Config, func(), error) {
+	dbs, tmp, err := c.placeDatabases(vms)
+	if err != nil {
+		return nil, nil, err
 	}
-	var created []DB
+	cfgs := make([]workload.Config, len(vms))
+	var created []int // VMs whose database on a shared server was created
 	drop := func() {
 		if c.opts.KeepVMs {
-			for _, d := range created {
-				c.logf("kept database %s (--keep-vms)", d)
+			for _, i := range created {
+				c.logf("kept database %s (--keep-vms)", describeDB(dbs[i]))
 			}
 			if tmp != "" {
 				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
@@ -140,12 +120,12 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(
 		}
 		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		for _, d := range created {
-			if err := c.driver.DropDatabase(dctx, d); err != nil {
-				c.logf("dropping %s: %v", d, err)
+		for _, i := range created {
+			if err := cfgs[i].(workload.DatabaseOwner).DropDatabase(dctx); err != nil {
+				c.logf("dropping %s: %v", describeDB(dbs[i]), err)
 				continue
 			}
-			c.removed(KindDatabase, []string{d.Database}, "")
+			c.removed(KindDatabase, []string{dbs[i].Database}, "")
 		}
 		if tmp != "" {
 			if err := os.RemoveAll(tmp); err != nil {
@@ -157,27 +137,73 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]DB, func(
 	}
 	shared := c.opts.Simulate && c.opts.DBServer != nil
 	for i, d := range dbs {
+		cfg, err := c.vmConfig(d)
+		if err != nil {
+			drop()
+			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, describeDB(d), err)
+		}
+		cfgs[i] = cfg
+		owner, ok := cfg.(workload.DatabaseOwner)
+		if !ok {
+			continue
+		}
 		// A database inside a campaign VM goes with the VM; one on a shared
 		// server is recorded before it is created.
 		if shared {
 			e := Created{Op: OpCreate, Kind: KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
-				DB: &CreatedDB{Driver: d.Driver, Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(d.Driver)}}
+				DB: &CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
 			if err := c.manifest.record(e); err != nil {
 				drop()
 				return nil, nil, err
 			}
 		}
-		if err := c.driver.CreateDatabase(ctx, d); err != nil {
+		if err := owner.CreateDatabase(ctx); err != nil {
 			if shared {
 				c.manifest.record(Created{Op: OpFailed, Kind: KindDatabase, Name: d.Database, Note: err.Error()})
 			}
 			drop()
-			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, d, err)
+			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, describeDB(d), err)
 		}
 		if shared {
-			created = append(created, d)
+			created = append(created, i)
 		}
-		c.logf("%s: %s", vms[i].Name, d)
+		c.logf("%s: %s", vms[i].Name, describeDB(d))
 	}
-	return dbs, drop, nil
+	return cfgs, drop, nil
+}
+
+// placeDatabases says where each VM's database is: on the --db-dsn server
+// (a database named after the VM), in an SQLite file of a temporary
+// directory tmp (made here, recorded first), or in the VM at its IP.
+func (c *campaign) placeDatabases(vms []vsphere.VM) (dbs []dialect.Config, tmp string, err error) {
+	dbs = make([]dialect.Config, len(vms))
+	for i, vm := range vms {
+		switch {
+		case c.opts.Simulate && c.opts.DBServer != nil:
+			dbs[i] = c.opts.DBServer.WithDatabase(databaseName(c.id, vm.Name))
+		case c.opts.Simulate:
+			if tmp == "" {
+				tmp = tempDirName(c.id)
+				if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files"}); err != nil {
+					return nil, "", err
+				}
+				if err := os.Mkdir(tmp, 0o700); err != nil {
+					c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
+					return nil, "", err
+				}
+			}
+			dbs[i] = dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(tmp, vm.Name+".db")}
+		default:
+			db := c.spec.Database
+			drv, err := dialect.ParseDriver(db.Driver)
+			if err != nil {
+				return nil, "", fmt.Errorf("database.driver: %w", err)
+			}
+			dbs[i] = dialect.Config{Driver: drv, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
+			if db.PasswordEnv != "" {
+				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
+			}
+		}
+	}
+	return dbs, tmp, nil
 }

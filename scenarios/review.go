@@ -184,10 +184,10 @@ func cells(cols []workload.Column, r *oltp.Result, merged bool) []string {
 	return c
 }
 
-// reviewColumns returns the review columns of a campaign's Driver: those
+// reviewColumns returns the review columns of a workload's Config: those
 // of its workload.Reviewer, or none.
-func reviewColumns(d Driver) []workload.Column {
-	if r, ok := d.(workload.Reviewer); ok {
+func reviewColumns(cfg workload.Config) []workload.Column {
+	if r, ok := cfg.(workload.Reviewer); ok {
 		return r.ReviewColumns()
 	}
 	return nil

@@ -1,8 +1,9 @@
 // Package scenarios reads campaign files and runs campaigns: preflight,
 // provisioning, a database per VM, prepare, a common start, precondition,
 // measure, collection, aggregation across VMs, the review table, and
-// teardown. It names workloads by tool and flags; the workload code itself
-// is reached through the Driver interface, which cmd/vmbench implements.
+// teardown. It names workloads by tool, name and flags; the workload code
+// itself is reached through the workload contract (package workload): the
+// tool from the registry, its flags parsed once into a typed Config.
 package scenarios
 
 import (
@@ -73,7 +74,9 @@ type DatabaseSpec struct {
 }
 
 // WorkloadSpec names a workload and its flags, exactly as on the command
-// line of `vmbench <tool> run <name>` (keys without the leading --).
+// line of `vmbench <tool> run <name>` (keys without the leading --). In a
+// results directory's campaign.yaml the flags are every option as the
+// campaign parsed them (the Config's Flags).
 type WorkloadSpec struct {
 	Tool  string         `yaml:"tool"` // sysbench
 	Name  string         `yaml:"name"` // oltp_read_write

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"vmbench/dialect"
 	"vmbench/vsphere"
+	"vmbench/workload"
 )
 
 // TeardownOptions are what Teardown needs beside the results directory.
 type TeardownOptions struct {
-	// Drivers drop databases (by the tool recorded with each).
-	Drivers map[string]Driver
 	// VSphere overrides the recorded vSphere URL and supplies credentials
 	// (GOVC_* and flags); the record never holds a password.
 	VSphere vsphere.Config
@@ -104,19 +104,35 @@ func appendManifest(dir, campaign string) (*manifest, error) {
 	return &manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
 }
 
+// teardownDatabase drops a recorded database with the tool recorded with
+// it (its Config on that database, a DatabaseOwner).
 func teardownDatabase(ctx context.Context, e Created, opts TeardownOptions) error {
-	d, ok := opts.Drivers[e.Tool]
-	switch {
-	case e.DB == nil || !strings.HasPrefix(e.Name, "vmbench_"):
+	if e.DB == nil || !strings.HasPrefix(e.Name, "vmbench_") {
 		return fmt.Errorf("database %q: not one a campaign names (vmbench_<campaign>_<vm>): left alone", e.Name)
-	case !ok:
+	}
+	var cfg workload.Config
+	if t, err := workload.Lookup(e.Tool); err == nil {
+		cfg = t.NewConfig()
+	}
+	conn, isConn := cfg.(workload.Connector)
+	owner, isOwner := cfg.(workload.DatabaseOwner)
+	if !isConn || !isOwner {
 		return fmt.Errorf("database %s: tool %q is not known: left alone", e.Name, e.Tool)
 	}
-	db := DB{Driver: e.DB.Driver, Host: e.DB.Host, Port: e.DB.Port, User: e.DB.User, Database: e.Name}
+	drv, err := dialect.ParseDriver(e.DB.Driver)
+	if err != nil {
+		return fmt.Errorf("database %s: %w: left alone", e.Name, err)
+	}
+	db := dialect.Config{Driver: drv, Host: e.DB.Host, Port: e.DB.Port, User: e.DB.User, Database: e.Name}
 	if e.DB.PasswordEnv != "" {
 		db.Password = opts.Getenv(e.DB.PasswordEnv)
 	}
-	if err := d.DropDatabase(ctx, db); err != nil {
+	conn.SetDatabase(db)
+	err = cfg.Validate()
+	if err == nil {
+		err = owner.DropDatabase(ctx)
+	}
+	if err != nil {
 		hint := ""
 		if e.DB.PasswordEnv != "" && db.Password == "" {
 			hint = fmt.Sprintf(" (the password is read from $%s, which is empty)", e.DB.PasswordEnv)

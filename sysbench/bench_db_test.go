@@ -58,7 +58,7 @@ func benchConfig(b *testing.B) Config {
 	}
 	c := DefaultConfig()
 	c.Tables, c.TableSize, c.Rand.Seed = 4, 10000, 1
-	c.Conn.User, c.Conn.Password, c.Conn.DB = mc.User, mc.Passwd, mc.DBName
+	c.Conn.User, c.Conn.Password, c.Conn.Database = mc.User, mc.Passwd, mc.DBName
 	switch mc.Net {
 	case "unix":
 		c.Conn.Socket = mc.Addr

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"vmbench/dialect"
+	"vmbench/workload"
 )
 
 // ErrFlagValue is wrapped by the errors Prepare and Run find once connected
@@ -18,7 +19,8 @@ import (
 // --table-size describe. The CLI exits with status 2 on it, as on any bad
 // flag; nothing has been loaded or run when it is returned (Prepare may
 // have created the empty database first, as it does before every load).
-var ErrFlagValue = errors.New("a flag does not fit the database")
+// It is workload.ErrFlagValue, which the CLI tests for every tool.
+var ErrFlagValue = workload.ErrFlagValue
 
 // flagErr returns an error wrapping ErrFlagValue with the message of
 // format (which starts with the flag's name).

@@ -40,7 +40,7 @@ func TestRunChecksTheData(t *testing.T) {
 			c := tc.config(t, ReadWrite)
 			c.Events = 20
 			size := c.TableSize
-			if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) ||
+			if _, err := Run(ctx, c, c.RunConfig()); !errors.Is(err, ErrFlagValue) ||
 				!strings.Contains(err.Error(), " does not exist") || !strings.Contains(err.Error(), "vmbench sysbench prepare") {
 				t.Errorf("run before prepare: %v, want ErrFlagValue saying to prepare", err)
 			}
@@ -58,7 +58,7 @@ func TestRunChecksTheData(t *testing.T) {
 			} {
 				c2 := c
 				c2.Tables, c2.TableSize = bad.tables, bad.size
-				_, err := Run(ctx, c2, c2.RunConfig(), nil)
+				_, err := Run(ctx, c2, c2.RunConfig())
 				if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), bad.want) {
 					t.Errorf("--tables=%d --table-size=%d: %v\nwant ErrFlagValue containing %q", bad.tables, bad.size, err, bad.want)
 				}
@@ -66,7 +66,7 @@ func TestRunChecksTheData(t *testing.T) {
 					t.Errorf("missing table: %v, want the --tables that fits", err)
 				}
 			}
-			if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+			if _, err := Run(ctx, c, c.RunConfig()); err != nil {
 				t.Fatalf("matching flags: %v", err)
 			}
 			// oltp_delete and oltp_insert remove and add rows; they still
@@ -76,16 +76,16 @@ func TestRunChecksTheData(t *testing.T) {
 			for _, w := range []Workload{Delete, Insert, Delete} {
 				c2 := c
 				c2.Workload = w
-				if _, err := Run(ctx, c2, c2.RunConfig(), nil); err != nil {
+				if _, err := Run(ctx, c2, c2.RunConfig()); err != nil {
 					t.Fatalf("%s after prepare: %v", w, err)
 				}
 			}
-			if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) {
+			if _, err := Run(ctx, c, c.RunConfig()); !errors.Is(err, ErrFlagValue) {
 				t.Errorf("oltp_read_write on tables oltp_insert grew: %v, want ErrFlagValue", err)
 			}
 			c2 := c
 			c2.Workload, c2.TableSize = Delete, 3*size
-			if _, err := Run(ctx, c2, c2.RunConfig(), nil); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--table-size") {
+			if _, err := Run(ctx, c2, c2.RunConfig()); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--table-size") {
 				t.Errorf("oltp_delete --table-size=%d on %d rows: %v, want ErrFlagValue", c2.TableSize, size, err)
 			}
 		})
@@ -108,7 +108,7 @@ func TestRunChecksServerLimits(t *testing.T) {
 		t.Skipf("max_connections is %d, more than --threads may be", maxConns)
 	}
 	c.Threads = int(maxConns + 1)
-	_, err := Run(ctx, c, c.RunConfig(), nil)
+	_, err := Run(ctx, c, c.RunConfig())
 	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads: "+strconv.Itoa(c.Threads)+" connections, but the server's max_connections is "+thousands(maxConns)) {
 		t.Errorf("--threads=%d: %v\nwant ErrFlagValue naming --threads and max_connections", c.Threads, err)
 	}
@@ -118,7 +118,7 @@ func TestRunChecksServerLimits(t *testing.T) {
 	if c.Tables > MaxTables {
 		t.Skipf("max_prepared_stmt_count is %d, more than --tables may ask", maxStmts)
 	}
-	_, err = Run(ctx, c, c.RunConfig(), nil)
+	_, err = Run(ctx, c, c.RunConfig())
 	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads x --tables") ||
 		!strings.Contains(err.Error(), "max_prepared_stmt_count is "+thousands(maxStmts)) {
 		t.Errorf("--tables=%d: %v\nwant ErrFlagValue naming --threads x --tables and max_prepared_stmt_count", c.Tables, err)
@@ -131,7 +131,7 @@ func TestRunChecksServerLimits(t *testing.T) {
 func TestMissingSQLiteFileIsNotCreated(t *testing.T) {
 	c := sqliteConfig(t, ReadWrite)
 	ctx := ctxT(t)
-	if _, err := Run(ctx, c, c.RunConfig(), nil); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--sqlite-path: "+c.Conn.SQLitePath+" does not exist") {
+	if _, err := Run(ctx, c, c.RunConfig()); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--sqlite-path: "+c.Conn.SQLitePath+" does not exist") {
 		t.Errorf("run: %v, want ErrFlagValue naming --sqlite-path", err)
 	}
 	var out strings.Builder

@@ -5,15 +5,16 @@
 // error handling (restart the event on deadlock or lock wait timeout,
 // reconnect on a lost connection), and its report formats.
 //
-// The entry points are ParseFlags (the same parser for the CLI and for
-// campaigns), Prepare, Run (or NewSpec for callers that drive oltp.Run
-// themselves) and Cleanup.
+// It registers itself as the workload tool "sysbench" (Tool, tool.go), the
+// one way the CLI and campaigns reach it. The package's own entry points
+// are ParseFlags, Prepare, Run (which prints nothing; NewSpec for callers
+// that drive oltp.Run themselves), WriteInterval and WriteSummary (the
+// report formats) and Cleanup.
 package sysbench
 
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -103,34 +104,6 @@ type RandOptions struct {
 	ZipfianExp float64
 }
 
-// ConnOptions are the connection options (sysbench --db-driver and
-// --mysql-*, plus --sqlite-path).
-type ConnOptions struct {
-	// Driver is --db-driver: mysql (MySQL, MariaDB, Percona) or sqlite.
-	Driver dialect.Driver
-	// Host is --mysql-host (default localhost, over TCP).
-	Host string
-	// Port is --mysql-port (default 3306).
-	Port int
-	// Socket is --mysql-socket, a Unix socket path used instead of Host.
-	Socket string
-	// User is --mysql-user (default sbtest).
-	User string
-	// Password is --mysql-password, or $SYSBENCH_MYSQL_PASSWORD, or
-	// $MYSQL_PWD. It never appears in output or in Results.
-	Password string
-	// DB is --mysql-db (default sbtest).
-	DB string
-	// SQLitePath is --sqlite-path, the database file for --db-driver=sqlite
-	// (default sbtest.db).
-	SQLitePath string
-	// Params are extra driver parameters passed to dialect.Config.Params
-	// (for MySQL go-sql-driver options or session variables such as
-	// "innodb_lock_wait_timeout"). They have no flag and are not recorded
-	// in Results.
-	Params map[string]string
-}
-
 // Config is everything a sysbench workload needs: the workload, its data
 // and statement-mix options, the random distribution, the connection and
 // the run options. Field comments name the sysbench option and its default.
@@ -167,7 +140,15 @@ type Config struct {
 	SkipTrx bool
 
 	Rand RandOptions
-	Conn ConnOptions
+	// Conn is where the database is: --db-driver (mysql: MySQL, MariaDB,
+	// Percona; or sqlite), --mysql-host (localhost, over TCP),
+	// --mysql-port (3306), --mysql-socket (used instead of the host),
+	// --mysql-user (sbtest), --mysql-password (else
+	// $SYSBENCH_MYSQL_PASSWORD, else $MYSQL_PWD; never in output or
+	// Results), --mysql-db (sbtest) and --sqlite-path (sbtest.db). Params
+	// (go-sql-driver options, session variables) have no flag and are not
+	// recorded in Results.
+	Conn dialect.Config
 
 	// Threads is --threads (1).
 	Threads int
@@ -199,8 +180,7 @@ func DefaultConfig() Config {
 		IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1, RangeSelects: true,
 		IgnoreErrors: DefaultIgnoreErrors(),
 		Rand:         RandOptions{Type: RandUniform, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfianExp: 0.8},
-		Conn: ConnOptions{Driver: dialect.MySQL, Host: dialect.DefaultMySQLHost, Port: dialect.DefaultMySQLPort,
-			User: dialect.DefaultMySQLUser, DB: dialect.DefaultDatabase, SQLitePath: dialect.DefaultSQLitePath},
+		Conn:         dialect.DefaultConfig(dialect.MySQL),
 
 		Threads: 1, Time: 10 * time.Second, Percentile: 95,
 	}
@@ -238,7 +218,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.Rand.validate()...)
-	errs = append(errs, c.Conn.validate()...)
+	errs = append(errs, validateConn(c.Conn)...)
 	if err := c.runConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -281,9 +261,9 @@ func randTypeList() string {
 	return strings.Join(names, ", ")
 }
 
-// validate checks the connection options through dialect.Config.Validate
+// validateConn checks the connection options through dialect.Config.Validate
 // and adds what the sbtest workloads need: a database name for MySQL.
-func (o ConnOptions) validate() []error {
+func validateConn(o dialect.Config) []error {
 	var errs []error
 	if o.Driver == dialect.SQLServer {
 		return []error{errors.New("--db-driver: sqlserver is not a sysbench database (valid: mysql, sqlite; SQL Server runs `vmbench tpcc`)")}
@@ -291,7 +271,7 @@ func (o ConnOptions) validate() []error {
 	if err := (Config{Conn: o}).DialectConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if o.Driver == dialect.MySQL && o.DB == "" {
+	if o.Driver == dialect.MySQL && o.Database == "" {
 		errs = append(errs, errors.New("--mysql-db: empty (the sbtest tables live in a database; default sbtest)"))
 	}
 	return errs
@@ -374,11 +354,5 @@ func (c *Config) PasswordFromEnv(getenv func(string) string) {
 	}
 }
 
-// DialectConfig maps the connection options onto dialect.Config.
-func (c Config) DialectConfig() dialect.Config {
-	o := c.Conn
-	return dialect.Config{
-		Driver: o.Driver, Host: o.Host, Port: o.Port, Socket: o.Socket, User: o.User, Password: o.Password,
-		Database: o.DB, SQLitePath: o.SQLitePath, Params: maps.Clone(o.Params),
-	}
-}
+// DialectConfig returns the connection options, with Params copied.
+func (c Config) DialectConfig() dialect.Config { return c.Conn.WithDatabase(c.Conn.Database) }

@@ -17,7 +17,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if c.Workload != ReadWrite || c.Tables != 1 || c.TableSize != 10000 || c.RangeSize != 100 || c.PointSelects != 10 ||
 		c.SimpleRanges != 1 || c.SumRanges != 1 || c.OrderRanges != 1 || c.DistinctRanges != 1 || c.IndexUpdates != 1 ||
 		c.NonIndexUpdates != 1 || c.DeleteInserts != 1 || !c.RangeSelects || c.SkipTrx || !c.AutoInc || !c.CreateSecondary ||
-		c.Rand.Type != RandUniform || c.Conn.User != "sbtest" || c.Conn.DB != "sbtest" || c.Threads != 1 ||
+		c.Rand.Type != RandUniform || c.Conn.User != "sbtest" || c.Conn.Database != "sbtest" || c.Threads != 1 ||
 		c.Time != 10*time.Second || c.Percentile != 95 || c.Conn.Driver != dialect.MySQL {
 		t.Errorf("defaults differ from sysbench 1.0's: %+v", c)
 	}

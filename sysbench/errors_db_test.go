@@ -166,11 +166,11 @@ func TestTooManyConnectionsAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := openT(t, c)
-	user := "lim_" + strings.TrimPrefix(c.Conn.DB, "t_")
+	user := "lim_" + strings.TrimPrefix(c.Conn.Database, "t_")
 	user = user[:min(len(user), 32)]
 	for _, q := range []string{
 		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 2", user),
-		fmt.Sprintf("GRANT ALL ON `%s`.* TO '%s'@'%%'", c.Conn.DB, user),
+		fmt.Sprintf("GRANT ALL ON `%s`.* TO '%s'@'%%'", c.Conn.Database, user),
 	} {
 		if _, err := admin.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestTooManyConnectionsAtStart(t *testing.T) {
 	}
 	t.Cleanup(func() { admin.Exec(fmt.Sprintf("DROP USER '%s'@'%%'", user)) })
 	c.Conn.User, c.Conn.Password = user, "pw"
-	res, err := Run(ctx, c, c.RunConfig(), nil)
+	res, err := Run(ctx, c, c.RunConfig())
 	if err == nil || res != nil {
 		t.Fatalf("run with 4 threads on a 2-connection account: %v, %v", res, err)
 	}
@@ -209,7 +209,7 @@ func TestPreparedStatementLimitAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Exec(fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", old))
-	_, err := Run(ctx, c, c.RunConfig(), nil)
+	_, err := Run(ctx, c, c.RunConfig())
 	// Found by Run's check before the threads connect (ErrFlagValue), or
 	// by a thread that hits the limit (Limit).
 	if err == nil || !strings.Contains(err.Error(), "max_prepared_stmt_count") || (dialect.Classify(err) != dialect.Limit && !errors.Is(err, ErrFlagValue)) {
@@ -265,7 +265,7 @@ func TestInterruptedRunReportsWhatWasMeasured(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	res, err := Run(ctx, c, rc, &out)
+	res, err := runPrinted(ctx, c, rc, &out)
 	if !errors.Is(err, oltp.ErrInterrupted) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want interrupted", err)
 	}

@@ -63,7 +63,7 @@ func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Conn.User, "mysql-user", c.Conn.User, "MySQL user")
 	fs.StringVar(&c.Conn.Password, "mysql-password", c.Conn.Password,
 		"MySQL password (default $"+EnvPassword+", else $"+EnvMySQLPassword+"; prefer the environment: flags show in ps)")
-	fs.StringVar(&c.Conn.DB, "mysql-db", c.Conn.DB, "MySQL database (prepare creates it when missing)")
+	fs.StringVar(&c.Conn.Database, "mysql-db", c.Conn.Database, "MySQL database (prepare creates it when missing)")
 	fs.StringVar(&c.Conn.SQLitePath, "sqlite-path", c.Conn.SQLitePath, "SQLite database file, with --db-driver=sqlite")
 }
 

@@ -71,7 +71,7 @@ func TestLockWaitTimeoutNotIgnoredIsFatal(t *testing.T) {
 	ctx := ctxT(t)
 	prepareAndLock(t, ctx, c)
 	c.Conn.Params = map[string]string{"innodb_lock_wait_timeout": "1"}
-	_, err := Run(ctx, c, c.RunConfig(), nil)
+	_, err := Run(ctx, c, c.RunConfig())
 	if dialect.Code(err) != 1205 {
 		t.Fatalf("run = %v, want it ended by the 1205 not listed in --mysql-ignore-errors", err)
 	}

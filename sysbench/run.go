@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"time"
 
 	"vmbench/dialect"
 	"vmbench/oltp"
@@ -13,10 +12,10 @@ import (
 
 // Run runs cfg.Workload against the database of cfg with the Runner
 // configuration rc (start from cfg.RunConfig(); add Labels, StartAt or
-// callbacks as needed) and writes to out (nil discards) what sysbench
-// prints: a header, an interval line per --report-interval (WriteInterval)
-// and the final report (WriteSummary). It opens and closes its own
-// connection pool, one connection per thread.
+// callbacks as needed) and returns the measure phase's Result. It prints
+// nothing: sysbench's interval lines and report are the Reporter of the
+// workload contract (Tool's Config: IntervalWriter, WriteReport). It opens
+// and closes its own connection pool, one connection per thread.
 //
 // Before anything starts it checks, once connected, that --threads fits the
 // server's max_connections and the run's prepared statements its
@@ -25,16 +24,18 @@ import (
 // ErrFlagValue.
 //
 // The Result is returned together with any error: on Ctrl-C (ctx
-// cancelled) it covers what was measured, is marked Interrupted and its
-// report is printed, and the error wraps oltp.ErrInterrupted and
-// context.Canceled.
-func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*oltp.Result, error) {
+// cancelled) it covers what was measured and is marked Interrupted, and
+// the error wraps oltp.ErrInterrupted and context.Canceled.
+func Run(ctx context.Context, cfg Config, rc oltp.RunConfig) (*oltp.Result, error) {
+	return run(ctx, cfg, rc, nil)
+}
+
+// run is Run; once the checks pass it hands what is about to run to rw,
+// when given (the CLI's report writer prints it as sysbench's header).
+func run(ctx context.Context, cfg Config, rc oltp.RunConfig, rw *reportWriter) (*oltp.Result, error) {
 	cfg.Threads = rc.Threads
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if out == nil {
-		out = io.Discard
 	}
 	dcfg := cfg.DialectConfig()
 	if err := sqliteFileExists(dcfg); err != nil {
@@ -56,38 +57,10 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*ol
 	if err != nil {
 		return nil, err
 	}
-	writeHeader(out, cfg, rc, dcfg.String())
-
-	userInterval, userPhase := rc.OnInterval, rc.OnPhase
-	rc.OnInterval = func(rep oltp.IntervalReport) {
-		if rc.ReportInterval > 0 {
-			_ = WriteInterval(out, rep, cfg.Percentile)
-		}
-		if userInterval != nil {
-			userInterval(rep)
-		}
+	if rw != nil {
+		writeHeader(rw.w, cfg, rc, dcfg.String())
 	}
-	rc.OnPhase = func(phase string, length time.Duration) {
-		if rc.WarmupTime > 0 {
-			switch phase {
-			case oltp.PhasePrecondition:
-				fmt.Fprintf(out, "Warm-up for %s (excluded from the results)...\n", length)
-			case oltp.PhaseMeasure:
-				fmt.Fprintln(out, "Warm-up done; measuring.")
-			}
-		}
-		if userPhase != nil {
-			userPhase(phase, length)
-		}
-	}
-	res, err := oltp.Run(ctx, spec, rc)
-	if res != nil {
-		fmt.Fprintln(out)
-		if werr := WriteSummary(out, res, cfg.Percentile); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return res, err
+	return oltp.Run(ctx, spec, rc)
 }
 
 // runConnConfig returns the connection settings of a run: dcfg without

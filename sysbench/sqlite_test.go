@@ -26,7 +26,7 @@ func TestSQLite(t *testing.T) {
 		t.Errorf("SQLite should load with one writer:\n%s", prog.String())
 	}
 	var out bytes.Buffer
-	res, err := Run(ctx, c, c.RunConfig(), &out)
+	res, err := runPrinted(ctx, c, c.RunConfig(), &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

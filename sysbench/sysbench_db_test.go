@@ -23,7 +23,7 @@ func mariaConfig(t *testing.T, w Workload) Config {
 	srv := testdb.Shared(t)
 	c := DefaultConfig()
 	c.Workload = w
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
 	c.Tables, c.TableSize, c.Threads = 2, 500, 2
 	c.Rand.Seed = 12345
 	c.Time, c.Events = 0, 200
@@ -92,7 +92,7 @@ func TestWorkloadsMariaDB(t *testing.T) {
 				t.Fatalf("after prepare: %d rows, want 1000", rows0)
 			}
 			var out bytes.Buffer
-			res, err := Run(ctx, c, c.RunConfig(), &out)
+			res, err := runPrinted(ctx, c, c.RunConfig(), &out)
 			if err != nil {
 				t.Fatalf("run: %v\n%s", err, out.String())
 			}
@@ -216,7 +216,7 @@ func TestPrepareAutoIncOffAndNoSecondary(t *testing.T) {
 	if idx != 0 {
 		t.Errorf("%d k_ indexes with --create-secondary=off", idx)
 	}
-	res, err := Run(ctx, c, c.RunConfig(), nil)
+	res, err := Run(ctx, c, c.RunConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestLittlesLaw(t *testing.T) {
 	if err := Prepare(ctx, c, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, c, c.RunConfig(), nil)
+	res, err := Run(ctx, c, c.RunConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

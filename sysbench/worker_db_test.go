@@ -26,7 +26,7 @@ func TestWorkerClosesItsStatements(t *testing.T) {
 	}
 	t.Cleanup(func() { srv.Stop() })
 	c := DefaultConfig()
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), "sbtest"
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), "sbtest"
 	c.Tables, c.TableSize, c.Threads, c.Rand.Seed = 2, 500, 2, 12345
 	ctx := ctxT(t)
 	if err := Prepare(ctx, c, nil, false); err != nil {
@@ -110,7 +110,7 @@ func TestWrittenValuesKeepTheirShape(t *testing.T) {
 		if err := Prepare(ctx, c, nil, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+		if _, err := Run(ctx, c, c.RunConfig()); err != nil {
 			t.Fatal(err)
 		}
 		db := openT(t, c)
@@ -133,7 +133,7 @@ func TestWrittenValuesKeepTheirShape(t *testing.T) {
 		if err := Prepare(ctx, c, nil, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(ctx, c, c.RunConfig(), nil); err != nil {
+		if _, err := Run(ctx, c, c.RunConfig()); err != nil {
 			t.Fatal(err)
 		}
 		db := openT(t, c)
@@ -158,7 +158,7 @@ func TestRangeLargerThanReadBuffer(t *testing.T) {
 	if err := Prepare(ctx, c, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, c, c.RunConfig(), nil)
+	res, err := Run(ctx, c, c.RunConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

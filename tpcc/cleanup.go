@@ -41,7 +41,7 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 	db, err := dialect.Open(ctx, dcfg)
 	if err != nil {
 		if dialect.IsUnknownDatabase(err) {
-			fmt.Fprintf(out, "Database %s does not exist; nothing to drop\n", cfg.Conn.DB)
+			fmt.Fprintf(out, "Database %s does not exist; nothing to drop\n", cfg.Conn.Database)
 			return nil
 		}
 		return err

@@ -40,7 +40,7 @@ func TestRunAndCheckCreateNothing(t *testing.T) {
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.Conn.Driver, cfg.Conn.SQLitePath = dialect.SQLite, filepath.Join(t.TempDir(), "none.db")
-	if _, err := Run(ctx, cfg, cfg.RunConfig(), nil); err == nil || !strings.Contains(err.Error(), "prepare") {
+	if _, err := Run(ctx, cfg, cfg.RunConfig()); err == nil || !strings.Contains(err.Error(), "prepare") {
 		t.Errorf("Run = %v; want an error pointing at prepare", err)
 	}
 	if _, err := Check(ctx, cfg, nil); err == nil {

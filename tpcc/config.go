@@ -3,7 +3,6 @@ package tpcc
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"runtime"
 	"strconv"
 	"time"
@@ -12,36 +11,20 @@ import (
 	"vmbench/oltp"
 )
 
-// ConnOptions say where the TPC-C database is. Flags take go-tpc's names
-// (--host/-H, --port/-P, --user/-U, --password/-p, --db/-D) and sysbench's
-// (--mysql-host ...); zero values mean the driver's default.
-type ConnOptions struct {
-	// Driver is --db-driver: mysql (MySQL, MariaDB, Percona), sqlserver or
-	// sqlite.
-	Driver dialect.Driver
-	// Host is the server (default localhost); Port its TCP port (0: 3306
-	// for MySQL, 1433 for SQL Server); Socket a MySQL Unix socket.
-	Host   string
-	Port   int
-	Socket string
-	// User defaults to root (MySQL) or sa (SQL Server).
-	User string
-	// Password comes from --password, else $TPCC_PASSWORD, else the
-	// client's own variable ($MYSQL_PWD, $SQLCMDPASSWORD). It never appears
-	// in output or Results.
-	Password string
-	// DB is the database (default tpcc); prepare creates it when missing.
-	DB string
-	// SQLitePath is the database file with --db-driver=sqlite (tpcc.db).
-	SQLitePath string
-	// Params are extra driver parameters (dialect.Config.Params); no flag.
-	Params map[string]string
-}
-
 // Config is everything the TPC-C workload needs. Field comments name the
 // flag and its default.
 type Config struct {
-	Conn ConnOptions
+	// Conn says where the TPC-C database is. Flags take go-tpc's names
+	// (--host/-H, --port/-P, --user/-U, --password/-p, --db/-D) and
+	// sysbench's (--mysql-host ...), with --db-driver (mysql: MySQL,
+	// MariaDB, Percona; sqlserver; sqlite), --mysql-socket and
+	// --sqlite-path (tpcc.db). Zero port and user mean the driver's
+	// default (3306 or 1433; root or sa: DialectConfig); the database
+	// defaults to tpcc. The password comes from --password, else
+	// $TPCC_PASSWORD, else the client's own variable ($MYSQL_PWD,
+	// $SQLCMDPASSWORD); it never appears in output or Results. Params
+	// have no flag.
+	Conn dialect.Config
 
 	// Warehouses is --warehouses (1): the scale, W.
 	Warehouses int
@@ -93,7 +76,7 @@ const (
 // spec waits, 10 s.
 func DefaultConfig() Config {
 	return Config{
-		Conn:       ConnOptions{Driver: dialect.MySQL, Host: "localhost", DB: "tpcc", SQLitePath: "tpcc.db"},
+		Conn:       dialect.Config{Driver: dialect.MySQL, Host: "localhost", Database: "tpcc", SQLitePath: "tpcc.db"},
 		Warehouses: 1, Seed: 1, WaitScale: 1, Time: 10 * time.Second, ReportInterval: 10 * time.Second, Retries: 10,
 	}
 }
@@ -143,7 +126,7 @@ func (c Config) Validate() error {
 	if err := c.DialectConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Conn.Driver != dialect.SQLite && c.Conn.DB == "" {
+	if c.Conn.Driver != dialect.SQLite && c.Conn.Database == "" {
 		bad("--db: empty (the TPC-C tables live in a database; default tpcc)")
 	}
 	if c.Warehouses < 1 || c.Warehouses > MaxWarehouses {
@@ -227,10 +210,7 @@ func (c Config) RunConfig() oltp.RunConfig {
 func (c Config) DialectConfig() dialect.Config {
 	o := c.Conn
 	def := dialect.DefaultConfig(o.Driver)
-	dc := dialect.Config{
-		Driver: o.Driver, Host: o.Host, Port: o.Port, Socket: o.Socket, User: o.User, Password: o.Password,
-		Database: o.DB, SQLitePath: o.SQLitePath, Params: maps.Clone(o.Params),
-	}
+	dc := o.WithDatabase(o.Database)
 	if dc.Port == 0 {
 		dc.Port = def.Port
 	}

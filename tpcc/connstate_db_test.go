@@ -19,7 +19,7 @@ import (
 func TestStoppedTransactionLeavesNoTransaction(t *testing.T) {
 	srv := testdb.Shared(t)
 	cfg := DefaultConfig()
-	cfg.Conn.Host, cfg.Conn.Port, cfg.Conn.User, cfg.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
+	cfg.Conn.Host, cfg.Conn.Port, cfg.Conn.User, cfg.Conn.Database = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
 	cfg.Warehouses = 1
 	ctx := txnCtx(t)
 	db := openTxnDB(t, cfg)

@@ -35,7 +35,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, sa for SQL Server)")
 	fs.StringVarP(&o.Password, "password", "p", o.Password,
 		"password (default $"+EnvPassword+", else $"+EnvMySQLPassword+" or $"+EnvSQLServerPassword+"; prefer the environment: flags show in ps)")
-	fs.StringVarP(&o.DB, "db", "D", o.DB, "database (prepare creates it when missing)")
+	fs.StringVarP(&o.Database, "db", "D", o.Database, "database (prepare creates it when missing)")
 	fs.StringVar(&o.SQLitePath, "sqlite-path", o.SQLitePath, "SQLite database file, with --db-driver=sqlite")
 	for alias, name := range map[string]string{"mysql-host": "host", "mysql-port": "port", "mysql-user": "user",
 		"mysql-password": "password", "mysql-db": "db"} {
@@ -138,17 +138,25 @@ func ParseFlags(args []string, getenv func(string) string) (Config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (options are --name=value)", fs.Arg(0))
 	}
+	c.complete(fs.Changed, getenv)
+	return c, c.Validate()
+}
+
+// complete applies what the options given (changed) imply, as go-tpc
+// reads them: --threads without --wait-scale means no waits, and
+// --threads N --wait N workers with waits on a connection each; then the
+// password from the environment (getenv may be nil) when none is set.
+func (c *Config) complete(changed func(string) bool, getenv func(string) string) {
 	switch {
-	case fs.Changed("threads") && !fs.Changed("wait-scale") && !fs.Changed("wait"):
+	case changed("threads") && !changed("wait-scale") && !changed("wait"):
 		c.WaitScale = 0
-	case fs.Changed("threads") && fs.Changed("wait") && !fs.Changed("wait-scale") && c.WaitScale > 0 &&
-		!fs.Changed("terminals") && !fs.Changed("conns"):
+	case changed("threads") && changed("wait") && !changed("wait-scale") && c.WaitScale > 0 &&
+		!changed("terminals") && !changed("conns"):
 		// go-tpc's --threads N --wait: N workers with keying and think
 		// times, each on its own connection.
 		c.Terminals, c.Conns, c.Threads = c.Threads, c.Threads, 0
 	}
 	c.passwordFromEnv(getenv)
-	return c, c.Validate()
 }
 
 // ParseMap is ParseFlags for a campaign's flag map ({"warehouses": "10"}).

@@ -18,7 +18,7 @@ type phases struct {
 	ctx     context.Context
 	rs      *runState
 	rc      oltp.RunConfig // as the caller gave it
-	out     io.Writer
+	log     io.Writer      // the warning of a run it could not count
 	pool    *workerPool
 	counted bool // the run is in the meta's run count
 }
@@ -44,20 +44,13 @@ func (p *phases) run() (*oltp.Result, error) {
 
 // phaseStarts is called as each phase starts: the run is counted (3.3.2.11
 // then no longer holds) when its first phase starts, with every
-// connection open and no transaction run; the caller's OnPhase follows.
+// connection open and no transaction run; the caller's OnPhase follows
+// (the CLI's report writer prints the precondition's start and end).
 func (p *phases) phaseStarts(phase string, length time.Duration) {
 	if !p.counted {
 		p.counted = true
 		if err := countRun(p.ctx, p.rs.db, p.rs.db.Dialect); err != nil {
-			fmt.Fprintf(p.out, "warning: counting the run in %s: %v (check may then test 3.3.2.11 wrongly)\n", metaTable, err)
-		}
-	}
-	if p.rc.WarmupTime > 0 {
-		switch phase {
-		case oltp.PhasePrecondition:
-			fmt.Fprintf(p.out, "Precondition for %s (excluded from the results)...\n", length)
-		case oltp.PhaseMeasure:
-			fmt.Fprintln(p.out, "Precondition done; measuring.")
+			fmt.Fprintf(p.log, "warning: counting the run in %s: %v (check may then test 3.3.2.11 wrongly)\n", metaTable, err)
 		}
 	}
 	if p.rc.OnPhase != nil {
@@ -73,9 +66,6 @@ func (p *phases) runConfig(phase string, length time.Duration, events int64) olt
 	rc.OnPhase = nil
 	rc.OnInterval = func(rep oltp.IntervalReport) {
 		rep.Phase = phase
-		if p.rc.ReportInterval > 0 {
-			_ = WriteInterval(p.out, rep)
-		}
 		if p.rc.OnInterval != nil {
 			p.rc.OnInterval(rep)
 		}

@@ -38,7 +38,7 @@ func loadMariaConfig(t *testing.T, w int) Config {
 	t.Helper()
 	srv := testdb.Shared(t)
 	c := DefaultConfig()
-	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
+	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), srv.NewDatabase(t)
 	c.Warehouses, c.Seed = w, loadTestSeed
 	return c
 }
@@ -262,7 +262,7 @@ func TestPrepareMariaDB(t *testing.T) {
 	if err := Cleanup(ctx, c, &cl); err != nil || !strings.Contains(cl.String(), "nothing dropped") {
 		t.Errorf("cleanup of an empty database: %v, %s", err, cl.String())
 	}
-	c.Conn.DB = "no_such_db_for_tpcc"
+	c.Conn.Database = "no_such_db_for_tpcc"
 	if err := Cleanup(ctx, c, io.Discard); err != nil {
 		t.Errorf("cleanup of a missing database: %v", err)
 	}

@@ -15,8 +15,10 @@ const Workload = "tpcc"
 
 // Run drives the TPC-C workload on the database of cfg, which Prepare
 // loaded, with the Runner configuration rc (start from cfg.RunConfig();
-// add Labels, StartAt or callbacks), and writes to out (nil discards) a
-// header, interval lines (WriteInterval) and the report (WriteReport).
+// add Labels, StartAt or callbacks) and returns the measure phase's
+// Result. It prints nothing: the header, interval lines (WriteInterval)
+// and report (WriteReport) are the Reporter of the workload contract
+// (Tool's Config).
 //
 // Before it starts it checks that the database holds a complete load of
 // cfg.Warehouses warehouses, draws the run's NURand constants from the
@@ -40,12 +42,19 @@ const Workload = "tpcc"
 // The Result is returned with any error: after Ctrl-C it covers what was
 // measured and is marked Interrupted, and the error wraps
 // oltp.ErrInterrupted.
-func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*oltp.Result, error) {
+func Run(ctx context.Context, cfg Config, rc oltp.RunConfig) (*oltp.Result, error) {
+	return run(ctx, cfg, rc, nil, nil)
+}
+
+// run is Run; a warning that the run could not be counted goes to log
+// (nil discards it), and once the checks pass what is about to run goes
+// to rw, when given (the CLI's report writer prints it as the header).
+func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, rw *reportWriter) (*oltp.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = io.Discard
+	if log == nil {
+		log = io.Discard
 	}
 	dcfg := cfg.DialectConfig()
 	if err := sqliteMustExist(dcfg); err != nil {
@@ -67,21 +76,15 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig, out io.Writer) (*ol
 	}
 	consts := RunConstants(m.Load, NewRand(cfg.Seed, streamRun, m.Runs))
 	rs := newRunState(db, cfg, consts)
-	writeHeader(out, cfg, rc, dcfg.String(), m, consts)
+	if rw != nil {
+		writeHeader(rw.w, cfg, rc, dcfg.String(), m, consts)
+	}
 	pool := &workerPool{rs: rs, workers: make([]*windowWorker, rc.Threads)}
 	defer pool.close()
-	p := &phases{ctx: ctx, rs: rs, rc: rc, out: out, pool: pool}
+	p := &phases{ctx: ctx, rs: rs, rc: rc, log: log, pool: pool}
 	res, err := p.run()
-	if res == nil {
-		return nil, err
-	}
-	res.Measured += "; " + waitWords(cfg)
-	if res.Phase != oltp.PhaseMeasure {
-		fmt.Fprintf(out, "\nInterrupted during the precondition: nothing was measured. What ran in the precondition:\n")
-	}
-	fmt.Fprintln(out)
-	if werr := WriteReport(out, res); werr != nil && err == nil {
-		err = werr
+	if res != nil {
+		res.Measured += "; " + waitWords(cfg)
 	}
 	return res, err
 }

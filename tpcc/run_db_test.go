@@ -28,7 +28,7 @@ func runAndCheck(t *testing.T, cfg Config) {
 	withWait.WarmupTime = time.Second
 	for i, c := range []Config{noWait, withWait} {
 		var b bytes.Buffer
-		r, err := Run(ctx, c, c.RunConfig(), &b)
+		r, err := runPrinted(ctx, c, &b)
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", i+1, err, b.String())
 		}

@@ -70,7 +70,7 @@ func mariaTemplate(t *testing.T) *sharedLoad {
 	l := &mariaLoad
 	l.once.Do(func() {
 		c := DefaultConfig()
-		c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.DB = srv.Host(), srv.Port(), srv.User(), "tpcc_template"
+		c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), "tpcc_template"
 		c.Warehouses, c.Seed = 2, loadTestSeed
 		l.cfg = c
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -82,7 +82,7 @@ func mariaTemplate(t *testing.T) *sharedLoad {
 		one.Threads, one.WaitScale = 1, 0 // as ParseFlags reads --threads 1
 		l.interrupted = Prepare(cctx, one, &cancelOnProgress{after: Items + 10000, cancel: interrupt}, true)
 		interrupt()
-		wait := killOneInsert(t, ctx, c.Conn.DB, OrderLine)
+		wait := killOneInsert(t, ctx, c.Conn.Database, OrderLine)
 		var out bytes.Buffer
 		l.err = Prepare(ctx, c, &out, false)
 		var kerr error
@@ -141,8 +141,8 @@ func mariaCopyWhere(t *testing.T, warehouses int, where map[string]string) Confi
 	l := mariaTemplate(t)
 	srv := testdb.Shared(t)
 	c := l.cfg
-	c.Conn.DB, c.Warehouses = srv.NewDatabase(t), warehouses
-	admin, err := sql.Open("mysql", srv.DSN(c.Conn.DB))
+	c.Conn.Database, c.Warehouses = srv.NewDatabase(t), warehouses
+	admin, err := sql.Open("mysql", srv.DSN(c.Conn.Database))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"vmbench/dialect"
@@ -24,6 +25,9 @@ type Connector interface {
 	// that says which drivers it runs on (sysbench refuses SQL Server
 	// here, not in any caller).
 	Supports(d dialect.Driver) error
+	// Clone returns a copy that SetDatabase changes alone: a campaign
+	// parses a workload once and gives each VM a copy on its database.
+	Clone() Config
 }
 
 // DatabaseOwner is a Config whose data lives in a database of its own
@@ -36,6 +40,16 @@ type DatabaseOwner interface {
 	// DropDatabase removes it.
 	DropDatabase(ctx context.Context) error
 }
+
+// ErrCheckFailed is wrapped by a Checker's error when a check ran and
+// failed (not when the data could not be read).
+var ErrCheckFailed = errors.New("a consistency check failed")
+
+// ErrFlagValue is wrapped by the errors a Prepare or Run finds once
+// connected that a flag value causes (sysbench's tables of another
+// --table-size, --threads beyond the server's max_connections): nothing
+// was loaded or run, and the CLI exits 2 as for any bad flag.
+var ErrFlagValue = errors.New("a flag does not fit the database")
 
 // Checker is a Config with consistency checks of its data (tpcc's TPC-C
 // clause 3.3.2 conditions).

@@ -200,3 +200,19 @@ func (e Env) RunConfig(rc oltp.RunConfig) oltp.RunConfig {
 	}
 	return rc
 }
+
+// WarmupNotice writes what a peer tool prints at a phase change of a run
+// with a precondition (warm > 0): start, a format given the phase's
+// length, when the precondition starts, and the line end when the measure
+// phase follows it. A Reporter's Observer calls it from Phase.
+func WarmupNotice(w io.Writer, warm time.Duration, phase string, length time.Duration, start, end string) {
+	if warm <= 0 {
+		return
+	}
+	switch phase {
+	case oltp.PhasePrecondition:
+		fmt.Fprintf(w, start+"\n", length)
+	case oltp.PhaseMeasure:
+		fmt.Fprintln(w, end)
+	}
+}

@@ -14,11 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/dialect"
-	"vmbench/oltp"
 	"vmbench/scenarios"
-	"vmbench/sysbench"
-	"vmbench/tpcc"
-	"vmbench/workload"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -64,7 +60,7 @@ the campaign's process.`,
 			if _, err := scenarios.ReadManifest(args[0]); err != nil {
 				return asUsage(err)
 			}
-			opts := scenarios.TeardownOptions{Drivers: campaignDrivers(a), VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
+			opts := scenarios.TeardownOptions{VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
 			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
 			fmt.Fprintf(a.stdout, "removed %d object(s) of %s\n", n, args[0])
 			return err
@@ -128,9 +124,6 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
 				return runSuite(cmd, a, args[0], file.Suite, opts)
 			}
 			spec := file.Spec
-			if spec.Workload.Tool == "sysbench" && spec.Database.Driver == "sqlserver" {
-				return usagef("%s: database.driver: sqlserver is not a sysbench database (valid: mysql; SQL Server runs tool: tpcc)", args[0])
-			}
 			opts.Simulate = simulate
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
@@ -154,7 +147,6 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
 			} else if pwFile != "" {
 				return usagef("--db-password-file: only with --db-dsn (it holds the password of that server)")
 			}
-			opts.Drivers = campaignDrivers(a)
 			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
 				return usageError{err} // each error names the file and line
@@ -180,45 +172,12 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
 	return cmd
 }
 
-// campaignDrivers are the workload tools a campaign file may name, each
-// able to say how its runs end (scenarios.RunBounds).
-func campaignDrivers(a *app) map[string]scenarios.Driver {
-	return map[string]scenarios.Driver{
-		"sysbench": boundedDriver{sysbenchDriver{a: a}, func(w string, args []string) (oltp.RunConfig, error) {
-			cfg, err := sysbench.ParseFlags(w, args, nil)
-			return cfg.RunConfig(), err
-		}, nil},
-		"tpcc": boundedDriver{tpccDriver{a: a}, func(_ string, args []string) (oltp.RunConfig, error) {
-			cfg, err := tpcc.ParseFlags(args, nil)
-			return cfg.RunConfig(), err
-		}, tpccReviewColumns()},
-	}
-}
-
-// boundedDriver adds scenarios.RunBounds to a campaign driver: the run
-// configuration its flags give, so that a campaign that would never end
-// (time 0, no events) is refused before anything is created. It also
-// gives the tool's review columns (workload.Reviewer).
-type boundedDriver struct {
-	scenarios.Driver
-	runConfig func(workload string, args []string) (oltp.RunConfig, error)
-	columns   []workload.Column
-}
-
-// ReviewColumns implements workload.Reviewer.
-func (d boundedDriver) ReviewColumns() []workload.Column { return d.columns }
-
-// RunConfig implements scenarios.RunBounds.
-func (d boundedDriver) RunConfig(workload string, args []string) (oltp.RunConfig, error) {
-	return d.runConfig(workload, args)
-}
-
 // checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,
 // which label then names), which must name a MySQL/MariaDB or SQL Server
 // server and no database (the campaign creates one per VM), and connects
 // to it once, so that a wrong address or password is found before any VM
 // exists. A DSN without a password takes it from pw (dsnPassword.fill).
-func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*scenarios.DB, error) {
+func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*dialect.Config, error) {
 	cfg, err := dialect.ParseDSN(dsn)
 	if err != nil {
 		return nil, usagef("%s: %v", label, err)
@@ -244,7 +203,7 @@ func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*sc
 		return nil, dsnError(err, label, cfg, pw)
 	}
 	db.Close()
-	return &scenarios.DB{Driver: string(cfg.Driver), Host: cfg.Host, Port: cfg.Port, User: cfg.User, Password: cfg.Password}, nil
+	return &cfg, nil
 }
 
 // checkResultsDir makes sure --results-dir is (or can become) a writable

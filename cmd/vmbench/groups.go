@@ -13,12 +13,17 @@ var groupConstructors []func(*app) *cobra.Command
 
 func registerGroup(f func(*app) *cobra.Command) { groupConstructors = append(groupConstructors, f) }
 
+// commandGroups makes every group: the constructors' and then one per
+// registered workload tool (workloadGroups) whose name they do not take.
 func commandGroups(a *app) []*cobra.Command {
 	cmds := make([]*cobra.Command, 0, len(groupConstructors))
+	names := map[string]bool{}
 	for _, f := range groupConstructors {
-		cmds = append(cmds, f(a))
+		c := f(a)
+		cmds = append(cmds, c)
+		names[c.Name()] = true
 	}
-	return cmds
+	return append(cmds, workloadGroups(a, func(name string) bool { return names[name] })...)
 }
 
 // isCobraUsageError reports whether err is one of cobra's own complaints

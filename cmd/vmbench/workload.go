@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+	"vmbench/workload"
+
+	// The OLTP tools register themselves (workload.Register) from init.
+	_ "vmbench/sysbench"
+	_ "vmbench/tpcc"
+)
+
+// The command groups of the registered workload tools, built from their
+// Descriptors alone: one command per verb, the Config's flags bound once
+// per command, usage errors exit 2.
+
+// workloadGroups returns a command group for every registered tool that
+// has commands, except a tool whose name a group of its own already
+// takes (taken).
+func workloadGroups(a *app, taken func(name string) bool) []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, t := range workload.Tools() {
+		if d := t.Describe(); len(d.Commands) > 0 && !taken(d.Name) {
+			cmds = append(cmds, newToolCmd(a, t))
+		}
+	}
+	return cmds
+}
+
+// newToolCmd makes the group of tool t. When its commands take a
+// WORKLOAD, the group also takes sysbench's order, 'TOOL WORKLOAD
+// COMMAND [flags]'.
+func newToolCmd(a *app, t workload.Tool) *cobra.Command {
+	d := t.Describe()
+	cmd := &cobra.Command{Use: orDefault(d.Usage, d.Name), Short: d.Short, Long: d.Long, Example: d.Example}
+	if slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return c.Workload }) {
+		// 'sysbench WORKLOAD COMMAND' reaches this RunE; flags are parsed
+		// by the command it dispatches to.
+		cmd.DisableFlagParsing = true
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return dispatchWorkloadFirst(cmd, d, args) }
+	} else {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usagef("%s: unknown command %q (want %s; see '%s --help')", cmd.CommandPath(), args[0], verbList(d), cmd.CommandPath())
+		}
+	}
+	for _, c := range d.Commands {
+		cmd.AddCommand(newVerbCmd(a, t, c))
+	}
+	return cmd
+}
+
+func orDefault(s, fallback string) string {
+	if s != "" {
+		return s
+	}
+	return fallback
+}
+
+// verbList names the tool's commands: "prepare, run or cleanup".
+func verbList(d workload.Descriptor) string {
+	names := make([]string, len(d.Commands))
+	for i, c := range d.Commands {
+		names[i] = string(c.Name)
+	}
+	return orList(names, " or ")
+}
+
+// orList joins names with commas and last before the last one.
+func orList(names []string, last string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
+}
+
+// dispatchWorkloadFirst handles 'vmbench TOOL WORKLOAD COMMAND [flags]'.
+func dispatchWorkloadFirst(cmd *cobra.Command, d workload.Descriptor, args []string) error {
+	if len(args) == 0 || slices.Contains([]string{"-h", "--help", "help"}, args[0]) {
+		return cmd.Help()
+	}
+	if len(args) < 2 || !slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return string(c.Name) == args[1] }) {
+		return usagef("%s: unknown command %q (want %s, e.g. '%s run %s'; see '%s --help')",
+			cmd.CommandPath(), args[0], verbList(d), cmd.CommandPath(), d.Workloads[0], cmd.CommandPath())
+	}
+	sub, _, err := cmd.Find(args[1:2])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	sub.SetContext(cmd.Context())
+	sub.InitDefaultHelpFlag()
+	if err := sub.ParseFlags(append([]string{args[0]}, args[2:]...)); err != nil {
+		return usagef("%s: %v (see '%s --help')", sub.CommandPath(), err, sub.CommandPath())
+	}
+	if help, _ := sub.Flags().GetBool("help"); help {
+		return sub.Help()
+	}
+	rest := sub.Flags().Args()
+	if sub.Args != nil {
+		if err := sub.Args(sub, rest); err != nil {
+			return err
+		}
+	}
+	return sub.RunE(sub, rest)
+}
+
+func workloadArg(cmd *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return usagef("%s: takes at most one WORKLOAD (got %q; see '%s --help')", cmd.CommandPath(), args, cmd.CommandPath())
+	}
+	return nil
+}
+
+// verbCmd is one command of a tool: its Config, bound to the command's
+// flags once, and the names the Config bound.
+type verbCmd struct {
+	a          *app
+	tool       workload.Descriptor
+	verb       workload.Verb
+	cfg        workload.Config
+	bound      map[string]bool
+	resultFile string
+}
+
+func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
+	v := &verbCmd{a: a, tool: t.Describe(), verb: c.Name, cfg: t.NewConfig(), bound: map[string]bool{}}
+	cmd := &cobra.Command{Use: string(c.Name), Short: c.Short, Long: c.Long, Example: c.Example, Args: cobra.NoArgs,
+		RunE: v.runE}
+	if c.Workload {
+		cmd.Use, cmd.Args = cmd.Use+" [WORKLOAD]", workloadArg
+	}
+	fs := cmd.Flags()
+	v.cfg.BindFlags(fs)
+	scope, _ := v.cfg.(workload.FlagScoper)
+	fs.VisitAll(func(f *pflag.Flag) {
+		v.bound[f.Name] = true
+		if scope != nil && !scope.FlagApplies(c.Name, f.Name) {
+			f.Hidden = true // and refused (complete)
+		}
+	})
+	if c.Name == workload.VerbRun {
+		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
+	}
+	return cmd
+}
+
+func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
+	if err := v.complete(cmd, args); err != nil {
+		return err
+	}
+	if err := v.checkOpenFiles(); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	switch v.verb {
+	case workload.VerbPrepare:
+		return flagUsage(v.cfg.Prepare(ctx, workload.Env{Log: v.a.stderr, Terminal: v.a.terminal}))
+	case workload.VerbRun:
+		return v.run(ctx)
+	case workload.VerbCheck:
+		ch, ok := v.cfg.(workload.Checker)
+		if !ok {
+			return fmt.Errorf("%s: %s has no consistency checks", cmd.CommandPath(), v.tool.Name)
+		}
+		return ch.Check(ctx, workload.Env{Log: v.a.stdout})
+	}
+	return flagUsage(v.cfg.Cleanup(ctx, workload.Env{Log: v.a.stdout}))
+}
+
+// complete refuses the options this command does not take (a
+// FlagScoper's), then completes and validates the Config: every problem
+// is a usage error (exit 2), found before anything connects.
+func (v *verbCmd) complete(cmd *cobra.Command, args []string) error {
+	if scope, ok := v.cfg.(workload.FlagScoper); ok {
+		var unused []error
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if v.bound[f.Name] && !scope.FlagApplies(v.verb, f.Name) {
+				unused = append(unused, fmt.Errorf("--%s: not an option of %s (it applies to %s %s)", f.Name, cmd.CommandPath(), v.tool.Name, v.flagUsers(scope, f.Name)))
+			}
+		})
+		if len(unused) > 0 {
+			return usagef("%v", errors.Join(unused...))
+		}
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
+	err := errors.Join(v.cfg.Complete(name, v.a.getenv, cmd.Flags().Changed), v.cfg.Validate())
+	if err != nil {
+		return usagef("%s: %v", cmd.CommandPath(), err)
+	}
+	return nil
+}
+
+// flagUsers names the commands that take option name: "prepare and run".
+func (v *verbCmd) flagUsers(scope workload.FlagScoper, name string) string {
+	var verbs []string
+	for _, c := range v.tool.Commands {
+		if scope.FlagApplies(c.Name, name) {
+			verbs = append(verbs, string(c.Name))
+		}
+	}
+	return orList(verbs, " and ")
+}
+
+// run runs the Config, prints the peer tool's interval lines and report
+// (a Reporter's) to stdout and writes --result-file.
+func (v *verbCmd) run(ctx context.Context) error {
+	if v.resultFile != "" {
+		if err := checkResultDir(v.resultFile); err != nil {
+			return usagef("--result-file: %v", err)
+		}
+	}
+	env := workload.Env{Log: v.a.stdout}
+	rep, ok := v.cfg.(workload.Reporter)
+	if ok {
+		env.Observer = rep.IntervalWriter(v.a.stdout)
+	}
+	out, err := v.cfg.Run(ctx, env)
+	if out == nil {
+		return flagUsage(err)
+	}
+	if ok {
+		if werr := rep.WriteReport(v.a.stdout, out); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return writeResultFile(v.a, out.Result, v.resultFile, flagUsage(err))
+}
+
+// flagUsage makes the errors of a flag that does not fit the database
+// (workload.ErrFlagValue: tables of another size, --threads beyond the
+// server's max_connections) usage errors, exit status 2, like any other
+// bad flag; nothing has been created or run when they are returned.
+func flagUsage(err error) error {
+	if errors.Is(err, workload.ErrFlagValue) {
+		return asUsage(err)
+	}
+	return err
+}
+
+// openFileLimit is processFileLimit; tests lower it.
+var openFileLimit = processFileLimit
+
+// Open files a database connection takes: a socket for MySQL; the database
+// file and its write-ahead log for SQLite (measured: 20,000 files gave
+// 10,001 SQLite connections). spareFiles are the process's own (standard
+// streams, the pool's idle connection, the result file).
+const (
+	filesPerMySQLConn  = 1
+	filesPerSQLiteConn = 2
+	spareFiles         = 64
+)
+
+// connectionCounter is a Config that says how many connections a command
+// opens at once (sysbench: run's --threads, prepare's loaders).
+type connectionCounter interface {
+	Connections(verb workload.Verb) int
+}
+
+// checkOpenFiles refuses, before anything connects, a command whose
+// connections need more open files than the process may have: the run
+// would fail at the thread that hits the limit, after the others started.
+func (v *verbCmd) checkOpenFiles() error {
+	cc, ok := v.cfg.(connectionCounter)
+	if !ok || cc.Connections(v.verb) == 0 {
+		return nil
+	}
+	conns := cc.Connections(v.verb)
+	per := filesPerMySQLConn
+	if c, ok := v.cfg.(workload.Connector); ok && c.Database().Driver == dialect.SQLite {
+		per = filesPerSQLiteConn
+	}
+	limit := openFileLimit()
+	need := uint64(conns)*uint64(per) + spareFiles
+	if limit == 0 || need <= limit {
+		return nil
+	}
+	return usagef("--threads: %d connections need about %d open files, but this process may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer threads",
+		conns, need, limit, need)
+}
+
+// checkResultDir makes sure the result file can be written at the end,
+// before the run starts: its directory exists and is writable, and the
+// path is not a directory.
+func checkResultDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory; name a file", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".vmbench-write-test-*")
+	if err != nil {
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// writeResultFile writes res to path when both are given and joins any
+// failure to err, the run's own error.
+func writeResultFile(a *app, res *oltp.Result, path string, err error) error {
+	if res == nil || path == "" {
+		return err
+	}
+	if werr := res.WriteFile(path); werr != nil {
+		return errors.Join(err, fmt.Errorf("writing --result-file: %w", werr))
+	}
+	state := ""
+	if st := res.State(); st != oltp.StatusComplete {
+		state = " (" + st + ")"
+	}
+	fmt.Fprintf(a.stderr, "Result written to %s%s\n", path, state)
+	return err
+}

@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+	"vmbench/workload"
+)
+
+// A campaign reaches its workload through the workload contract alone:
+// the tool from the registry, its flags parsed once into a typed Config,
+// a copy of it per VM on that VM's database.
+
+// checkTool looks up the campaign's tool and parses its workload flags
+// once (workload.Parse): the file's, and with Simulate the simulate
+// block's too. It returns the Config the campaign runs (the simulated one
+// in simulation) or every problem, each with the file and line.
+func checkTool(spec *Spec, opts Options) (workload.Config, error) {
+	src := spec.src
+	t, err := workload.Lookup(spec.Workload.Tool)
+	var conn workload.Connector
+	if err == nil {
+		conn, _ = t.NewConfig().(workload.Connector)
+	}
+	if conn == nil {
+		return nil, src.errorf("workload.tool", "workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(vmTools(), ", "))
+	}
+	var errs []error
+	if d, err := dialect.ParseDriver(spec.Database.Driver); err == nil {
+		if err := conn.Supports(d); err != nil {
+			errs = append(errs, src.errorf("database.driver", "database.driver: %w", err))
+		}
+	}
+	if s := opts.DBServer; opts.Simulate && s != nil {
+		if err := conn.Supports(s.Driver); err != nil {
+			errs = append(errs, fmt.Errorf("--db-dsn: %w", err))
+		}
+	}
+	cfg, err := parseWorkload(t, conn, spec, "workload.flags", spec.Workload)
+	errs = append(errs, err)
+	if opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
+		cfg, err = parseWorkload(t, conn, spec, "simulate.workload.flags", spec.Simulated().Workload)
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// vmTools names the registered tools a VM campaign runs: those with a
+// database (Connector).
+func vmTools() []string {
+	var names []string
+	for _, t := range workload.Tools() {
+		if _, ok := t.NewConfig().(workload.Connector); ok {
+			names = append(names, t.Describe().Name)
+		}
+	}
+	return names
+}
+
+// parseWorkload parses one set of workload flags (path names them in the
+// file: workload.flags or simulate.workload.flags), refusing the
+// connection flags, and refuses a run that would never end.
+func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path string, w WorkloadSpec) (workload.Config, error) {
+	src := spec.src
+	flags := make(map[string]string, len(w.Flags))
+	for k, v := range w.Flags {
+		flags[k] = fmt.Sprint(v)
+	}
+	cfg, err := workload.Parse(t, w.Name, flags, nil, conn.ConnectionFlags())
+	if err != nil {
+		return nil, src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
+	}
+	if rc := cfg.Bounds(); rc.Time == 0 && rc.Events == 0 {
+		at := path
+		for _, k := range []string{"time", "max-time", "events"} {
+			if src.line(path+"."+k) > src.line(path) {
+				at = path + "." + k
+				break
+			}
+		}
+		return nil, src.errorf(at, "%s: time 0 and no events: the run would never end, and a campaign must (set time, e.g. 30m, or events)", path)
+	}
+	return cfg, nil
+}
+
+// recordedFlags are the flags campaign.yaml records for cfg: its Flags
+// (every option that shapes the run, as parsed) without the connection
+// flags, which the campaign sets per VM; numbers as YAML numbers.
+func recordedFlags(cfg workload.Config) map[string]any {
+	flags := cfg.Flags()
+	if conn, ok := cfg.(workload.Connector); ok {
+		for _, n := range conn.ConnectionFlags() {
+			delete(flags, n)
+		}
+	}
+	out := make(map[string]any, len(flags))
+	for k, v := range flags {
+		out[k] = v
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[k] = i
+		} else if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			out[k] = f
+		}
+	}
+	return out
+}
+
+// vmConfig returns the campaign's Config on one VM's database: a copy,
+// SetDatabase, validated again.
+func (c *campaign) vmConfig(db dialect.Config) (workload.Config, error) {
+	cfg := c.cfg.(workload.Connector).Clone()
+	cfg.(workload.Connector).SetDatabase(db)
+	return cfg, cfg.Validate()
+}
+
+// vmObserver passes one VM's interval ticks to the live view and, for the
+// first VM, phase changes to phase.
+type vmObserver struct {
+	live  *liveView
+	vm    int
+	phase func(string, time.Duration)
+}
+
+func (o vmObserver) Phase(p string, d time.Duration) {
+	if o.phase != nil {
+		o.phase(p, d)
+	}
+}
+
+func (o vmObserver) Interval(r oltp.IntervalReport) { o.live.add(o.vm, r) }
+
+// describeDB describes a VM's database without its password.
+func describeDB(d dialect.Config) string {
+	if d.Driver == dialect.SQLite {
+		return "sqlite " + d.SQLitePath
+	}
+	return string(d.Driver) + " " + d.User + "@" + d.Host + ":" + itoa(d.Port) + "/" + d.Database
+}
+
+// serverDSN names the server of a database on one (not SQLite) as
+// --db-dsn takes it, without the password and the database:
+// mysql://user@host:port/ or sqlserver://user@host:port.
+func serverDSN(d dialect.Config) string {
+	if d.Driver == dialect.SQLite {
+		return ""
+	}
+	u := url.URL{Scheme: string(d.Driver), User: url.User(d.User), Host: net.JoinHostPort(d.Host, itoa(d.Port))}
+	if d.Driver == dialect.MySQL {
+		u.Path = "/"
+	}
+	return u.String()
+}

@@ -1,0 +1,82 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"io"
+	"maps"
+	"strings"
+	"testing"
+
+	"vmbench/oltp"
+	"vmbench/workload"
+)
+
+// runPrinted runs c as `vmbench tpcc run` does, through the workload
+// contract, printing to out the header, interval lines and report.
+func runPrinted(ctx context.Context, c Config, out io.Writer) (*oltp.Result, error) {
+	tc := &toolConfig{Config: c}
+	o, err := tc.Run(ctx, workload.Env{Log: out, Observer: tc.IntervalWriter(out)})
+	if o == nil {
+		return nil, err
+	}
+	if werr := tc.WriteReport(out, o); werr != nil && err == nil {
+		err = werr
+	}
+	return o.Result, err
+}
+
+// A campaign's flags parse into the Config the command line gives, and
+// the Config's Flags parse back to it, with --threads and with terminals.
+func TestToolFlagsRoundTrip(t *testing.T) {
+	tool, err := workload.Lookup("tpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := tool.NewConfig().(workload.Connector).ConnectionFlags()
+	for _, flags := range []map[string]string{
+		{"warehouses": "10", "threads": "16", "time": "60"},
+		{"warehouses": "2", "terminals": "20", "conns": "4", "wait-scale": "0.5", "time": "1m", "warmup-time": "30s"},
+		{"warehouses": "3"},
+	} {
+		cfg, err := workload.Parse(tool, "tpcc", flags, nil, refuse)
+		if err != nil {
+			t.Fatalf("%v: %v", flags, err)
+		}
+		back := cfg.Flags()
+		delete(back, "db-driver")
+		again, err := workload.Parse(tool, "", back, nil, refuse)
+		if err != nil {
+			t.Fatalf("Flags %v of %v do not parse back: %v", back, flags, err)
+		}
+		got, want := again.(*toolConfig).Config, cfg.(*toolConfig).Config
+		if !maps.Equal(got.Flags(), want.Flags()) || got.RunConfig().Terminals != want.RunConfig().Terminals {
+			t.Errorf("%v: round trip gave %v, want %v", flags, got.Flags(), want.Flags())
+		}
+	}
+	if _, err := workload.Parse(tool, "tpch", nil, nil, refuse); err == nil || !strings.Contains(err.Error(), `workload name "tpch" is not valid for tool tpcc`) {
+		t.Errorf("workload tpch: %v", err)
+	}
+	if _, err := workload.Parse(tool, "", map[string]string{"H": "db1"}, nil, refuse); err == nil || !strings.Contains(err.Error(), "--H: set by the campaign") {
+		t.Errorf("-H in a campaign: %v", err)
+	}
+}
+
+func TestReviewColumns(t *testing.T) {
+	cols := (&toolConfig{Config: DefaultConfig()}).ReviewColumns()
+	r := &oltp.Result{Elapsed: 60e9, Ops: []oltp.OpResult{{Name: "new_order", Latency: oltp.OpResult{}.Latency}},
+		Counters: map[string]int64{CounterNOPMDelta: 1234567}}
+	r.Ops[0].Latency.Count = 82249
+	if got := cols[0].Cell(r, false); got != "82,249.0" {
+		t.Errorf("tpmC cell %q, want 82,249.0", got)
+	}
+	if got := cols[1].Cell(r, true); got != "1,234,567.0" {
+		t.Errorf("NOPM cell %q, want 1,234,567.0", got)
+	}
+	if perMinute(-1234.56) != "-1,234.6" || perMinute(999.94) != "999.9" {
+		t.Errorf("perMinute: %q %q", perMinute(-1234.56), perMinute(999.94))
+	}
+	if !errors.Is(checkFailed{errors.New("consistency: 1 of 12 conditions failed")}, workload.ErrCheckFailed) {
+		t.Error("a failed check does not wrap ErrCheckFailed")
+	}
+}

@@ -1,0 +1,194 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+	"vmbench/workload"
+)
+
+// toolConfig is a Config as the workload contract runs it (Tool's
+// NewConfig): BindFlags and Validate are Config's own.
+type toolConfig struct{ Config }
+
+var (
+	_ workload.Connector     = (*toolConfig)(nil)
+	_ workload.DatabaseOwner = (*toolConfig)(nil)
+	_ workload.Checker       = (*toolConfig)(nil)
+	_ workload.Reviewer      = (*toolConfig)(nil)
+	_ workload.Reporter      = (*toolConfig)(nil)
+	_ workload.FlagScoper    = (*toolConfig)(nil)
+)
+
+// Complete refuses a workload name other than tpcc and applies what the
+// options given imply (complete: go-tpc's --threads and --wait, the
+// password from the environment).
+func (c *toolConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
+	if name != "" && name != Workload {
+		return fmt.Errorf("workload name %q is not valid for tool tpcc (valid: %s)", name, Workload)
+	}
+	c.complete(changed, getenv)
+	return nil
+}
+
+// Bounds is how the run is timed: --time, --events, --warmup-time.
+func (c *toolConfig) Bounds() oltp.RunConfig { return c.RunConfig() }
+
+// Flags are Config.Flags as options that parse back to the same Config:
+// with --threads (no waits) the terminals and connections it implies are
+// left out, since --threads refuses them.
+func (c *toolConfig) Flags() map[string]string {
+	m := c.Config.Flags()
+	if c.Threads > 0 {
+		delete(m, "terminals")
+		delete(m, "conns")
+	}
+	return m
+}
+
+// Prepare loads the database (package Prepare), progress to env.Log.
+func (c *toolConfig) Prepare(ctx context.Context, env workload.Env) error {
+	return Prepare(ctx, c.Config, env.Log, env.Terminal)
+}
+
+// Run runs the mix (package Run) with env's start, labels and observer; a
+// warning goes to env.Log. When the observer is the one IntervalWriter
+// returned, it also prints the header once the run's checks have passed.
+func (c *toolConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {
+	rw, _ := env.Observer.(*reportWriter)
+	res, err := run(ctx, c.Config, env.RunConfig(c.RunConfig()), env.Log, rw)
+	if res == nil {
+		return nil, err
+	}
+	return &workload.Output{Result: res}, err
+}
+
+// Cleanup drops the tables (package Cleanup), reporting to env.Log.
+func (c *toolConfig) Cleanup(ctx context.Context, env workload.Env) error {
+	return Cleanup(ctx, c.Config, env.Log)
+}
+
+// Check runs the consistency conditions (package Check), a line each to
+// env.Log; a failed condition wraps workload.ErrCheckFailed.
+func (c *toolConfig) Check(ctx context.Context, env workload.Env) error {
+	results, err := Check(ctx, c.Config, env.Log)
+	if err != nil && slices.ContainsFunc(results, func(r CheckResult) bool { return r.Skipped == "" && !r.Passed() }) {
+		return checkFailed{err}
+	}
+	return err
+}
+
+// checkFailed is Check's error when a condition failed: its text is
+// Check's, and errors.Is finds workload.ErrCheckFailed.
+type checkFailed struct{ error }
+
+func (e checkFailed) Unwrap() error        { return e.error }
+func (e checkFailed) Is(target error) bool { return target == workload.ErrCheckFailed }
+
+// Database is the connection the flags built, with the driver's default
+// port and user.
+func (c *toolConfig) Database() dialect.Config { return c.DialectConfig() }
+
+// SetDatabase replaces the connection options with db's.
+func (c *toolConfig) SetDatabase(db dialect.Config) { c.Conn = db.WithDatabase(db.Database) }
+
+// ConnectionFlags are the connection options with their go-tpc
+// shorthands (-H, -P, -U, -p, -D).
+func (c *toolConfig) ConnectionFlags() []string {
+	return append(slices.Clone(connectionFlags), "H", "P", "U", "p", "D")
+}
+
+// Supports accepts every driver: MySQL, SQL Server and SQLite.
+func (c *toolConfig) Supports(dialect.Driver) error { return nil }
+
+// Clone returns a copy of c that shares nothing SetDatabase changes.
+func (c *toolConfig) Clone() workload.Config {
+	cp := *c
+	cp.Conn = c.Conn.WithDatabase(c.Conn.Database)
+	return &cp
+}
+
+// CreateDatabase creates the database of the connection; it fails when it
+// exists (dialect.CreateDatabase).
+func (c *toolConfig) CreateDatabase(ctx context.Context) error {
+	return dialect.CreateDatabase(ctx, c.DialectConfig())
+}
+
+// DropDatabase drops the database of the connection.
+func (c *toolConfig) DropDatabase(ctx context.Context) error {
+	return dialect.DropDatabase(ctx, c.DialectConfig())
+}
+
+// FlagApplies reports whether command verb takes option flag (package
+// FlagApplies).
+func (c *toolConfig) FlagApplies(verb workload.Verb, flag string) bool {
+	return FlagApplies(string(verb), flag)
+}
+
+// ReviewColumns are the TPC-C figures of a campaign's review table: tpmC
+// and NOPM (ComputeFigures) per VM and of the merged Result.
+func (c *toolConfig) ReviewColumns() []workload.Column {
+	return []workload.Column{
+		{Header: "tpmC", Cell: func(r *oltp.Result, _ bool) string { return perMinute(ComputeFigures(r).TpmC) },
+			Note: "tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id)."},
+		{Header: "NOPM", Cell: func(r *oltp.Result, _ bool) string { return perMinute(ComputeFigures(r).NOPM) }},
+	}
+}
+
+// perMinute writes a rate with one decimal and thousands separated by
+// commas, as the review table's other rates: 82,249.0.
+func perMinute(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	return sign + whole + "." + frac
+}
+
+// IntervalWriter returns the observer that prints what `vmbench tpcc run`
+// prints while it runs: the header (see Run), the precondition's start and
+// end and an interval line per --report-interval (WriteInterval).
+func (c *toolConfig) IntervalWriter(w io.Writer) workload.Observer { return &reportWriter{w: w, c: c} }
+
+// WriteReport writes the report of o (package WriteReport) after a blank
+// line, said to be the precondition's when nothing was measured.
+func (c *toolConfig) WriteReport(w io.Writer, o *workload.Output) error {
+	if o == nil || o.Result == nil {
+		return nil
+	}
+	if o.Result.Phase != oltp.PhaseMeasure {
+		fmt.Fprintf(w, "\nInterrupted during the precondition: nothing was measured. What ran in the precondition:\n")
+	}
+	fmt.Fprintln(w)
+	return WriteReport(w, o.Result)
+}
+
+// reportWriter is the observer of IntervalWriter.
+type reportWriter struct {
+	w io.Writer
+	c *toolConfig
+}
+
+// Phase prints the precondition's start and end, when there is one.
+func (r *reportWriter) Phase(phase string, length time.Duration) {
+	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Precondition for %s (excluded from the results)...", "Precondition done; measuring.")
+}
+
+// Interval prints the interval line, with --report-interval.
+func (r *reportWriter) Interval(rep oltp.IntervalReport) {
+	if r.c.ReportInterval > 0 {
+		_ = WriteInterval(r.w, rep)
+	}
+}
