@@ -82,8 +82,8 @@ type Review struct {
 	Reconnects             int64
 	// Columns are the tool's own review columns (workload.Reviewer:
 	// tpcc's tpmC and NOPM), printed after the common ones; the review
-	// never names a tool's ops or counters. Extra holds their cells of
-	// the merged Result, shown in the published aggregate row.
+	// never names a tool's ops or counters. Extra holds their sums over
+	// the VMs, shown in the published aggregate row (as TPS is summed).
 	Columns []workload.Column
 	Extra   []string
 	// FromIntended is set when the latency columns are measured from the
@@ -107,7 +107,8 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 		return nil, fmt.Errorf("review: no results")
 	}
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
-		Columns: cols, Extra: cells(cols, merged, true)}
+		Columns: cols}
+	sums := make([]float64, len(cols))
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
@@ -117,7 +118,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 		}
 		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
 			TPS: r.PerSecond(h.Count()), AvgMs: report.Millis(h.Mean()), P95Ms: report.Millis(h.Percentile(95)), P99Ms: report.Millis(h.Percentile(99)),
-			Reconnects: r.Counters["reconnects"], Extra: cells(cols, r, false)}
+			Reconnects: r.Counters["reconnects"], Extra: cells(cols, r, sums)}
 		row.Retries, row.Errors = retriesAndErrors(r.Counters)
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
@@ -135,6 +136,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 			rv.LittleMs += float64(row.Threads) / row.TPS * 1000 / float64(len(perVM))
 		}
 	}
+	rv.Extra = sumCells(cols, sums)
 	h, err := allOps(merged)
 	if err != nil {
 		return nil, err
@@ -172,13 +174,26 @@ func sumPrefix(m map[string]int64, prefix string) int64 {
 	return n
 }
 
-// cells returns the cells of cols for r (merged: r is the merge of every
-// VM's); a column without a Cell function gets an empty cell.
-func cells(cols []workload.Column, r *oltp.Result, merged bool) []string {
+// cells returns the cells of cols for r, one VM's Result, and adds its
+// figures to sums; a column without a Value gets an empty cell.
+func cells(cols []workload.Column, r *oltp.Result, sums []float64) []string {
 	c := make([]string, len(cols))
 	for i, col := range cols {
-		if col.Cell != nil {
-			c[i] = col.Cell(r, merged)
+		if col.Value != nil {
+			v := col.Value(r)
+			sums[i] += v
+			c[i] = report.Grouped(v, col.Digits)
+		}
+	}
+	return c
+}
+
+// sumCells returns the aggregate row's cells: the sums over the VMs.
+func sumCells(cols []workload.Column, sums []float64) []string {
+	c := make([]string, len(cols))
+	for i, col := range cols {
+		if col.Value != nil {
+			c[i] = report.Grouped(sums[i], col.Digits)
 		}
 	}
 	return c

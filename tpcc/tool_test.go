@@ -67,14 +67,11 @@ func TestReviewColumns(t *testing.T) {
 	r := &oltp.Result{Elapsed: 60e9, Ops: []oltp.OpResult{{Name: "new_order", Latency: oltp.OpResult{}.Latency}},
 		Counters: map[string]int64{CounterNOPMDelta: 1234567}}
 	r.Ops[0].Latency.Count = 82249
-	if got := cols[0].Cell(r, false); got != "82,249.0" {
-		t.Errorf("tpmC cell %q, want 82,249.0", got)
+	if got := cols[0].Value(r); got != 82249 || cols[0].Digits != 1 {
+		t.Errorf("tpmC %v with %d decimals, want 82249 with 1", got, cols[0].Digits)
 	}
-	if got := cols[1].Cell(r, true); got != "1,234,567.0" {
-		t.Errorf("NOPM cell %q, want 1,234,567.0", got)
-	}
-	if perMinute(-1234.56) != "-1,234.6" || perMinute(999.94) != "999.9" {
-		t.Errorf("perMinute: %q %q", perMinute(-1234.56), perMinute(999.94))
+	if got := cols[1].Value(r); got != 1234567 || cols[1].Digits != 1 {
+		t.Errorf("NOPM %v with %d decimals, want 1234567 with 1", got, cols[1].Digits)
 	}
 	if !errors.Is(checkFailed{errors.New("consistency: 1 of 12 conditions failed")}, workload.ErrCheckFailed) {
 		t.Error("a failed check does not wrap ErrCheckFailed")

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"vmbench/dialect"
@@ -133,28 +131,13 @@ func (c *toolConfig) FlagApplies(verb workload.Verb, flag string) bool {
 }
 
 // ReviewColumns are the TPC-C figures of a campaign's review table: tpmC
-// and NOPM (ComputeFigures) per VM and of the merged Result.
+// and NOPM (ComputeFigures) per VM, summed over the VMs.
 func (c *toolConfig) ReviewColumns() []workload.Column {
 	return []workload.Column{
-		{Header: "tpmC", Cell: func(r *oltp.Result, _ bool) string { return perMinute(ComputeFigures(r).TpmC) },
+		{Header: "tpmC", Digits: 1, Value: func(r *oltp.Result) float64 { return ComputeFigures(r).TpmC },
 			Note: "tpmC: New-Orders per minute (intended rollbacks included); NOPM: committed New-Orders per minute from sum(d_next_o_id)."},
-		{Header: "NOPM", Cell: func(r *oltp.Result, _ bool) string { return perMinute(ComputeFigures(r).NOPM) }},
+		{Header: "NOPM", Digits: 1, Value: func(r *oltp.Result) float64 { return ComputeFigures(r).NOPM }},
 	}
-}
-
-// perMinute writes a rate with one decimal and thousands separated by
-// commas, as the review table's other rates: 82,249.0.
-func perMinute(v float64) string {
-	s := strconv.FormatFloat(v, 'f', 1, 64)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	for i := len(whole) - 3; i > 0; i -= 3 {
-		whole = whole[:i] + "," + whole[i:]
-	}
-	return sign + whole + "." + frac
 }
 
 // IntervalWriter returns the observer that prints what `vmbench tpcc run`

@@ -59,14 +59,16 @@ type Checker interface {
 	Check(ctx context.Context, env Env) error
 }
 
-// Column is one review-table column that a tool adds for its runs: its
-// header and, per Result (a VM's, or the merged one), its cell.
+// Column is one review-table column that a tool adds for its runs: a
+// figure per VM's Result, summed over the VMs in the aggregate row as the
+// reviews sum TPS (a column is a rate: New-Orders per minute, IOPS).
 type Column struct {
 	// Header is the column's title, with its unit ("tpmC", "NOPM").
 	Header string
-	// Cell returns the cell text for r; merged says r is the merge of
-	// every VM's (oltp.Merge: counts and counters summed).
-	Cell func(r *oltp.Result, merged bool) string
+	// Value returns the figure of one VM's measure-phase Result.
+	Value func(r *oltp.Result) float64
+	// Digits is the number of decimals shown (thousands are grouped).
+	Digits int
 	// Note, when set, is a line printed under the table that explains
 	// the column (how NOPM was read).
 	Note string
