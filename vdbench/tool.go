@@ -22,14 +22,18 @@ func init() { workload.Register(Tool{}) }
 // built-in profiles, each run on the targets its Config names.
 type Tool struct{}
 
-// Describe implements workload.Tool.
+// Describe implements workload.Tool: the workloads are the profiles'
+// names; the commands are run, profiles and parse (tool_help.go), in a
+// group that only shows its help.
 func (Tool) Describe() workload.Descriptor {
 	var names []string
 	for _, p := range Profiles() {
 		names = append(names, p.Name)
 	}
-	return workload.Descriptor{Name: "vdbench", Workloads: names,
-		Short: "vdbench-style block I/O: parameter files, the review suite's profiles, latency curves"}
+	return workload.Descriptor{Name: "vdbench", Workloads: names, Usage: "vdbench run|profiles|parse",
+		Short: "vdbench-style block I/O: parameter files, the review suite's profiles, latency curves",
+		Long:  groupLong, Example: groupExample, HelpOnly: true,
+		Commands: []workload.Command{runCommand, profilesCommand, parseCommand}}
 }
 
 // NewConfig implements workload.Tool.
@@ -38,13 +42,16 @@ func (Tool) NewConfig() workload.Config { return NewConfig() }
 // Config is one vdbench run: a built-in profile on targets, or a
 // parameter file, with vdbench's -e, -i, -w overrides and the block
 // suite's (threads, size, curve, force). It implements workload.Config
-// and the optional Reporter, Preflighter, RowReviewer and ResultWriter.
+// and the optional Reporter, Preflighter, RowReviewer and ResultWriter,
+// and for the CLI Commander, Informer and DirRunner (tool_cli.go).
 type Config struct {
-	// Command, when set, is the command path the CLI's messages start
-	// with ("vmbench vdbench run"); a campaign leaves it empty.
-	Command string
-	// Args are the CLI's positional arguments: at most a parameter FILE.
-	Args []string
+	// Set by the CLI (BindCommand, SetCommand); a campaign leaves them
+	// empty. command is the command path its messages start with
+	// ("vmbench vdbench run"); args its positional arguments.
+	verb       workload.Verb
+	command    string
+	args       []string
+	resultsDir string // run's -o
 
 	files            []string // -f
 	profile          string
@@ -99,8 +106,8 @@ func (c *Config) Complete(name string, _ func(string) string, _ func(string) boo
 
 // errf is a problem of how the run is given, with the CLI's command path.
 func (c *Config) errf(format string, args ...any) error {
-	if c.Command != "" {
-		format = c.Command + ": " + format
+	if c.command != "" {
+		format = c.command + ": " + format
 	}
 	return fmt.Errorf(format, args...)
 }
@@ -113,6 +120,9 @@ func (c *Config) errf(format string, args ...any) error {
 // naming the overrides.
 func (c *Config) Validate() error {
 	c.params, c.runs, c.prof = nil, nil, nil
+	if c.verb == VerbProfiles {
+		return c.validateProfiles()
+	}
 	p, err := c.source()
 	if err != nil {
 		return err
@@ -126,7 +136,7 @@ func (c *Config) Validate() error {
 	if err := p.Override(o); err != nil {
 		overridden := o.Elapsed != nil || o.Interval != nil || o.Warmup != nil
 		switch {
-		case c.Command == "" && (overridden || len(o.Curve) > 0):
+		case c.command == "" && (overridden || len(o.Curve) > 0):
 			return &workload.FlagError{Flags: c.overrideFlags(), Err: err}
 		case overridden:
 			return c.errf("with --elapsed, --interval or --warmup: %v", err)
@@ -156,8 +166,10 @@ func (c *Config) overrideFlags() []string {
 
 // source reads the parameter file, or renders the profile on the targets.
 func (c *Config) source() (*Params, error) {
-	args := c.Args
+	args := c.args
 	switch {
+	case len(args) > 1:
+		return nil, c.errf("takes at most one parameter FILE (got %d arguments; see '%s --help')", len(args), c.command)
 	case len(c.files) > 1:
 		return nil, c.errf("-f given %d times; vmbench reads one parameter file (vdbench reads several -f files as one: join them into one file)", len(c.files))
 	case len(c.files) == 1 && len(args) == 1:
@@ -193,7 +205,7 @@ func (c *Config) source() (*Params, error) {
 		c.prof = &prof
 		return prof.Params(c.targets, c.threads)
 	}
-	path := c.Command
+	path := c.command
 	if path == "" {
 		path = "vmbench vdbench run"
 	}

@@ -211,11 +211,11 @@ func (c *Config) CheckHost() error {
 // CheckTargets).
 func (c *Config) CheckTargets() error { return CheckTargets(c.runs, c.force) }
 
-// CheckBeforeRun is the CLI's check before anything is created: the
+// checkBeforeRun is the CLI's check before anything is created: the
 // host's bounds, the targets and the free space, as CheckHost and
 // CheckTargets check them, with the messages naming the parameter file's
 // lines, or "--profile NAME".
-func (c *Config) CheckBeforeRun() error {
+func (c *Config) checkBeforeRun() error {
 	source, file := c.params.File, c.params.File
 	if c.prof != nil {
 		source, file = "--profile "+c.prof.Name, ""

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"vmbench/dialect"
 	"vmbench/oltp"
 )
@@ -103,7 +105,9 @@ type FlagScoper interface {
 // FlagError is a problem that the value of one or more options caused,
 // found by Validate or by a Preflighter's checks: Flags names them
 // (without dashes), Err says what is wrong. A campaign that set the
-// options from a file names the line of each; its message is Err's.
+// options from a file names the line of each; its message is Err's. A
+// Run or RunDir that returns one (wrapped or not) has created nothing,
+// and the CLI exits 2, as for any bad flag.
 type FlagError struct {
 	Flags []string
 	Err   error
@@ -147,4 +151,41 @@ type ResultWriter interface {
 	// WriteResults writes o's files into dir, atomically, each named base
 	// plus a suffix (base.json, base.svg...), and returns their names.
 	WriteResults(dir, base string, o *Output) ([]string, error)
+}
+
+// Commander is a Config whose CLI commands differ in more than a
+// FlagScoper says: an option bound with another help text, an argument
+// that is not a WORKLOAD (Command.Arg), messages that name the command
+// (vdbench's run, profiles and parse). A campaign does not use it.
+type Commander interface {
+	// BindCommand binds to fs the options that command verb takes, in
+	// place of BindFlags; the Config keeps verb.
+	BindCommand(verb Verb, fs *pflag.FlagSet)
+	// SetCommand is called once the flags are parsed, before Complete
+	// (which gets no workload name), with the command's path ("vmbench
+	// vdbench run") and every positional argument. The errors of
+	// Validate, Info and RunDir then start with the path where they
+	// should; the CLI adds nothing to them.
+	SetCommand(path string, args []string)
+}
+
+// Informer is a Config with commands that only show information: a
+// Command whose Name is a verb of the tool's own (vdbench's profiles
+// and parse). Complete and Validate check the command's input first,
+// every problem a usage error (exit 2).
+type Informer interface {
+	// Info writes what command verb shows to w (standard output).
+	Info(w io.Writer, verb Verb) error
+}
+
+// DirRunner is a Config whose run writes a results directory of its
+// own, run by run as each completes (vdbench's -o: each rd's record
+// and charts, summary.txt, the parameters as run). The CLI's run
+// command calls RunDir in place of Run, the Reporter and --result-file.
+type DirRunner interface {
+	// RunDir runs every run in order, writing the peer tool's interval
+	// lines and each run's report to out and progress to env.Log. A
+	// problem of the input that it finds before it creates anything (the
+	// host's bounds, a target, the results directory) is a *FlagError.
+	RunDir(ctx context.Context, out io.Writer, env Env) error
 }

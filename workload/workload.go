@@ -20,8 +20,11 @@
 // Connector (the campaign sets each VM's database), DatabaseOwner (create
 // and drop a campaign's database), Checker (tpcc's consistency
 // conditions), Reviewer (review columns, so no caller names a tool's ops
-// or counters), Reporter (the peer tool's own text formats) and
-// FlagScoper (options that only some commands take).
+// or counters), Reporter (the peer tool's own text formats),
+// FlagScoper (options that only some commands take), and for the CLI
+// alone Commander (commands with options and arguments of their own),
+// Informer (commands that only show information) and DirRunner (a run
+// that writes its own results directory).
 //
 // The shape follows CockroachDB's pkg/workload (a registry of generators
 // with optional interfaces) and vegeta's split of attack from report,
@@ -64,17 +67,51 @@ type Descriptor struct {
 	Workloads []string
 	// Commands are the group's commands, in the order the CLI lists them.
 	Commands []Command
+	// HelpOnly makes the group run nothing itself, as a plain cobra
+	// group: with no command, or an unknown one, it prints its help and
+	// exits 0 (vdbench's). Otherwise an unknown command is a usage error
+	// that names the commands (exit 2).
+	HelpOnly bool
 }
 
 // Command is one subcommand of a tool (prepare, run, check, cleanup).
 type Command struct {
-	// Name is the verb: one of the Verb constants.
+	// Name is the verb: one of the Verb constants, or a verb of the
+	// tool's own for a command that only shows information (an
+	// Informer's: vdbench's "profiles", "parse").
 	Name Verb
 	// Short, Long and Example are its help.
 	Short, Long, Example string
 	// Workload is set when the command takes an optional WORKLOAD
-	// argument (sysbench's); otherwise it takes none.
+	// argument (sysbench's); otherwise it takes none, or Arg.
 	Workload bool
+	// Arg, when its Name is set, is the optional argument the command
+	// takes that is not a WORKLOAD: vdbench's parameter FILE or profile
+	// NAME. The Config must be a Commander: the CLI hands it every
+	// positional argument (SetCommand), and it refuses more than one.
+	Arg Arg
+}
+
+// Arg is a command's positional argument other than a WORKLOAD, as its
+// usage line shows it. It is optional.
+type Arg struct {
+	// Name is the argument in the usage line: "FILE", "NAME".
+	Name string
+	// Flag, when set, is a flag that gives the argument instead ("-f",
+	// as vdbench -f FILE): the usage line shows "[FILE | -f FILE]".
+	Flag string
+}
+
+// Usage is how a usage line shows a: "[NAME]", "[FILE | -f FILE]"; ""
+// for no argument.
+func (a Arg) Usage() string {
+	switch {
+	case a.Name == "":
+		return ""
+	case a.Flag != "":
+		return "[" + a.Name + " | " + a.Flag + " " + a.Name + "]"
+	}
+	return "[" + a.Name + "]"
 }
 
 // Verb names what a command does with a Config.

@@ -154,3 +154,18 @@ func TestEnvRunConfig(t *testing.T) {
 	}
 	Env{}.Logf("nothing to %s", "write") // a nil Log discards
 }
+
+func TestArgUsage(t *testing.T) {
+	for _, tc := range []struct {
+		arg  Arg
+		want string
+	}{
+		{Arg{}, ""},
+		{Arg{Name: "NAME"}, "[NAME]"},
+		{Arg{Name: "FILE", Flag: "-f"}, "[FILE | -f FILE]"},
+	} {
+		if got := tc.arg.Usage(); got != tc.want {
+			t.Errorf("%+v.Usage() = %q, want %q", tc.arg, got, tc.want)
+		}
+	}
+}

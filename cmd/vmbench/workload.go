@@ -16,9 +16,10 @@ import (
 	"vmbench/oltp"
 	"vmbench/workload"
 
-	// The OLTP tools register themselves (workload.Register) from init.
+	// The tools register themselves (workload.Register) from init.
 	_ "vmbench/sysbench"
 	_ "vmbench/tpcc"
+	_ "vmbench/vdbench"
 )
 
 // The command groups of the registered workload tools, built from their
@@ -44,12 +45,15 @@ func workloadGroups(a *app, taken func(name string) bool) []*cobra.Command {
 func newToolCmd(a *app, t workload.Tool) *cobra.Command {
 	d := t.Describe()
 	cmd := &cobra.Command{Use: orDefault(d.Usage, d.Name), Short: d.Short, Long: d.Long, Example: d.Example}
-	if slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return c.Workload }) {
+	switch {
+	case d.HelpOnly:
+		cmd.Args = cobra.NoArgs // and no RunE: cobra prints the help
+	case slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return c.Workload }):
 		// 'sysbench WORKLOAD COMMAND' reaches this RunE; flags are parsed
 		// by the command it dispatches to.
 		cmd.DisableFlagParsing = true
 		cmd.RunE = func(cmd *cobra.Command, args []string) error { return dispatchWorkloadFirst(cmd, d, args) }
-	} else {
+	default:
 		cmd.Args = cobra.ArbitraryArgs
 		cmd.RunE = func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -136,15 +140,29 @@ type verbCmd struct {
 	resultFile string
 }
 
+// newVerbCmd makes command c of tool t. A Commander's Config binds the
+// command's own options and takes its arguments; a command that takes
+// an Arg needs one (it panics otherwise: a programming error, found when
+// the binary starts).
 func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 	v := &verbCmd{a: a, tool: t.Describe(), verb: c.Name, cfg: t.NewConfig(), bound: map[string]bool{}}
 	cmd := &cobra.Command{Use: string(c.Name), Short: c.Short, Long: c.Long, Example: c.Example, Args: cobra.NoArgs,
 		RunE: v.runE}
-	if c.Workload {
+	cm, commander := v.cfg.(workload.Commander)
+	switch {
+	case c.Workload:
 		cmd.Use, cmd.Args = cmd.Use+" [WORKLOAD]", workloadArg
+	case c.Arg.Name != "" && !commander:
+		panic(fmt.Sprintf("vmbench: %s %s takes %s, but its Config is no workload.Commander", v.tool.Name, c.Name, c.Arg.Name))
+	case c.Arg.Name != "":
+		cmd.Use, cmd.Args = cmd.Use+" "+c.Arg.Usage(), cobra.ArbitraryArgs // the Config refuses extra ones
 	}
 	fs := cmd.Flags()
-	v.cfg.BindFlags(fs)
+	if commander {
+		cm.BindCommand(c.Name, fs)
+	} else {
+		v.cfg.BindFlags(fs)
+	}
 	scope, _ := v.cfg.(workload.FlagScoper)
 	fs.VisitAll(func(f *pflag.Flag) {
 		v.bound[f.Name] = true
@@ -152,7 +170,7 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 			f.Hidden = true // and refused (complete)
 		}
 	})
-	if c.Name == workload.VerbRun {
+	if _, dir := v.cfg.(workload.DirRunner); c.Name == workload.VerbRun && !dir {
 		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
 	}
 	return cmd
@@ -177,8 +195,14 @@ func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
 			return fmt.Errorf("%s: %s has no consistency checks", cmd.CommandPath(), v.tool.Name)
 		}
 		return ch.Check(ctx, workload.Env{Log: v.a.stdout})
+	case workload.VerbCleanup:
+		return flagUsage(v.cfg.Cleanup(ctx, workload.Env{Log: v.a.stdout}))
 	}
-	return flagUsage(v.cfg.Cleanup(ctx, workload.Env{Log: v.a.stdout}))
+	info, ok := v.cfg.(workload.Informer)
+	if !ok {
+		return fmt.Errorf("%s: %s has no command %s", cmd.CommandPath(), v.tool.Name, v.verb)
+	}
+	return info.Info(v.a.stdout, v.verb)
 }
 
 // complete refuses the options this command does not take (a
@@ -197,14 +221,21 @@ func (v *verbCmd) complete(cmd *cobra.Command, args []string) error {
 		}
 	}
 	name := ""
-	if len(args) == 1 {
+	cm, commander := v.cfg.(workload.Commander)
+	switch {
+	case commander:
+		cm.SetCommand(cmd.CommandPath(), args)
+	case len(args) == 1:
 		name = args[0]
 	}
 	err := errors.Join(v.cfg.Complete(name, v.a.getenv, cmd.Flags().Changed), v.cfg.Validate())
-	if err != nil {
-		return usagef("%s: %v", cmd.CommandPath(), err)
+	switch {
+	case err == nil:
+		return nil
+	case commander:
+		return asUsage(err) // its messages name the command where they should
 	}
-	return nil
+	return usagef("%s: %v", cmd.CommandPath(), err)
 }
 
 // flagUsers names the commands that take option name: "prepare and run".
@@ -219,8 +250,12 @@ func (v *verbCmd) flagUsers(scope workload.FlagScoper, name string) string {
 }
 
 // run runs the Config, prints the peer tool's interval lines and report
-// (a Reporter's) to stdout and writes --result-file.
+// (a Reporter's) to stdout and writes --result-file; a DirRunner writes
+// its results itself.
 func (v *verbCmd) run(ctx context.Context) error {
+	if dr, ok := v.cfg.(workload.DirRunner); ok {
+		return flagUsage(dr.RunDir(ctx, v.a.stdout, workload.Env{Log: v.a.stderr, Terminal: v.a.terminal}))
+	}
 	if v.resultFile != "" {
 		if err := checkResultDir(v.resultFile); err != nil {
 			return usagef("--result-file: %v", err)
@@ -245,10 +280,12 @@ func (v *verbCmd) run(ctx context.Context) error {
 
 // flagUsage makes the errors of a flag that does not fit the database
 // (workload.ErrFlagValue: tables of another size, --threads beyond the
-// server's max_connections) usage errors, exit status 2, like any other
+// server's max_connections) and a *workload.FlagError (a target or
+// bound a DirRunner refuses) usage errors, exit status 2, like any other
 // bad flag; nothing has been created or run when they are returned.
 func flagUsage(err error) error {
-	if errors.Is(err, workload.ErrFlagValue) {
+	var fe *workload.FlagError
+	if errors.Is(err, workload.ErrFlagValue) || errors.As(err, &fe) {
 		return asUsage(err)
 	}
 	return err
