@@ -38,7 +38,8 @@ func (Tool) NewConfig() workload.Config { return NewConfig() }
 // Config is one vdbench run: a built-in profile on targets, or a
 // parameter file, with vdbench's -e, -i, -w overrides and the block
 // suite's (threads, size, curve, force). It implements workload.Config
-// and the optional Reporter, Preflighter, RowReviewer and ResultWriter.
+// and the optional Reporter, Preflighter, RowReviewer, ResultWriter and
+// ResultReader.
 type Config struct {
 	// Command, when set, is the command path the CLI's messages start
 	// with ("vmbench vdbench run"); a campaign leaves it empty.

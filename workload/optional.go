@@ -132,3 +132,15 @@ type ResultWriter interface {
 	// plus a suffix (base.json, base.svg...), and returns their names.
 	WriteResults(dir, base string, o *Output) ([]string, error)
 }
+
+// ResultReader is a ResultWriter that reads its files back, for a report
+// re-rendered from a results directory (`vmbench report DIR`) without
+// running anything.
+type ResultReader interface {
+	// ReadResults reads the files WriteResults wrote for base in dir and
+	// returns the Output (Result and Record as Run returned them, as far
+	// as the files hold them) and the names of those files present, in
+	// WriteResults's order. A file of an unknown (newer) version is
+	// refused with an error naming the file and the versions read.
+	ReadResults(dir, base string) (*Output, []string, error)
+}
