@@ -63,19 +63,20 @@ func readRunInfo(dir string) (*RunInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v struct {
-		Version int `json:"version"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
+	var ri RunInfo // leniently first, for the version
+	if err := json.Unmarshal(b, &ri); err != nil {
 		return nil, fmt.Errorf("%s: not a vmbench run record: %w", path, err)
 	}
-	if v.Version < 1 || v.Version > RunInfoVersion {
-		return nil, fmt.Errorf("%s: version %d is not supported (this vmbench reads version %d; a newer vmbench wrote it)", path, v.Version, RunInfoVersion)
+	if ri.Version < 1 || ri.Version > RunInfoVersion {
+		newer := ""
+		if ri.Version > RunInfoVersion {
+			newer = "; a newer vmbench wrote it"
+		}
+		return nil, fmt.Errorf("%s: version %d is not supported (this vmbench reads version %d%s)", path, ri.Version, RunInfoVersion, newer)
 	}
-	var ri RunInfo
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ri); err != nil {
+	if err := dec.Decode(&RunInfo{}); err != nil {
 		return nil, fmt.Errorf("%s: not a vmbench run record: %w", path, err)
 	}
 	if ri.Kind != VMCampaignKind && ri.Kind != SuiteKind {
