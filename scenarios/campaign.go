@@ -281,6 +281,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err := c.writeResolved(vms); err != nil {
 		return nil, err
 	}
+	if err := c.writeRunInfo(); err != nil {
+		return nil, err
+	}
 
 	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {

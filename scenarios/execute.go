@@ -88,33 +88,16 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := merged.WriteFile(filepath.Join(c.dir, "merged.json")); err != nil {
 		return nil, err
 	}
-	rv, err := NewReview(c.spec.Name, results, merged, reviewColumns(c.cfg))
+	// The reports are rendered from the files just written, as `vmbench
+	// report DIR` renders them.
+	rep, err := WriteReports(c.dir)
 	if err != nil {
 		return nil, err
 	}
-	if c.opts.Simulate {
-		where := "an embedded SQLite database per VM"
-		if c.opts.DBServer != nil {
-			where = "a database per VM on " + describeDB(*c.opts.DBServer)
-		}
-		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + where +
-			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"
-	}
-	var md bytesWriter
-	if err := rv.WriteMarkdown(&md); err != nil {
-		return nil, err
-	}
-	if err := oltp.WriteFileAtomic(filepath.Join(c.dir, "report.md"), md.b); err != nil {
-		return nil, err
-	}
 	fmt.Fprintln(c.opts.Out)
-	if err := rv.WriteText(c.opts.Out); err != nil {
+	if err := rep.WriteText(c.opts.Out); err != nil {
 		return nil, err
 	}
-	c.logf("wrote %d VM results, merged.json and report.md", len(results))
-	return &Outcome{Review: rv, Merged: merged}, nil
+	c.logf("wrote %d VM results, merged.json, report.md and report.csv", len(results))
+	return &Outcome{Review: rep.Review, Merged: merged}, nil
 }
-
-type bytesWriter struct{ b []byte }
-
-func (w *bytesWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }

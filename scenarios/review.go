@@ -93,6 +93,10 @@ type Review struct {
 	// Simulated, when set, says how a --simulate campaign ran; the tables
 	// print it first, so a simulated report is never taken for a real one.
 	Simulated string
+	// Incomplete, when set, says the results are partial (a campaign
+	// that stopped before the end, re-rendered by Render); printed after
+	// Simulated.
+	Incomplete string
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
@@ -100,7 +104,7 @@ type Review struct {
 
 // NewReview builds the review table from one measure-phase Result per VM
 // (labelled vm and datastore) and their Merge, with the tool's review
-// columns cols (nil for none; see reviewColumns). Latency merges every op
+// columns cols (nil for none; see toolColumns). Latency merges every op
 // of a result (all transaction types).
 func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols []workload.Column) (*Review, error) {
 	if len(perVM) == 0 {
@@ -199,15 +203,6 @@ func sumCells(cols []workload.Column, sums []float64) []string {
 	return c
 }
 
-// reviewColumns returns the review columns of a workload's Config: those
-// of its workload.Reviewer, or none.
-func reviewColumns(cfg workload.Config) []workload.Column {
-	if r, ok := cfg.(workload.Reviewer); ok {
-		return r.ReviewColumns()
-	}
-	return nil
-}
-
 // form is a rendering of the review: the text table printed at the end of
 // a campaign, report.md's Markdown or CSV.
 type form int
@@ -284,7 +279,9 @@ func (rv *Review) notes(f form) []string {
 }
 
 // simulated is the Simulated sentence, capitalised.
-func (rv *Review) simulated() string { return strings.ToUpper(rv.Simulated[:1]) + rv.Simulated[1:] }
+func (rv *Review) simulated() string { return capitalise(rv.Simulated) }
+
+func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // WriteText prints the review as fixed-width columns under a heading
 // (campaign, workload, VMs, measured time, what was measured), with the
@@ -293,6 +290,9 @@ func (rv *Review) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %s, %d VMs, %s measured per VM\n", rv.Campaign, rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	if rv.Simulated != "" {
 		fmt.Fprintf(w, "%s\n", rv.simulated())
+	}
+	if rv.Incomplete != "" {
+		fmt.Fprintf(w, "%s\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
 	return rv.table(textForm).WriteText(w)
@@ -305,6 +305,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "Workload `%s`, %d VMs, %s measured per VM.\n\n", rv.Workload, len(rv.VMs), rv.Elapsed.Round(time.Millisecond))
 	if rv.Simulated != "" {
 		fmt.Fprintf(w, "**%s**.\n\n", rv.simulated())
+	}
+	if rv.Incomplete != "" {
+		fmt.Fprintf(w, "**%s**.\n\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
 	return rv.table(markdownForm).WriteMarkdown(w)

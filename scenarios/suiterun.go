@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -79,9 +77,11 @@ func CheckSuite(s *Suite, opts Options) error {
 // block. It checks first as CheckSuite does.
 //
 // Results go to a ResultsDir in opts.ResultsDir: suite.yaml (the suite as
-// run), per profile the tool's files (ResultWriter: <profile>.json,
-// <profile>.svg, <profile>-targets.svg, <profile>.txt) and report.md, the
-// review summary table with links to them; the table also goes to
+// run), run.json (RunInfo: the start, the vmbench version, simulated),
+// per profile the tool's files (ResultWriter: <profile>.json,
+// <profile>.svg, <profile>-targets.svg, <profile>.txt), and report.md and
+// report.csv (WriteReports, after each profile), the review summary
+// table with links to them; the table also goes to
 // opts.Out at the end, the interval lines as they come, and progress to
 // opts.Log. After a failure or Ctrl-C the directory keeps the profiles
 // completed (it is removed when there are none).
@@ -108,24 +108,31 @@ func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
 	if err == nil {
 		err = rd.Write("suite.yaml", resolved)
 	}
+	if err == nil {
+		err = writeRunInfo(rd.Path, RunInfo{Kind: SuiteKind, VMBench: opts.Version, Started: now, Simulated: run.SimulatedTargets})
+	}
 	if err != nil {
 		rd.Discard()
 		return nil, err
 	}
 	fmt.Fprintf(log, "block suite %s: results in %s\n", rd.ID, rd.Final)
-	w := &suiteReport{dir: rd, suite: run, start: now, version: opts.Version}
+	w := &suiteReport{dir: rd}
 	if err := run.execute(ctx, plans, out, log, w); err != nil {
-		if len(w.rows) == 0 {
+		if w.measured == 0 {
 			rd.Discard() // nothing measured: leave nothing behind
 			return nil, fmt.Errorf("block suite %s: %w", s.Name, err)
 		}
-		return nil, fmt.Errorf("block suite %s: %w (the %d profile(s) measured until then are in %s)", s.Name, err, len(w.rows), rd.Path)
+		return nil, fmt.Errorf("block suite %s: %w (the %d profile(s) measured until then are in %s)", s.Name, err, w.measured, rd.Path)
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(out)
-	w.table(out)
+	if w.last != nil {
+		if err := w.last.WriteText(out); err != nil {
+			return nil, err
+		}
+	}
 	return &Outcome{Dir: rd.Final}, nil
 }
 
@@ -164,7 +171,7 @@ func (s *Suite) execute(ctx context.Context, plans []SuitePlan, out, log io.Writ
 		}
 		o, runErr := p.Config.Run(ctx, env)
 		if o != nil && o.Result != nil {
-			if err := w.profile(p, o, runErr != nil); err != nil {
+			if err := w.profile(p, o); err != nil {
 				return errors.Join(runErr, err)
 			}
 		}
@@ -175,96 +182,32 @@ func (s *Suite) execute(ctx context.Context, plans []SuitePlan, out, log io.Writ
 	return nil
 }
 
-// suiteReport writes each profile's files as it completes, and report.md.
+// suiteReport writes each profile's files as it completes, then the
+// reports (WriteReports), rendered from the directory as `vmbench report
+// DIR` renders them.
 type suiteReport struct {
-	dir     *ResultsDir
-	suite   *Suite
-	start   time.Time
-	version string
-	headers []string
-	rows    []suiteRow
+	dir *ResultsDir
+	// measured counts the profiles whose files were written.
+	measured int
+	// last is the Report rendered after the last profile.
+	last *Report
 }
 
-type suiteRow struct {
-	profile, title string
-	cells, charts  []string
-}
-
-// profile writes the files of one profile's Output and rewrites
-// report.md; stopped says the profile was cut short.
-func (w *suiteReport) profile(p SuitePlan, o *workload.Output, stopped bool) error {
-	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile}}
-	if rw, ok := p.Config.(workload.ResultWriter); ok {
-		files, err := rw.WriteResults(w.dir.Path, p.Profile, o)
-		if err != nil {
-			return err
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, ".svg") {
-				row.charts = append(row.charts, f)
-			}
-		}
+// profile writes the files of one profile's Output (the tool's
+// workload.ResultWriter) and rewrites report.md and report.csv.
+func (w *suiteReport) profile(p SuitePlan, o *workload.Output) error {
+	rw, ok := p.Config.(workload.ResultWriter)
+	if !ok {
+		return fmt.Errorf("profile %s: the suite's tool %s writes no results (workload.ResultWriter)", p.Profile, suiteTool)
 	}
-	if rr, ok := p.Config.(workload.RowReviewer); ok {
-		w.headers, row.title, row.cells = rr.ReviewHeaders(), rr.Title(), rr.ReviewRow(o)
-	} else if stopped {
-		row.cells[0] += " (interrupted)"
+	if _, err := rw.WriteResults(w.dir.Path, p.Profile, o); err != nil {
+		return err
 	}
-	w.rows = append(w.rows, row)
-	return w.writeReport()
-}
-
-// table writes the review summary as a text table.
-func (w *suiteReport) table(out io.Writer) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(w.headers, "\t"))
-	for _, r := range w.rows {
-		fmt.Fprintln(tw, strings.Join(r.cells, "\t"))
+	w.measured++
+	rep, err := WriteReports(w.dir.Path)
+	if err != nil {
+		return err
 	}
-	tw.Flush()
-	fmt.Fprintln(out, "latency: mean service time of each I/O; † APPROXIMATION: a mix the reviews do not publish")
-}
-
-// writeReport (re)writes report.md with the profiles completed so far.
-func (w *suiteReport) writeReport() error {
-	s := w.suite
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Block suite %s\n\n", s.Name)
-	if s.Description != "" {
-		fmt.Fprintf(&b, "%s\n\n", s.Description)
-	}
-	if s.SimulatedTargets {
-		fmt.Fprintf(&b, "Simulated: %d temporary files of %s each, removed after the run; the figures measure this host's file system, not a drive.\n\n",
-			len(s.Targets), s.Size)
-	} else {
-		fmt.Fprintf(&b, "Targets: %s.\n\n", strings.Join(s.Targets, ", "))
-	}
-	if s.Source != "" {
-		fmt.Fprintf(&b, "Protocol: %s. ", s.Source)
-	}
-	fmt.Fprintf(&b, "Started %s, vmbench %s. Latency is the mean service time of each I/O (vdbench's response time); "+
-		"crossings are interpolated between curve points; the peak is the highest achieved rate, the max run included.\n\n",
-		w.start.Format(time.RFC3339), w.version)
-	fmt.Fprintf(&b, "| %s | charts |\n|%s---|\n", strings.Join(w.headers, " | "), strings.Repeat("---|", len(w.headers)))
-	for _, r := range w.rows {
-		var links []string
-		for _, c := range r.charts {
-			label := "latency vs IOPS"
-			if strings.HasSuffix(c, "-targets.svg") {
-				label = "per target"
-			}
-			links = append(links, fmt.Sprintf("[%s](%s)", label, c))
-		}
-		links = append(links, fmt.Sprintf("[data](%s.json)", r.profile), fmt.Sprintf("[intervals](%s.txt)", r.profile))
-		fmt.Fprintf(&b, "| %s | %s |\n", strings.Join(r.cells, " | "), strings.Join(links, ", "))
-	}
-	b.WriteString("\n† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (`vmbench vdbench profiles NAME`).\n")
-	for _, r := range w.rows {
-		for _, c := range r.charts {
-			if !strings.HasSuffix(c, "-targets.svg") {
-				fmt.Fprintf(&b, "\n## %s\n\n![%s](%s)\n", r.title, r.title, c)
-			}
-		}
-	}
-	return w.dir.Write("report.md", []byte(b.String()))
+	w.last = rep
+	return nil
 }

@@ -42,8 +42,9 @@ func (Tool) NewConfig() workload.Config { return NewConfig() }
 // Config is one vdbench run: a built-in profile on targets, or a
 // parameter file, with vdbench's -e, -i, -w overrides and the block
 // suite's (threads, size, curve, force). It implements workload.Config
-// and the optional Reporter, Preflighter, RowReviewer and ResultWriter,
-// and for the CLI Commander, Informer and DirRunner (tool_cli.go).
+// and the optional Reporter, Preflighter, RowReviewer, ResultWriter and
+// ResultReader, and for the CLI Commander, Informer and DirRunner
+// (tool_cli.go).
 type Config struct {
 	// Set by the CLI (BindCommand, SetCommand); a campaign leaves them
 	// empty. command is the command path its messages start with

@@ -189,3 +189,15 @@ type DirRunner interface {
 	// host's bounds, a target, the results directory) is a *FlagError.
 	RunDir(ctx context.Context, out io.Writer, env Env) error
 }
+
+// ResultReader is a ResultWriter that reads its files back, for a report
+// re-rendered from a results directory (`vmbench report DIR`) without
+// running anything.
+type ResultReader interface {
+	// ReadResults reads the files WriteResults wrote for base in dir and
+	// returns the Output (Result and Record as Run returned them, as far
+	// as the files hold them) and the names of those files present, in
+	// WriteResults's order. A file of an unknown (newer) version is
+	// refused with an error naming the file and the versions read.
+	ReadResults(dir, base string) (*Output, []string, error)
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"vmbench/scenarios"
+)
+
+func init() { registerGroup(newReportCmd) }
+
+// reportFormats are the renderings --format prints, each a writer of the
+// Report.
+var reportFormats = map[string]func(*scenarios.Report, io.Writer) error{
+	"text":     (*scenarios.Report).WriteText,
+	"markdown": (*scenarios.Report).WriteMarkdown,
+	"csv":      (*scenarios.Report).WriteCSV,
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Render a campaign's report.md and report.csv again from its results directory",
+		Long: `Render the reports of a campaign's results directory DIR again from the files
+saved in it, without running anything: report.md (the review as Markdown, with
+links to the data and charts) and report.csv (the review table), each written
+atomically, and the review table printed as the campaign printed it.
+
+DIR is a VM campaign's (run.json, campaign.yaml, vms/<vm>.json, merged.json) or
+a block suite's (run.json, suite.yaml, <profile>.json per profile). Campaigns
+write their reports with the same code, so a report.md rendered again is the
+campaign's byte for byte. Results are read through their schema version: a
+Result or record written by a newer vmbench is refused, naming the file and
+the versions this vmbench reads. A directory still named .incomplete (a
+campaign stopped by a failure or Ctrl-C) is rendered with the results it
+holds, and its report says it is incomplete.
+
+A directory that is not a results directory, or whose files do not read, is
+bad input (exit status 2).`,
+		Example: `  vmbench report results/sysbench-8vm-20260102T150405Z-a1b2
+
+  # the review table as CSV on stdout (report.md and report.csv are rewritten too)
+  vmbench report results/vdbench-suite-20260102T150405Z-c3d4 --format csv`,
+		Args: exactArgs(1, "DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			write, ok := reportFormats[format]
+			if !ok {
+				return usagef("--format: %q is not a format (valid: text, markdown, csv)", format)
+			}
+			rep, err := scenarios.Render(args[0])
+			if err != nil {
+				return asUsage(err)
+			}
+			if err := rep.WriteFiles(); err != nil {
+				return err
+			}
+			if err := write(rep, a.stdout); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "wrote %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, args[0])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "what to print on stdout: text (the review table), markdown (report.md) or csv (report.csv)")
+	return cmd
+}

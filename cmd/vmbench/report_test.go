@@ -1,0 +1,145 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vmbench/internal/golden"
+)
+
+// keepReports reads dir's report.md and report.csv and removes them.
+func keepReports(t *testing.T, dir string) (md, csv string) {
+	t.Helper()
+	var got [2]string
+	for i, f := range []string{"report.md", "report.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = string(b)
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got[0], got[1]
+}
+
+// checkRerender deletes dir's reports, runs 'vmbench report DIR' and
+// checks that it writes them again byte for byte, that --format markdown
+// and csv print them, and that the text table names want. It returns the
+// text printed.
+func checkRerender(t *testing.T, dir string, want ...string) string {
+	t.Helper()
+	md, csv := keepReports(t, dir)
+	code, stdout, stderr := runCLI(t, nil, "report", dir)
+	if code != 0 {
+		t.Fatalf("report %s: exit %d\n%s", dir, code, stderr)
+	}
+	for f, w := range map[string]string{"report.md": md, "report.csv": csv} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != w {
+			t.Errorf("%s rendered again differs (%v):\n--- campaign's\n%s\n--- rendered\n%s", f, err, w, b)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the review table lacks %q:\n%s", w, stdout)
+		}
+	}
+	for format, w := range map[string]string{"markdown": md, "csv": csv} {
+		if code, out, stderr := runCLI(t, nil, "report", dir, "--format", format); code != 0 || out != w {
+			t.Errorf("--format %s: exit %d %s\n%s", format, code, stderr, out)
+		}
+	}
+	return stdout
+}
+
+func TestReportRerendersSysbenchCampaign(t *testing.T) {
+	res := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "campaign", "run", writeFile(t, "tiny.yaml", tinyCampaign), "--simulate", "--results-dir", res); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	dir := resultsDir(t, res)
+	checkRerender(t, dir, "sysbench-01", "sysbench-02", "aggregate, published", "Simulated: VMs in an in-process vSphere simulator")
+
+	// A campaign stopped before the merge: rendered with what it holds.
+	partial := dir + ".incomplete"
+	if err := os.Rename(dir, partial); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(partial, "merged.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, nil, "report", partial)
+	if code != 0 || !strings.Contains(stdout, "Incomplete: the campaign stopped before it merged its results; 2 of 2 VMs' results, all complete") {
+		t.Errorf("report of an incomplete campaign: exit %d %s\n%s", code, stderr, stdout)
+	}
+
+	// A Result of a newer schema: exit 2, naming the file and the versions read.
+	res1 := filepath.Join(partial, "vms", "sysbench-01.json")
+	b, _ := os.ReadFile(res1)
+	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), `"version": 2`, `"version": 3`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, nil, "report", partial)
+	if code != 2 || !strings.Contains(stderr, res1+": result version 3 is not supported (this vmbench reads versions 1 to 2)") {
+		t.Errorf("a newer Result: exit %d\n%s", code, stderr)
+	}
+}
+
+// The tool's review columns (tpmC, NOPM) come back through the workload
+// contract (workload.Reviewer of the Config parsed from campaign.yaml).
+func TestReportRerendersTPCCCampaign(t *testing.T) {
+	if golden.RaceEnabled() {
+		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
+	}
+	res := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "campaign", "run", writeFile(t, "tiny-tpcc.yaml", tinyTPCCCampaign), "--simulate", "--results-dir", res); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	checkRerender(t, resultsDir(t, res), "sqlserver-01", "tpmC", "NOPM", "New-Orders per minute")
+}
+
+// oneProfileSuite is a block suite whose simulation runs one profile of
+// two 2 s points (1 s intervals) on two 8 MiB files.
+const oneProfileSuite = `kind: block-suite
+name: one-block
+targets: [/dev/nvme0n1, /dev/nvme1n1]
+profiles: [64k-sequential-write]
+simulate: {targets: 2, size: 8m, threads: 1, elapsed: 2, interval: 1, warmup: 0, curve: [50]}
+`
+
+func TestReportRerendersBlockSuite(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // where --simulate puts its temporary files
+	res := t.TempDir()
+	code, stdout, stderr := runCLI(t, nil, "campaign", "run", writeFile(t, "one-block.yaml", oneProfileSuite), "--simulate", "--results-dir", res)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	text := checkRerender(t, resultsDir(t, res), "start IOPS @ latency", "64K sequential write", "GB/s")
+	if !strings.HasSuffix(stdout, "\n"+text) {
+		t.Errorf("the table the suite printed:\n%s\nis not the one rendered again:\n%s", stdout, text)
+	}
+}
+
+func TestReportBadDirectoryExitsTwo(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", empty}, empty + " is not a vmbench results directory: it has no run.json, campaign.yaml or suite.yaml"},
+		{[]string{"report", filepath.Join(empty, "nope")}, "no such file or directory"},
+		{[]string{"report", empty, "--format", "html"}, `--format: "html" is not a format (valid: text, markdown, csv)`},
+		{[]string{"report"}, "report: takes DIR"},
+	} {
+		code, _, stderr := runCLI(t, nil, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("a refused report wrote %v", entries)
+	}
+}

@@ -1,0 +1,131 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"vmbench/oltp"
+)
+
+// ReportFile and ReportCSVFile are the reports of a results directory:
+// the review as Markdown (with links to the data and charts) and its
+// table as CSV.
+const (
+	ReportFile    = "report.md"
+	ReportCSVFile = "report.csv"
+)
+
+// Report is the review of a results directory, built by Render from the
+// files saved in it and nothing else (run.json, campaign.yaml or
+// suite.yaml, the Results and records). A campaign writes its data files
+// first and then its reports with WriteReports, the function `vmbench
+// report DIR` calls, so a re-rendered report.md is the campaign's byte
+// for byte.
+type Report struct {
+	// Dir is the results directory.
+	Dir string
+	// Info is its run.json.
+	Info *RunInfo
+	// Review is a VM campaign's review table; nil for a block suite.
+	Review *Review
+	suite  *suiteReview
+}
+
+// Render reads the results directory dir (of either kind, complete or
+// .incomplete) and builds its Report. It writes nothing. Every error is
+// about the directory: one that is not a results directory, a file
+// missing or unreadable, a Result or record of a version this vmbench
+// does not read (named with the file and the versions it reads).
+func Render(dir string) (*Report, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory (give a campaign's results directory)", dir)
+	}
+	ri, err := readRunInfo(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noRunInfo(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Dir: dir, Info: ri}
+	if ri.Kind == VMCampaignKind {
+		rep.Review, err = renderVMs(dir, ri)
+	} else {
+		rep.suite, err = renderSuite(dir, ri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// noRunInfo is the error for a directory without run.json.
+func noRunInfo(dir string) error {
+	for _, f := range []string{"campaign.yaml", "suite.yaml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return fmt.Errorf("%s has %s but no %s: a vmbench older than 'vmbench report' wrote it, and what its report showed (version, simulation) is not saved", dir, f, RunFile)
+		}
+	}
+	return fmt.Errorf("%s is not a vmbench results directory: it has no %s, campaign.yaml or suite.yaml", dir, RunFile)
+}
+
+// WriteReports renders dir (Render) and writes its report.md and
+// report.csv into it, each atomically. Campaigns call it once their data
+// files are written; `vmbench report DIR` calls it again.
+func WriteReports(dir string) (*Report, error) {
+	rep, err := Render(dir)
+	if err != nil {
+		return nil, err
+	}
+	return rep, rep.WriteFiles()
+}
+
+// WriteFiles writes the report's report.md and report.csv into its
+// directory, each atomically.
+func (r *Report) WriteFiles() error {
+	var md, csv bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		return err
+	}
+	if err := r.WriteCSV(&csv); err != nil {
+		return err
+	}
+	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportCSVFile), csv.Bytes()); err != nil {
+		return err
+	}
+	return oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportFile), md.Bytes())
+}
+
+// WriteText writes the review as the campaign prints it at the end: the
+// table as aligned text, with its heading and notes.
+func (r *Report) WriteText(w io.Writer) error {
+	if r.Review != nil {
+		return r.Review.WriteText(w)
+	}
+	return r.suite.writeText(w)
+}
+
+// WriteMarkdown writes report.md.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	if r.Review != nil {
+		return r.Review.WriteMarkdown(w)
+	}
+	return r.suite.writeMarkdown(w)
+}
+
+// WriteCSV writes report.csv: the review table alone, as CSV.
+func (r *Report) WriteCSV(w io.Writer) error {
+	if r.Review != nil {
+		return r.Review.WriteCSV(w)
+	}
+	return r.suite.table(false).WriteCSV(w)
+}

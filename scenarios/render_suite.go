@@ -1,0 +1,175 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/report"
+	"vmbench/workload"
+)
+
+// suiteReview is a block suite's review: a row per profile measured, in
+// the suite's order, read back from the tool's files.
+type suiteReview struct {
+	suite *Suite // suite.yaml, as run
+	info  *RunInfo
+	// headers are the tool's column titles (workload.RowReviewer).
+	headers []string
+	rows    []suiteRow
+	// planned is the number of profiles the suite runs.
+	planned int
+}
+
+// suiteRow is one profile's row: its cells and the charts beside them.
+type suiteRow struct {
+	profile, title string
+	cells, charts  []string
+}
+
+// renderSuite builds the review of a block suite's results directory
+// from suite.yaml (the suite as run), run.json and, per profile, the
+// tool's files read back through the workload contract
+// (workload.ResultReader, which refuses a record of a newer version); the
+// cells are the tool's (workload.RowReviewer). A profile without results
+// (the suite stopped before it) has no row.
+func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
+	s, err := LoadSuite(filepath.Join(dir, "suite.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	s.SimulatedTargets = ri.Simulated
+	plans, err := s.Configs()
+	if err != nil {
+		return nil, err
+	}
+	sr := &suiteReview{suite: s, info: ri, planned: len(plans), headers: []string{"profile"}}
+	for i, p := range plans {
+		rr, ok := p.Config.(workload.ResultReader)
+		if !ok {
+			return nil, fmt.Errorf("%s: the suite's tool %s does not read its results back (workload.ResultReader)", s.file(), suiteTool)
+		}
+		if rv, ok := p.Config.(workload.RowReviewer); ok && i == 0 {
+			sr.headers = rv.ReviewHeaders()
+		}
+		o, files, err := rr.ReadResults(dir, p.Profile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not measured
+		}
+		if err != nil {
+			return nil, err
+		}
+		sr.rows = append(sr.rows, suiteRowOf(p, o, files))
+	}
+	return sr, nil
+}
+
+// suiteRowOf is the row of profile p from its Output and files.
+func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
+	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile}}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".svg") {
+			row.charts = append(row.charts, f)
+		}
+	}
+	if rr, ok := p.Config.(workload.RowReviewer); ok {
+		row.title, row.cells = rr.Title(), rr.ReviewRow(o)
+	} else if o.Result != nil && o.Result.State() != oltp.StatusComplete {
+		row.cells[0] += " (interrupted)"
+	}
+	return row
+}
+
+// incomplete says how many profiles were measured when not all were.
+func (sr *suiteReview) incomplete() string {
+	if len(sr.rows) == sr.planned {
+		return ""
+	}
+	return fmt.Sprintf("Incomplete: %d of %d profiles measured; the suite stopped before the end (or is still running)", len(sr.rows), sr.planned)
+}
+
+// table is the review table: the tool's columns, and in Markdown a
+// column of links to each profile's charts, data and interval lines.
+func (sr *suiteReview) table(links bool) *report.Table {
+	t := &report.Table{}
+	for _, h := range sr.headers {
+		t.Columns = append(t.Columns, report.Column{Header: h})
+	}
+	if links {
+		t.Columns = append(t.Columns, report.Column{Header: "charts"})
+	}
+	for _, r := range sr.rows {
+		if !links {
+			t.Rows = append(t.Rows, r.cells)
+			continue
+		}
+		var l []string
+		for _, c := range r.charts {
+			label := "latency vs IOPS"
+			if strings.HasSuffix(c, "-targets.svg") {
+				label = "per target"
+			}
+			l = append(l, fmt.Sprintf("[%s](%s)", label, c))
+		}
+		l = append(l, fmt.Sprintf("[data](%s.json)", r.profile), fmt.Sprintf("[intervals](%s.txt)", r.profile))
+		t.Rows = append(t.Rows, append(append([]string(nil), r.cells...), strings.Join(l, ", ")))
+	}
+	return t
+}
+
+// writeText writes the review table as aligned text, as the suite prints
+// it at the end.
+func (sr *suiteReview) writeText(w io.Writer) error {
+	if s := sr.incomplete(); s != "" {
+		fmt.Fprintf(w, "%s\n", s)
+	}
+	if err := sr.table(false).WriteText(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "latency: mean service time of each I/O; † APPROXIMATION: a mix the reviews do not publish")
+	return err
+}
+
+// writeMarkdown writes report.md: the suite, where it ran, the table
+// with links, the notes and each profile's chart.
+func (sr *suiteReview) writeMarkdown(w io.Writer) error {
+	s := sr.suite
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Block suite %s\n\n", s.Name)
+	if s.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", s.Description)
+	}
+	if s.SimulatedTargets {
+		fmt.Fprintf(&b, "Simulated: %d temporary files of %s each, removed after the run; the figures measure this host's file system, not a drive.\n\n",
+			len(s.Targets), s.Size)
+	} else {
+		fmt.Fprintf(&b, "Targets: %s.\n\n", strings.Join(s.Targets, ", "))
+	}
+	if inc := sr.incomplete(); inc != "" {
+		fmt.Fprintf(&b, "**%s.**\n\n", inc)
+	}
+	if s.Source != "" {
+		fmt.Fprintf(&b, "Protocol: %s. ", s.Source)
+	}
+	fmt.Fprintf(&b, "Started %s, vmbench %s. Latency is the mean service time of each I/O (vdbench's response time); "+
+		"crossings are interpolated between curve points; the peak is the highest achieved rate, the max run included.\n\n",
+		sr.info.Started.Format(time.RFC3339), sr.info.VMBench)
+	if err := sr.table(true).WriteMarkdown(&b); err != nil {
+		return err
+	}
+	b.WriteString("\n† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (`vmbench vdbench profiles NAME`).\n")
+	for _, r := range sr.rows {
+		for _, c := range r.charts {
+			if !strings.HasSuffix(c, "-targets.svg") {
+				fmt.Fprintf(&b, "\n## %s\n\n![%s](%s)\n", r.title, r.title, c)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

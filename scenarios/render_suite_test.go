@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// oneProfileSuite simulates one profile of two 2 s points (the max run
+// and 50%, 1 s intervals) on two 8 MiB files.
+const oneProfileSuite = `kind: block-suite
+name: one-profile
+description: one corner
+targets: [/dev/nvme0n1, /dev/nvme1n1]
+profiles: [4k-random-read, 4k-random-write]
+simulate: {targets: 2, size: 8m, threads: 1, elapsed: 2, interval: 1, warmup: 0, curve: [50], profiles: [4k-random-read]}
+`
+
+func TestRenderSuiteByteForByte(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
+	s, err := ParseSuite("one.yaml", []byte(oneProfileSuite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	out, err := RunSuite(t.Context(), s, Options{Simulate: true, ResultsDir: t.TempDir(), Out: &text, Log: io.Discard, Version: "test-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := reportBytes(t, out.Dir)
+	for _, w := range []string{"# Block suite one-profile", "Simulated: 2 temporary files of 8m each", ", vmbench test-1.", "| 4K random read |",
+		"[latency vs IOPS](4k-random-read.svg), [per target](4k-random-read-targets.svg), [data](4k-random-read.json)"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("report.md lacks %q:\n%s", w, md)
+		}
+	}
+	if bytes.Contains(md, []byte("Incomplete")) {
+		t.Errorf("a complete suite's report says it is incomplete:\n%s", md)
+	}
+	// The table the suite printed at the end is the rendered one.
+	rep, err := Render(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := rep.WriteText(&again); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(text.String(), "\n"+again.String()) || !strings.Contains(again.String(), "start IOPS @ latency") {
+		t.Errorf("printed table:\n%s\nrendered:\n%s", text.String(), again.String())
+	}
+
+	// A suite stopped before its second profile: rendered, and said so.
+	editFile(t, filepath.Join(out.Dir, "suite.yaml"), "- 4k-random-read\n", "- 4k-random-read\n    - 4k-random-write\n")
+	if _, err := WriteReports(out.Dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	if !bytes.Contains(md, []byte("**Incomplete: 1 of 2 profiles measured; the suite stopped before the end (or is still running).**")) {
+		t.Errorf("report.md of an incomplete suite:\n%s", md)
+	}
+
+	// A record of a newer version is refused, naming it and the versions read.
+	rec := filepath.Join(out.Dir, "4k-random-read.json")
+	editFile(t, rec, `"version": 2`, `"version": 3`)
+	if _, err := Render(out.Dir); err == nil || !strings.Contains(err.Error(), rec+`: kind "vdbench-curve" version 3 is not a vdbench-curve record of version 1 to 2`) {
+		t.Errorf("a newer record: %v", err)
+	}
+}

@@ -1,0 +1,171 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"vmbench/oltp"
+	"vmbench/sysbench"
+	"vmbench/tpcc"
+	"vmbench/workload"
+)
+
+// Render reaches a VM campaign's tool through the registry. Until
+// sysbench and tpcc register themselves (the workload contract), the
+// tools of the stub campaign and of the standard campaign files are
+// stand-ins here that parse the flags and run nothing; a tool registered
+// already (by its package, or by a test file whose init runs first) wins.
+func init() {
+	standIn("stub", func(fs *pflag.FlagSet) { fs.Int("threads", 1, "threads") })
+	standIn("sysbench", func(fs *pflag.FlagSet) { c := sysbench.DefaultConfig(); c.BindFlags(fs) })
+	standIn("tpcc", func(fs *pflag.FlagSet) { c := tpcc.DefaultConfig(); c.BindFlags(fs) })
+}
+
+func standIn(name string, bind func(*pflag.FlagSet)) {
+	if _, err := workload.Lookup(name); err != nil {
+		workload.Register(renderStubTool{name, bind})
+	}
+}
+
+// renderStubTool is the smallest tool Render can parse a campaign's
+// flags with; it runs nothing.
+type renderStubTool struct {
+	name string
+	bind func(*pflag.FlagSet)
+}
+
+func (t renderStubTool) Describe() workload.Descriptor { return workload.Descriptor{Name: t.name} }
+func (t renderStubTool) NewConfig() workload.Config    { return &renderStubConfig{t.bind} }
+
+type renderStubConfig struct{ bind func(*pflag.FlagSet) }
+
+func (c *renderStubConfig) BindFlags(fs *pflag.FlagSet) { c.bind(fs) }
+func (c *renderStubConfig) Complete(string, func(string) string, func(string) bool) error {
+	return nil
+}
+func (c *renderStubConfig) Validate() error                             { return nil }
+func (c *renderStubConfig) Bounds() oltp.RunConfig                      { return oltp.RunConfig{} }
+func (c *renderStubConfig) Flags() map[string]string                    { return nil }
+func (c *renderStubConfig) Prepare(context.Context, workload.Env) error { return nil }
+func (c *renderStubConfig) Cleanup(context.Context, workload.Env) error { return nil }
+func (c *renderStubConfig) Run(context.Context, workload.Env) (*workload.Output, error) {
+	return nil, nil
+}
+
+// reportBytes reads dir's report.md and report.csv, removes them, renders
+// dir again (WriteReports) and fails unless both come back byte for byte.
+func reportBytes(t *testing.T, dir string) (md []byte) {
+	t.Helper()
+	var want [2][]byte
+	for i, f := range []string{ReportFile, ReportCSVFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = b
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := WriteReports(dir); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []string{ReportFile, ReportCSVFile} {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want[i]) {
+			t.Errorf("%s rendered again differs:\n--- campaign's\n%s\n--- rendered\n%s", f, want[i], got)
+		}
+	}
+	return want[0]
+}
+
+// editFile replaces old with new in the file once, or fails.
+func editFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), old, new, 1)
+	if s == string(b) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRenderVMCampaignByteForByte(t *testing.T) {
+	out, _, err := runStub(t, t.Context(), &stubDriver{}, startSim(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := reportBytes(t, out.Dir)
+	for _, w := range []string{"# stub-campaign", "**Simulated: VMs in an in-process vSphere simulator (vcsim), an embedded SQLite database per VM", "| sysbench-03 |"} {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("report.md lacks %q:\n%s", w, md)
+		}
+	}
+	var text bytes.Buffer
+	rep, err := Render(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(&text); err != nil || !strings.Contains(text.String(), "aggregate, published") {
+		t.Errorf("text: %v\n%s", err, text.String())
+	}
+
+	// Stopped before the merge: the VMs' results, merged here, and said so.
+	if err := os.Remove(filepath.Join(out.Dir, "merged.json")); err != nil {
+		t.Fatal(err)
+	}
+	editFile(t, filepath.Join(out.Dir, "vms", "sysbench-02.json"), `"phase"`, `"status": "interrupted", "interrupted": true, "phase"`)
+	rep, err = WriteReports(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	want := "**Incomplete: the campaign stopped before it merged its results; 3 of 3 VMs' results, 2 complete, 1 interrupted, merged here (merged.json is missing)**."
+	if !bytes.Contains(md, []byte(want)) || rep.Review.TPSSum != 60 {
+		t.Errorf("report.md of an incomplete campaign (TPS %g) lacks %q:\n%s", rep.Review.TPSSum, want, md)
+	}
+
+	// A Result of a newer schema is refused, naming it and the versions read.
+	res := filepath.Join(out.Dir, "vms", "sysbench-01.json")
+	editFile(t, res, `"version": 2`, `"version": 9`)
+	_, err = Render(out.Dir)
+	if err == nil || !strings.Contains(err.Error(), res+": result version 9 is not supported (this vmbench reads versions 1 to 2)") {
+		t.Errorf("a newer Result: %v", err)
+	}
+}
+
+func TestRenderRefusesWhatIsNotAResultsDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), dir+" is not a vmbench results directory: it has no run.json, campaign.yaml or suite.yaml") {
+		t.Errorf("empty directory: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("kind: block-suite\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), "has suite.yaml but no run.json") {
+		t.Errorf("no run.json: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"version": 7, "kind": "block-suite", "future": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), "run.json: version 7 is not supported (this vmbench reads version 1") {
+		t.Errorf("newer run.json: %v", err)
+	}
+	if _, err := Render(filepath.Join(dir, "suite.yaml")); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("a file: %v", err)
+	}
+}

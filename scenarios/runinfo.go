@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"vmbench/oltp"
+)
+
+// RunFile is the file of a results directory that records how its
+// campaign ran (RunInfo), beside campaign.yaml or suite.yaml.
+const RunFile = "run.json"
+
+// VMCampaignKind is RunInfo.Kind of an OLTP campaign in VMs
+// (campaign.yaml, vms/<vm>.json, merged.json); a block suite's
+// (suite.yaml and the tool's files per profile) is SuiteKind.
+const VMCampaignKind = "vm-campaign"
+
+// RunInfoVersion is the version of run.json this vmbench writes and the
+// newest it reads.
+const RunInfoVersion = 1
+
+// RunInfo is run.json: what a results directory's reports show that its
+// other files do not hold, written when the campaign starts, so that
+// Render never asks the environment (the clock, the build, the flags).
+type RunInfo struct {
+	// Version is RunInfoVersion.
+	Version int `json:"version"`
+	// Kind is VMCampaignKind or SuiteKind.
+	Kind string `json:"kind"`
+	// VMBench is the version of the vmbench that ran the campaign.
+	VMBench string `json:"vmbench"`
+	// Started is when a block suite started (its report shows it); a VM
+	// campaign leaves it unset (its id holds the second it started).
+	Started time.Time `json:"started,omitzero"`
+	// Simulated says the campaign ran with --simulate.
+	Simulated bool `json:"simulated,omitempty"`
+	// Databases says, for a simulated VM campaign, where each VM's
+	// database was ("an embedded SQLite database per VM", "a database per
+	// VM on mysql root@127.0.0.1:3306/"), never with a password.
+	Databases string `json:"databases,omitempty"`
+}
+
+// writeRunInfo writes ri, with its version, as dir/run.json, atomically.
+func writeRunInfo(dir string, ri RunInfo) error {
+	ri.Version = RunInfoVersion
+	b, err := json.MarshalIndent(ri, "", "  ")
+	if err != nil {
+		return err
+	}
+	return oltp.WriteFileAtomic(filepath.Join(dir, RunFile), append(b, '\n'))
+}
+
+// readRunInfo reads dir/run.json strictly. A newer version is refused by
+// its version, not by the first field this reader does not know.
+func readRunInfo(dir string) (*RunInfo, error) {
+	path := filepath.Join(dir, RunFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var ri RunInfo // leniently first, for the version
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench run record: %w", path, err)
+	}
+	if ri.Version < 1 || ri.Version > RunInfoVersion {
+		newer := ""
+		if ri.Version > RunInfoVersion {
+			newer = "; a newer vmbench wrote it"
+		}
+		return nil, fmt.Errorf("%s: version %d is not supported (this vmbench reads version %d%s)", path, ri.Version, RunInfoVersion, newer)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&RunInfo{}); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench run record: %w", path, err)
+	}
+	if ri.Kind != VMCampaignKind && ri.Kind != SuiteKind {
+		return nil, fmt.Errorf("%s: kind %q is not known (valid: %s, %s)", path, ri.Kind, VMCampaignKind, SuiteKind)
+	}
+	return &ri, nil
+}
+
+// writeRunInfo records run.json for a VM campaign: the vmbench version
+// and, in simulation, where the VMs' databases are.
+func (c *campaign) writeRunInfo() error {
+	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate}
+	if c.opts.Simulate {
+		ri.Databases = "an embedded SQLite database per VM"
+		if c.opts.DBServer != nil {
+			ri.Databases = "a database per VM on " + describeDB(*c.opts.DBServer)
+		}
+	}
+	return writeRunInfo(c.dir, ri)
+}
