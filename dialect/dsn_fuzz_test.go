@@ -63,6 +63,7 @@ func FuzzParseDSN(f *testing.F) {
 		{"2", "u", "p", "[::1]", ":3306/"},
 		{"3", "root", "secret", "127.0.0.1:3306", "/sbtest?timeout=1s&x=%"},
 		{"3", "root", "secret", "h", "sbtest"},
+		{"3", "root", "secret", "h:3306", "/db?x=http://y"}, // "://" in a value is no URL
 		{"4", "root", "", "/run/mysqld/mysqld.sock", "/db"},
 		{"5", "sa", "secret", "db1", ":1433?database=tpcc&app+name=x"},
 		{"5", "sa", "secret", "db1", "/INST/extra?database=a;b"},
