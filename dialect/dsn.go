@@ -283,9 +283,13 @@ var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
 // by "xxxxx".
 func maskPasswordParam(s string) string { return passwordParam.ReplaceAllString(s, "${1}xxxxx") }
 
+// urlScheme matches a URL scheme: what stands before "://" in the URL
+// forms (in go-sql-driver's form a "://" can only be in a value).
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
 // maskAuthority replaces the password of user:pass@ by "xxxxx".
 func maskAuthority(s string) string {
-	if i := strings.Index(s, "://"); i >= 0 {
+	if i := strings.Index(s, "://"); i >= 0 && urlScheme.MatchString(s[:i]) {
 		auth := s[i+3:]
 		if q := strings.IndexByte(auth, '?'); q >= 0 {
 			auth = auth[:q]

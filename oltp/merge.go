@@ -54,35 +54,10 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("oltp: merge of no results")
 	}
-	if !o.Incomplete {
-		for i, r := range rs {
-			if st := r.State(); st != StatusComplete {
-				return nil, fmt.Errorf("oltp: result %d%s is %s, not complete (%s); merging it would pass a run cut short for a whole one",
-					i, partName(r, " (", ")"), st, orNone(r.Error))
-			}
-		}
+	if err := mergeable(o, rs); err != nil {
+		return nil, err
 	}
 	first := rs[0]
-	overlap := !o.Concurrent
-	for i, r := range rs[1:] {
-		if err := compatible(first, r); err != nil {
-			return nil, fmt.Errorf("oltp: cannot merge result %d into result 0: %w", i+1, err)
-		}
-	}
-	lastStart, firstEnd := first.Start, first.End
-	for _, r := range rs[1:] {
-		if r.Start.After(lastStart) {
-			lastStart = r.Start
-		}
-		if r.End.Before(firstEnd) {
-			firstEnd = r.End
-		}
-	}
-	if overlap && len(rs) > 1 && !lastStart.Before(firstEnd) {
-		return nil, fmt.Errorf("oltp: cannot merge results whose time windows do not overlap (latest start %s, earliest end %s)",
-			lastStart.Format(time.RFC3339Nano), firstEnd.Format(time.RFC3339Nano))
-	}
-
 	m := &Result{
 		Version: ResultVersion, Workload: first.Workload, Flags: maps.Clone(first.Flags),
 		Labels: commonLabels(rs), Phase: first.Phase, Loop: first.Loop, Measured: first.Measured,
@@ -142,6 +117,41 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		}
 	}
 	return m, nil
+}
+
+// mergeable reports why the parts rs (at least one) cannot be merged with
+// the options o: a part that is not complete (unless o.Incomplete), a part
+// whose workload or settings differ from the first's, or (unless
+// o.Concurrent) time windows that do not all overlap.
+func mergeable(o MergeOptions, rs []*Result) error {
+	if !o.Incomplete {
+		for i, r := range rs {
+			if st := r.State(); st != StatusComplete {
+				return fmt.Errorf("oltp: result %d%s is %s, not complete (%s); merging it would pass a run cut short for a whole one",
+					i, partName(r, " (", ")"), st, orNone(r.Error))
+			}
+		}
+	}
+	first := rs[0]
+	for i, r := range rs[1:] {
+		if err := compatible(first, r); err != nil {
+			return fmt.Errorf("oltp: cannot merge result %d into result 0: %w", i+1, err)
+		}
+	}
+	lastStart, firstEnd := first.Start, first.End
+	for _, r := range rs[1:] {
+		if r.Start.After(lastStart) {
+			lastStart = r.Start
+		}
+		if r.End.Before(firstEnd) {
+			firstEnd = r.End
+		}
+	}
+	if !o.Concurrent && len(rs) > 1 && !lastStart.Before(firstEnd) {
+		return fmt.Errorf("oltp: cannot merge results whose time windows do not overlap (latest start %s, earliest end %s)",
+			lastStart.Format(time.RFC3339Nano), firstEnd.Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // mergedStatus is the worst status of rs (failed, then interrupted) with

@@ -79,25 +79,7 @@ loop:
 		default:
 		}
 	}
-	var t hist.Tick
-	var end time.Time
-	if name == PhaseMeasure {
-		// Stop before the last tick so nothing completing later is
-		// counted: the phase ends when new completions stop counting.
-		r.halt()
-		end = time.Now()
-
-		if r.haltAt.Load() != 0 && planEnd.Before(end) {
-			// a worker ended the phase at its planned end: nothing that
-			// completed after that instant was counted
-			end = planEnd
-		}
-		t = r.reg.Tick()
-
-	} else {
-		t = r.reg.Tick()
-		end = t.At
-	}
+	t, end := r.lastTick(name, planEnd)
 	backlog := r.backlogAt(end)
 	if name == PhasePrecondition && err == nil && r.open {
 		// The measure phase starts at end with no backlog.
@@ -116,6 +98,27 @@ loop:
 	r.record(res, name, last, end, target, t, full, backlog)
 	r.finish(res, t, end)
 	return res, err
+}
+
+// lastTick takes the last tick of the phase name, planned to end at
+// planEnd (zero: no planned end), and returns it with the phase's end. The
+// measure phase halts the workers first, so nothing completing after its
+// end is counted; the other phases end at the tick.
+func (r *run) lastTick(name string, planEnd time.Time) (hist.Tick, time.Time) {
+	if name != PhaseMeasure {
+		t := r.reg.Tick()
+		return t, t.At
+	}
+	// Stop before the last tick so nothing completing later is
+	// counted: the phase ends when new completions stop counting.
+	r.halt()
+	end := time.Now()
+	if r.haltAt.Load() != 0 && planEnd.Before(end) {
+		// a worker ended the phase at its planned end: nothing that
+		// completed after that instant was counted
+		end = planEnd
+	}
+	return r.reg.Tick(), end
 }
 
 // record stores the interval [last, end) of res, planned to end at

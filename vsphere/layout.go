@@ -198,35 +198,7 @@ func (l Layout) Placement() ([]DiskPlacement, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("layout %q: "+format, append([]any{l.Role}, args...)...))
 	}
-	if l.Role == "" {
-		bad("role name is empty")
-	}
-	if l.NumCPU < 1 {
-		bad("NumCPU is %d, must be at least 1", l.NumCPU)
-	}
-	if l.CoresPerSocket < 0 || (l.CoresPerSocket > 0 && l.NumCPU%l.CoresPerSocket != 0) {
-		bad("CoresPerSocket %d does not divide NumCPU %d", l.CoresPerSocket, l.NumCPU)
-	}
-	if l.MemoryMB < 4 || l.MemoryMB%4 != 0 {
-		bad("MemoryMB is %d, must be a positive multiple of 4", l.MemoryMB)
-	}
-	if len(l.Disks) > 1 && !slices.Contains(SCSIControllerTypes, l.Controller) {
-		bad("controller type %q is not one of %s", l.Controller, strings.Join(SCSIControllerTypes, ", "))
-	}
-	if len(l.Disks) == 0 {
-		bad("no disks: Disks[0] must be the boot disk")
-	}
-	for i, d := range l.Disks {
-		if d.SizeGB <= 0 {
-			bad("disk %d (%s) has size %d GB, must be > 0", i, d.Name, d.SizeGB)
-		}
-		if !d.Provisioning.Valid() {
-			bad("disk %d (%s) has provisioning %q, must be %s, %s or %s", i, d.Name, d.Provisioning, Thin, Thick, EagerZeroedThick)
-		}
-	}
-	if len(l.Disks) > 0 && l.Disks[0].Unit != nil {
-		bad("the boot disk (disk 0) keeps the template's unit; Unit must be unset")
-	}
+	l.checkSizes(bad)
 	nc := l.NewControllers()
 	if 1+nc > MaxSCSIControllers {
 		bad("needs %d SCSI controllers (the template's and %d new), a VM has at most %d", 1+nc, nc, MaxSCSIControllers)
@@ -289,6 +261,41 @@ func (l Layout) Placement() ([]DiskPlacement, error) {
 		out[i+1] = DiskPlacement{Disk: d, NewController: d.Controller, Unit: u}
 	}
 	return out, nil
+}
+
+// checkSizes reports through bad what is wrong with the layout's role,
+// CPUs, memory, controller type and disks (sizes, provisioning, the boot
+// disk's unit): the checks of Validate that do not place disks.
+func (l Layout) checkSizes(bad func(format string, args ...any)) {
+	if l.Role == "" {
+		bad("role name is empty")
+	}
+	if l.NumCPU < 1 {
+		bad("NumCPU is %d, must be at least 1", l.NumCPU)
+	}
+	if l.CoresPerSocket < 0 || (l.CoresPerSocket > 0 && l.NumCPU%l.CoresPerSocket != 0) {
+		bad("CoresPerSocket %d does not divide NumCPU %d", l.CoresPerSocket, l.NumCPU)
+	}
+	if l.MemoryMB < 4 || l.MemoryMB%4 != 0 {
+		bad("MemoryMB is %d, must be a positive multiple of 4", l.MemoryMB)
+	}
+	if len(l.Disks) > 1 && !slices.Contains(SCSIControllerTypes, l.Controller) {
+		bad("controller type %q is not one of %s", l.Controller, strings.Join(SCSIControllerTypes, ", "))
+	}
+	if len(l.Disks) == 0 {
+		bad("no disks: Disks[0] must be the boot disk")
+	}
+	for i, d := range l.Disks {
+		if d.SizeGB <= 0 {
+			bad("disk %d (%s) has size %d GB, must be > 0", i, d.Name, d.SizeGB)
+		}
+		if !d.Provisioning.Valid() {
+			bad("disk %d (%s) has provisioning %q, must be %s, %s or %s", i, d.Name, d.Provisioning, Thin, Thick, EagerZeroedThick)
+		}
+	}
+	if len(l.Disks) > 0 && l.Disks[0].Unit != nil {
+		bad("the boot disk (disk 0) keeps the template's unit; Unit must be unset")
+	}
 }
 
 func hasUnit(m map[int32]int, u int32) bool { _, ok := m[u]; return ok }

@@ -179,14 +179,31 @@ func (s *Session) preflight(ctx context.Context, spec ProvisionSpec) (PreflightR
 		return r, nil, ctx.Err()
 	}
 
-	if pool, err := s.Finder.ResourcePoolOrDefault(ctx, spec.ResourcePool); err != nil {
-		problem(s.notFound(ctx, "resource pool (--pool / "+EnvResourcePool+")", spec.ResourcePool, err, s.poolPaths(ctx)))
+	s.checkLocation(ctx, p, &r, problem)
+
+	hostRefs := s.checkHosts(ctx, p, &r, problem, warn)
+	s.checkDatastores(ctx, p, &r, hostRefs, problem, warn)
+	if ctx.Err() != nil {
+		return r, nil, ctx.Err()
+	}
+	if len(errs) > 0 {
+		return fail()
+	}
+	return r, p, nil
+}
+
+// checkLocation looks up the resource pool, the folder and (when one is
+// named) the network of p.spec, records them in p and r, and reports each
+// one that is missing with the names that exist.
+func (s *Session) checkLocation(ctx context.Context, p *plan, r *PreflightReport, problem func(error)) {
+	if pool, err := s.Finder.ResourcePoolOrDefault(ctx, p.spec.ResourcePool); err != nil {
+		problem(s.notFound(ctx, "resource pool (--pool / "+EnvResourcePool+")", p.spec.ResourcePool, err, s.poolPaths(ctx)))
 	} else {
 		p.pool = pool
 		r.ResourcePool = pool.InventoryPath
 	}
-	if folder, err := s.Finder.FolderOrDefault(ctx, spec.Folder); err != nil {
-		problem(s.notFound(ctx, "folder (--folder / "+EnvFolder+")", spec.Folder, err, func() ([]string, error) {
+	if folder, err := s.Finder.FolderOrDefault(ctx, p.spec.Folder); err != nil {
+		problem(s.notFound(ctx, "folder (--folder / "+EnvFolder+")", p.spec.Folder, err, func() ([]string, error) {
 			l, err := s.Finder.FolderList(ctx, path.Join(s.Datacenter.InventoryPath, "vm", "*"))
 			return names(l, err)
 		}))
@@ -194,9 +211,9 @@ func (s *Session) preflight(ctx context.Context, spec ProvisionSpec) (PreflightR
 		p.folder = folder
 		r.Folder = folder.InventoryPath
 	}
-	if spec.Network != "" {
-		if n, err := s.Finder.Network(ctx, spec.Network); err != nil {
-			problem(s.notFound(ctx, "network (--net / "+EnvNetwork+")", spec.Network, err, func() ([]string, error) {
+	if p.spec.Network != "" {
+		if n, err := s.Finder.Network(ctx, p.spec.Network); err != nil {
+			problem(s.notFound(ctx, "network (--net / "+EnvNetwork+")", p.spec.Network, err, func() ([]string, error) {
 				l, err := s.Finder.NetworkList(ctx, "*")
 				if err != nil {
 					return nil, err
@@ -209,21 +226,11 @@ func (s *Session) preflight(ctx context.Context, spec ProvisionSpec) (PreflightR
 				return out, nil
 			}))
 		} else if b, err := n.EthernetCardBackingInfo(ctx); err != nil {
-			problem(fmt.Errorf("network %s: %w", spec.Network, err))
+			problem(fmt.Errorf("network %s: %w", p.spec.Network, err))
 		} else {
 			p.nicBacking = b
 		}
 	}
-
-	hostRefs := s.checkHosts(ctx, p, &r, problem, warn)
-	s.checkDatastores(ctx, p, &r, hostRefs, problem, warn)
-	if ctx.Err() != nil {
-		return r, nil, ctx.Err()
-	}
-	if len(errs) > 0 {
-		return fail()
-	}
-	return r, p, nil
 }
 
 // vmNames returns every VM name of the datacenter and the template names.

@@ -327,50 +327,16 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	defer release()
 
 	say("%s: cloning %s to datastore %s", name, p.templateName, ds.Name())
-	t, err := p.template.Clone(tctx, p.folder, name, p.cloneSpec(ds))
+	ref, err := s.clone(tctx, p, name, ds, tr)
 	if err != nil {
-		if !soap.IsSoapFault(err) { // no answer: the request may still have reached vSphere
-			tr.do(func() { tr.unacked++ })
-		}
 		return VM{}, fail("clone", err)
-	}
-	tr.do(func() { tr.pending[name] = t })
-	info, err := t.WaitForResult(tctx)
-	if err != nil {
-		var te task.Error
-		if errors.As(err, &te) { // the task ended in an error: nothing created
-			tr.do(func() { delete(tr.pending, name) })
-		}
-		return VM{}, fail("clone", err)
-	}
-	ref, isRef := info.Result.(types.ManagedObjectReference)
-	tr.do(func() {
-		delete(tr.pending, name)
-		if isRef {
-			tr.vms[name] = ref
-		}
-	})
-	if !isRef {
-		return VM{}, fail("clone", fmt.Errorf("clone task returned %T, not a VM reference", info.Result))
 	}
 	vm := object.NewVirtualMachine(s.Client.Client, ref)
 	if err := ctx.Err(); err != nil {
 		return VM{}, fail("reconfigure (not started)", err)
 	}
 
-	var m mo.VirtualMachine
-	if err := s.Client.RetrieveOne(tctx, ref, []string{"config.hardware.device", "config.files.vmPathName"}, &m); err != nil {
-		return VM{}, fail("reconfigure", err)
-	}
-	if m.Config == nil {
-		return VM{}, fail("reconfigure", errors.New("the clone has no configuration"))
-	}
-	cs, err := p.configSpec(object.VirtualDeviceList(m.Config.Hardware.Device), m.Config.Files.VmPathName, ds, name)
-	if err != nil {
-		return VM{}, fail("reconfigure", err)
-	}
-	say("%s: reconfiguring: %d vCPU, %d MB memory, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.diskSummary())
-	if err := wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) }); err != nil {
+	if err := s.reconfigure(tctx, p, vm, name, ds, say); err != nil {
 		return VM{}, fail("reconfigure", err)
 	}
 
@@ -397,6 +363,59 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	out.IP = ip
 	say("%s: ready, IP %s", name, ip)
 	return out, nil
+}
+
+// clone clones p's template to the VM name on ds and returns the new VM.
+// tr knows of the clone from the start: as unacknowledged when the request
+// got no answer, as pending while the task runs, and as a VM once it is
+// one. Errors are vSphere's, unwrapped.
+func (s *Session) clone(tctx context.Context, p *plan, name string, ds *object.Datastore, tr *tracker) (types.ManagedObjectReference, error) {
+	var none types.ManagedObjectReference
+	t, err := p.template.Clone(tctx, p.folder, name, p.cloneSpec(ds))
+	if err != nil {
+		if !soap.IsSoapFault(err) { // no answer: the request may still have reached vSphere
+			tr.do(func() { tr.unacked++ })
+		}
+		return none, err
+	}
+	tr.do(func() { tr.pending[name] = t })
+	info, err := t.WaitForResult(tctx)
+	if err != nil {
+		var te task.Error
+		if errors.As(err, &te) { // the task ended in an error: nothing created
+			tr.do(func() { delete(tr.pending, name) })
+		}
+		return none, err
+	}
+	ref, isRef := info.Result.(types.ManagedObjectReference)
+	tr.do(func() {
+		delete(tr.pending, name)
+		if isRef {
+			tr.vms[name] = ref
+		}
+	})
+	if !isRef {
+		return none, fmt.Errorf("clone task returned %T, not a VM reference", info.Result)
+	}
+	return ref, nil
+}
+
+// reconfigure gives the cloned VM vm, named name, on ds its layout (CPUs,
+// memory, disks, network; see configSpec) in one reconfigure task.
+func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualMachine, name string, ds *object.Datastore, say func(string, ...any)) error {
+	var m mo.VirtualMachine
+	if err := s.Client.RetrieveOne(tctx, vm.Reference(), []string{"config.hardware.device", "config.files.vmPathName"}, &m); err != nil {
+		return err
+	}
+	if m.Config == nil {
+		return errors.New("the clone has no configuration")
+	}
+	cs, err := p.configSpec(object.VirtualDeviceList(m.Config.Hardware.Device), m.Config.Files.VmPathName, ds, name)
+	if err != nil {
+		return err
+	}
+	say("%s: reconfiguring: %d vCPU, %d MB memory, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.diskSummary())
+	return wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) })
 }
 
 // waitIP polls guest.ipAddress (VMware Tools reports it) until it holds an

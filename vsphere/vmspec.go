@@ -94,21 +94,12 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: "SET.guest.ipAddress", Value: p.spec.SimulatedIP})
 	}
 
-	boot := bootDisk(devices)
-	if boot == nil {
-		return cs, fmt.Errorf("the clone has no virtual disk to use as boot disk")
+	grow, err := growBootDisk(devices, l.Disks[0].SizeGB)
+	if err != nil {
+		return cs, err
 	}
-	want := l.Disks[0].SizeGB * kbPerGB
-	if boot.CapacityInKB > want {
-		return cs, fmt.Errorf("the template's boot disk is %d GB, larger than the layout's %d GB (vSphere cannot shrink a disk)",
-			boot.CapacityInKB/kbPerGB, l.Disks[0].SizeGB)
-	}
-	if boot.CapacityInKB < want {
-		grown := *boot
-		grown.CapacityInKB = want
-		grown.CapacityInBytes = want * 1024
-		cs.DeviceChange = append(cs.DeviceChange, &types.VirtualDeviceConfigSpec{
-			Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: &grown})
+	if grow != nil {
+		cs.DeviceChange = append(cs.DeviceChange, grow)
 	}
 
 	list := append(object.VirtualDeviceList(nil), devices...)
@@ -128,12 +119,53 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		cs.DeviceChange = append(cs.DeviceChange, &types.VirtualDeviceConfigSpec{
 			Operation: types.VirtualDeviceConfigSpecOperationAdd, Device: dev})
 	}
-	dsRef := ds.Reference()
 	var home object.DatastorePath
 	if !home.FromString(vmx) || home.Datastore != ds.Name() {
 		// Unexpected home: let vSphere name the files on ds.
 		home = object.DatastorePath{Datastore: ds.Name()}
 	}
+	cs.DeviceChange = append(cs.DeviceChange, p.dataDisks(list, ctrls, home, ds.Reference(), name)...)
+
+	nic, err := p.nicChange(devices)
+	if err != nil {
+		return cs, err
+	}
+	if nic != nil {
+		cs.DeviceChange = append(cs.DeviceChange, nic)
+	}
+	return cs, nil
+}
+
+// growBootDisk returns the edit that grows the clone's boot disk (the first
+// disk of devices) to sizeGB, or nil when it has that size already. A
+// clone with no disk, or a boot disk larger than sizeGB, is an error:
+// vSphere cannot shrink a disk.
+func growBootDisk(devices object.VirtualDeviceList, sizeGB int64) (types.BaseVirtualDeviceConfigSpec, error) {
+	boot := bootDisk(devices)
+	if boot == nil {
+		return nil, fmt.Errorf("the clone has no virtual disk to use as boot disk")
+	}
+	want := sizeGB * kbPerGB
+	if boot.CapacityInKB > want {
+		return nil, fmt.Errorf("the template's boot disk is %d GB, larger than the layout's %d GB (vSphere cannot shrink a disk)",
+			boot.CapacityInKB/kbPerGB, sizeGB)
+	}
+	if boot.CapacityInKB == want {
+		return nil, nil
+	}
+	grown := *boot
+	grown.CapacityInKB = want
+	grown.CapacityInBytes = want * 1024
+	return &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: &grown}, nil
+}
+
+// dataDisks returns the adds that create the layout's data disks (every
+// placement but the boot disk's) on the new controllers ctrls, as files
+// beside home on the datastore dsRef, named after the VM name. list is the
+// device list so far (for new device keys); each disk's key is added to its
+// controller's devices.
+func (p *plan) dataDisks(list object.VirtualDeviceList, ctrls []*types.VirtualController, home object.DatastorePath, dsRef types.ManagedObjectReference, name string) []types.BaseVirtualDeviceConfigSpec {
+	var changes []types.BaseVirtualDeviceConfigSpec
 	for i, pl := range p.placement[1:] {
 		ctrl := ctrls[pl.NewController]
 		thin, eager := pl.Disk.Provisioning.flags()
@@ -156,26 +188,31 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		}
 		ctrl.Device = append(ctrl.Device, disk.Key)
 		list = append(list, disk)
-		cs.DeviceChange = append(cs.DeviceChange, &types.VirtualDeviceConfigSpec{
+		changes = append(changes, &types.VirtualDeviceConfigSpec{
 			Operation:     types.VirtualDeviceConfigSpecOperationAdd,
 			FileOperation: types.VirtualDeviceConfigSpecFileOperationCreate,
 			Device:        disk,
 		})
 	}
+	return changes
+}
 
-	if p.nicBacking != nil {
-		nics := devices.Select(func(d types.BaseVirtualDevice) bool {
-			_, ok := d.(types.BaseVirtualEthernetCard)
-			return ok
-		})
-		if len(nics) == 0 {
-			return cs, fmt.Errorf("network %q requested but the clone has no network adapter", p.spec.Network)
-		}
-		nics[0].GetVirtualDevice().Backing = p.nicBacking
-		cs.DeviceChange = append(cs.DeviceChange, &types.VirtualDeviceConfigSpec{
-			Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: nics[0]})
+// nicChange returns the edit that puts the clone's first network adapter on
+// the planned network, or nil when no network was asked for. A clone with
+// no adapter is an error.
+func (p *plan) nicChange(devices object.VirtualDeviceList) (types.BaseVirtualDeviceConfigSpec, error) {
+	if p.nicBacking == nil {
+		return nil, nil
 	}
-	return cs, nil
+	nics := devices.Select(func(d types.BaseVirtualDevice) bool {
+		_, ok := d.(types.BaseVirtualEthernetCard)
+		return ok
+	})
+	if len(nics) == 0 {
+		return nil, fmt.Errorf("network %q requested but the clone has no network adapter", p.spec.Network)
+	}
+	nics[0].GetVirtualDevice().Backing = p.nicBacking
+	return &types.VirtualDeviceConfigSpec{Operation: types.VirtualDeviceConfigSpecOperationEdit, Device: nics[0]}, nil
 }
 
 // diskFile names data disk i "[ds] dir/<vm>_<disk>.vmdk" in the VM's

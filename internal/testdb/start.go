@@ -1,0 +1,162 @@
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// start starts the server process on a free port and waits until it accepts
+// connections on the socket and on TCP.
+func (s *Server) start(deadline time.Time) error {
+	port, err := freePort()
+	if err != nil {
+		return fmt.Errorf("internal/testdb: finding a free port: %w", err)
+	}
+	s.port = port
+	if err := s.spawn(port); err != nil {
+		return err
+	}
+	admin, err := s.waitReady(port, deadline)
+	if err != nil {
+		return err
+	}
+	admin.SetMaxOpenConns(4)
+	s.admin = admin
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := admin.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
+		return fmt.Errorf("internal/testdb: SELECT VERSION(): %w", err)
+	}
+	// MariaDB's install-db creates root@127.0.0.1; MySQL's --initialize-insecure
+	// creates only root@localhost, which a TCP login with skip-name-resolve
+	// does not match.
+	for _, q := range []string{
+		"CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'",
+		"GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION",
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("internal/testdb: %s: %w", q, err)
+		}
+	}
+	tcp, err := sql.Open("mysql", s.DSN(""))
+	if err != nil {
+		return fmt.Errorf("internal/testdb: %w", err)
+	}
+	defer tcp.Close()
+	if err := tcp.PingContext(ctx); err != nil {
+		return fmt.Errorf("internal/testdb: the server accepts socket connections but not TCP on 127.0.0.1:%d: %w", port, err)
+	}
+	return nil
+}
+
+// spawn starts the server process on port, its output going to s.logPath,
+// and sets s.cmd and s.done (closed when the process has exited, s.werr
+// then holding its exit).
+func (s *Server) spawn(port int) error {
+	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("internal/testdb: %w", err)
+	}
+	defer logf.Close() // the server has its own copy
+	args := append([]string{"--no-defaults"}, s.serverOptions()...)
+	args = append(args,
+		"--port="+strconv.Itoa(port),
+		"--bind-address=127.0.0.1",
+		"--socket="+s.socket,
+		"--pid-file="+filepath.Join(s.dir, "mysqld.pid"),
+		// Started with 0, MariaDB refuses SET GLOBAL max_user_connections;
+		// a high start value lets tests lower it at run time.
+		"--max-user-connections=100000",
+	)
+	s.cmd = exec.Command(s.bin, args...)
+	s.cmd.Stdout = logf
+	s.cmd.Stderr = logf
+	s.cmd.SysProcAttr = sysProcAttr()
+	s.done = make(chan struct{})
+	started := make(chan error, 1)
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		// On Linux the server gets SIGKILL when the thread that started it
+		// exits (Pdeathsig), so start and wait on one locked thread that
+		// lives exactly as long as the server.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.werr = cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	if err := <-started; err != nil {
+		s.cmd = nil
+		return fmt.Errorf("internal/testdb: starting %s: %w", s.bin, err)
+	}
+	return nil
+}
+
+// waitReady pings the started server over its socket as root until it
+// answers and returns that connection pool. It fails when the server exits
+// first (errPortInUse when port was taken) or deadline passes, with the
+// tail of the server's log.
+func (s *Server) waitReady(port int, deadline time.Time) (*sql.DB, error) {
+	cfg := mysql.NewConfig()
+	cfg.User = "root"
+	cfg.Net = "unix"
+	cfg.Addr = s.socket
+	cfg.Timeout = 2 * time.Second
+	cfg.Logger = mysql.Logger(nopLogger{})
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("internal/testdb: %w", err)
+	}
+	admin := sql.OpenDB(conn)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		lastErr := admin.PingContext(ctx)
+		cancel()
+		if lastErr == nil {
+			return admin, nil
+		}
+		select {
+		case <-s.done:
+			admin.Close()
+			log := s.logTail()
+			if strings.Contains(log, "Address already in use") {
+				return nil, fmt.Errorf("internal/testdb: %w: %d", errPortInUse, port)
+			}
+			return nil, fmt.Errorf("internal/testdb: %s exited during start-up (%v); its log %s ends:\n%s", s.bin, s.werr, s.logPath, log)
+		case <-time.After(25 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			admin.Close()
+			return nil, fmt.Errorf("internal/testdb: %s did not accept connections within %v (last error: %v); its log %s ends:\n%s", s.bin, startTimeout, lastErr, s.logPath, s.logTail())
+		}
+	}
+}
+
+// nopLogger silences the driver's "[mysql] ... connection refused" lines
+// while the server is starting.
+type nopLogger struct{}
+
+func (nopLogger) Print(...any) {}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
