@@ -14,15 +14,9 @@ import (
 // are closed when the test ends.
 func simSession(t *testing.T, opts SimOptions) (*Simulator, *Session) {
 	t.Helper()
-	ctx := context.Background()
-	sim, err := StartSimulator(ctx, opts)
+	s, sim, err := StartSimulatedSession(context.Background(), opts, nil)
 	if err != nil {
-		t.Fatalf("StartSimulator: %v", err)
-	}
-	t.Cleanup(sim.Close)
-	s, err := Connect(ctx, sim.Config())
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
+		t.Fatalf("StartSimulatedSession: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	return sim, s
