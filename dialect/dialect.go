@@ -88,7 +88,8 @@ func (d Driver) Dialect() Dialect {
 // Dialect produces the statement text that differs between databases. All
 // methods are pure: they build strings and never talk to a server.
 // Identifiers passed in are quoted by the methods that build statements;
-// QuoteIdent is for callers that write statements themselves.
+// QuoteIdent and QuoteIdents are for callers that write statements
+// themselves.
 type Dialect interface {
 	// Driver returns the driver this dialect belongs to.
 	Driver() Driver

@@ -76,18 +76,18 @@ func (d mysqlDialect) DropTableIfExists(table string) string {
 // createIndex builds CREATE INDEX with d's quoting; MySQL and SQLite share
 // the shape.
 func createIndex(d Dialect, table, name string, cols []string) string {
+	return "CREATE INDEX " + d.QuoteIdent(name) + " ON " + d.QuoteIdent(table) + " (" + QuoteIdents(d, cols...) + ")"
+}
+
+// QuoteIdents returns names quoted by d.QuoteIdent and joined with ", ",
+// as in a column list: MySQL "`a`, `b`"; "" for no names.
+func QuoteIdents(d Dialect, names ...string) string {
 	var b strings.Builder
-	b.WriteString("CREATE INDEX ")
-	b.WriteString(d.QuoteIdent(name))
-	b.WriteString(" ON ")
-	b.WriteString(d.QuoteIdent(table))
-	b.WriteString(" (")
-	for i, c := range cols {
+	for i, n := range names {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(d.QuoteIdent(c))
+		b.WriteString(d.QuoteIdent(n))
 	}
-	b.WriteString(")")
 	return b.String()
 }
