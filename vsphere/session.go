@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vmware/govmomi"
@@ -35,9 +34,8 @@ type Session struct {
 
 	cfg Config
 	// stop, set by StartSimulatedSession, closes the simulator after the
-	// logout; stopOnce runs it once.
-	stop     func()
-	stopOnce sync.Once
+	// logout (it does so once, however often it is called).
+	stop func()
 }
 
 // Connect validates cfg, logs in (username and password resolved as govc
@@ -85,7 +83,7 @@ func (s *Session) Close(ctx context.Context) error {
 	defer cancel()
 	err := s.cfg.redact(s.Client.Logout(ctx))
 	if s.stop != nil {
-		s.stopOnce.Do(s.stop)
+		s.stop()
 	}
 	return err
 }

@@ -125,11 +125,14 @@ func StartSimulatedSession(ctx context.Context, opts SimOptions, started func(*S
 			return nil, nil, err
 		}
 	}
+	var once sync.Once
 	stop := func() {
-		sim.Close()
-		if closed != nil {
-			closed()
-		}
+		once.Do(func() {
+			sim.Close()
+			if closed != nil {
+				closed()
+			}
+		})
 	}
 	s, err := Connect(ctx, sim.Config())
 	if err != nil {
