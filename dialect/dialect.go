@@ -212,3 +212,16 @@ type Capabilities struct {
 	// creates. False for SQLite, where a database is a file.
 	Databases bool
 }
+
+// QuoteIdents returns names quoted by d.QuoteIdent and joined with ", ",
+// as in a column list: MySQL "`a`, `b`"; "" for no names.
+func QuoteIdents(d Dialect, names ...string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.QuoteIdent(n))
+	}
+	return b.String()
+}

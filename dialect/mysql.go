@@ -78,16 +78,3 @@ func (d mysqlDialect) DropTableIfExists(table string) string {
 func createIndex(d Dialect, table, name string, cols []string) string {
 	return "CREATE INDEX " + d.QuoteIdent(name) + " ON " + d.QuoteIdent(table) + " (" + QuoteIdents(d, cols...) + ")"
 }
-
-// QuoteIdents returns names quoted by d.QuoteIdent and joined with ", ",
-// as in a column list: MySQL "`a`, `b`"; "" for no names.
-func QuoteIdents(d Dialect, names ...string) string {
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.QuoteIdent(n))
-	}
-	return b.String()
-}
