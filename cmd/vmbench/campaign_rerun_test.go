@@ -39,9 +39,9 @@ func yamlBody(t *testing.T, path string) string {
 func TestResultsCampaignYAMLReruns(t *testing.T) {
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		first, second := t.TempDir(), t.TempDir()
-		runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), first, dsn)
+		runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), first, dsnArgs(dsn)...)
 		ran := filepath.Join(resultsDir(t, first), "campaign.yaml")
-		runSimulatedCampaign(t, ran, second, "")
+		runSimulatedCampaign(t, ran, second)
 		want, got := yamlBody(t, ran), yamlBody(t, filepath.Join(resultsDir(t, second), "campaign.yaml"))
 		if got != want {
 			t.Errorf("the rerun ran a different campaign:\nfirst:\n%s\nrerun:\n%s", want, got)

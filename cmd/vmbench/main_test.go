@@ -58,32 +58,54 @@ func writeFile(t *testing.T, name, body string) string {
 // and a database per VM on the test MariaDB server (dsn is its --db-dsn).
 func eachCampaignDatabase(t *testing.T, test func(t *testing.T, dsn string)) {
 	t.Run("embedded sqlite", func(t *testing.T) { test(t, "") })
-	t.Run("databases on a MariaDB server", func(t *testing.T) {
-		srv := testdb.Shared(t)
-		test(t, fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port()))
-	})
+	t.Run("databases on a MariaDB server", func(t *testing.T) { test(t, serverDSN(t, testdb.Shared(t))) })
+}
+
+// serverDSN is the --db-dsn of the test server srv, as root.
+func serverDSN(t *testing.T, srv *testdb.Server) string {
+	t.Helper()
+	return fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port())
+}
+
+// dsnArgs is "--db-dsn dsn", or nothing when dsn is empty.
+func dsnArgs(dsn string) []string {
+	if dsn == "" {
+		return nil
+	}
+	return []string{"--db-dsn", dsn}
 }
 
 // runSimulatedCampaign runs 'campaign run file --simulate' with results
-// under dir (and --db-dsn dsn unless dsn is empty), fails the test unless
-// it exits 0, and returns its stdout and stderr.
-func runSimulatedCampaign(t *testing.T, file, dir, dsn string) (string, string) {
+// under dir and the extra arguments, fails the test unless it exits 0,
+// and returns its stdout and stderr.
+func runSimulatedCampaign(t *testing.T, file, dir string, extra ...string) (string, string) {
 	t.Helper()
-	args := []string{"campaign", "run", file, "--simulate", "--results-dir", dir}
-	if dsn != "" {
-		args = append(args, "--db-dsn", dsn)
-	}
-	code, stdout, stderr := runCLI(t, nil, args...)
+	code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", dir}, extra...)...)
 	if code != 0 {
 		t.Fatalf("campaign run %s: exit %d\n%s", file, code, stderr)
 	}
 	return stdout, stderr
 }
 
+// mergedResult reads merged.json of the one results directory under
+// parent, which is named name-<time>.
+func mergedResult(t *testing.T, parent, name string) *oltp.Result {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(parent, name+"-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results dirs %v", dirs)
+	}
+	merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return merged
+}
+
 func TestCampaignSimulateEndToEnd(t *testing.T) {
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		res := t.TempDir()
-		stdout, stderr := runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), res, dsn)
+		stdout, stderr := runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), res, dsnArgs(dsn)...)
 		for _, want := range []string{"sysbench-01", "sysbench-02", "aggregate", "TPS", "published", "exact"} {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("review table lacks %q:\n%s", want, stdout)
@@ -92,14 +114,7 @@ func TestCampaignSimulateEndToEnd(t *testing.T) {
 		if !strings.Contains(stderr, "destroyed 2 VMs") {
 			t.Errorf("no teardown in the log:\n%s", stderr)
 		}
-		dirs, _ := filepath.Glob(filepath.Join(res, "tiny-*"))
-		if len(dirs) != 1 {
-			t.Fatalf("results dirs %v", dirs)
-		}
-		merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		merged := mergedResult(t, res, "tiny")
 		if merged.Parts != 2 || merged.Threads != 4 || merged.Precondition == nil || merged.Ops[0].Latency.Count == 0 {
 			t.Errorf("merged result: parts %d threads %d precondition %v count %d", merged.Parts, merged.Threads,
 				merged.Precondition != nil, merged.Ops[0].Latency.Count)
