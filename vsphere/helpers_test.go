@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,21 @@ func simSession(t *testing.T, opts SimOptions) (*Simulator, *Session) {
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	return sim, s
+}
+
+// nothingLeft fails the test when a VM of campaign is left and, unless
+// before is nil, when the inventory's VM names are not before.
+func nothingLeft(t *testing.T, s *Session, campaign string, before []string) {
+	t.Helper()
+	if left, _ := s.List(context.Background(), campaign); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+	if before == nil {
+		return
+	}
+	if after := allVMNames(t, s); !slices.Equal(after, before) {
+		t.Fatalf("inventory changed: %v -> %v", before, after)
+	}
 }
 
 var campaignSeq atomic.Int64
