@@ -242,12 +242,7 @@ func InsertStatement(d Dialect, table string, cols []string, nrows int) string {
 	b.WriteString("INSERT INTO ")
 	b.WriteString(d.QuoteIdent(table))
 	b.WriteString(" (")
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.QuoteIdent(c))
-	}
+	b.WriteString(QuoteIdents(d, cols...))
 	b.WriteString(") VALUES ")
 	n := 0
 	for r := range max(nrows, 1) {

@@ -88,7 +88,8 @@ func (d Driver) Dialect() Dialect {
 // Dialect produces the statement text that differs between databases. All
 // methods are pure: they build strings and never talk to a server.
 // Identifiers passed in are quoted by the methods that build statements;
-// QuoteIdent is for callers that write statements themselves.
+// QuoteIdent and QuoteIdents are for callers that write statements
+// themselves.
 type Dialect interface {
 	// Driver returns the driver this dialect belongs to.
 	Driver() Driver
@@ -210,4 +211,17 @@ type Capabilities struct {
 	// Databases: the server holds named databases that EnsureDatabase
 	// creates. False for SQLite, where a database is a file.
 	Databases bool
+}
+
+// QuoteIdents returns names quoted by d.QuoteIdent and joined with ", ",
+// as in a column list: MySQL "`a`, `b`"; "" for no names.
+func QuoteIdents(d Dialect, names ...string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.QuoteIdent(n))
+	}
+	return b.String()
 }

@@ -76,18 +76,5 @@ func (d mysqlDialect) DropTableIfExists(table string) string {
 // createIndex builds CREATE INDEX with d's quoting; MySQL and SQLite share
 // the shape.
 func createIndex(d Dialect, table, name string, cols []string) string {
-	var b strings.Builder
-	b.WriteString("CREATE INDEX ")
-	b.WriteString(d.QuoteIdent(name))
-	b.WriteString(" ON ")
-	b.WriteString(d.QuoteIdent(table))
-	b.WriteString(" (")
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(d.QuoteIdent(c))
-	}
-	b.WriteString(")")
-	return b.String()
+	return "CREATE INDEX " + d.QuoteIdent(name) + " ON " + d.QuoteIdent(table) + " (" + QuoteIdents(d, cols...) + ")"
 }

@@ -312,13 +312,7 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 		}
 		op, err := w.Event(ctx)
 		end := time.Now()
-		if r.stopping.Load() || r.pastDeadline(end) {
-			h.DropEvent()
-			return // in flight at the end: neither counted nor an error
-		}
-		if err != nil {
-			h.DropEvent()
-			r.fatal <- err
+		if !r.counts(h, end, err) {
 			return
 		}
 		if r.open {
@@ -327,6 +321,24 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 			h.Record(op, end.Sub(begin))
 		}
 	}
+}
+
+// counts settles an event that ended at end with err and reports whether
+// it is to be recorded. One in flight when the run stops, or ending past
+// the planned end (pastDeadline: never in a terminal-driven run, which has
+// no deadline), is neither counted nor an error; a failed one ends the run
+// (r.fatal). Either way it is dropped from h and the worker returns.
+func (r *run) counts(h *hist.Handle, end time.Time, err error) bool {
+	if r.stopping.Load() || r.pastDeadline(end) {
+		h.DropEvent()
+		return false // in flight at the end: neither counted nor an error
+	}
+	if err != nil {
+		h.DropEvent()
+		r.fatal <- err
+		return false
+	}
+	return true
 }
 
 // claim waits for the worker's next intended start and starts it; false

@@ -141,13 +141,7 @@ func (r *run) execLoop(ctx context.Context, w Worker, h *hist.Handle) {
 		begin := time.Now()
 		err := x.Execute(ctx, s.op, s.terminal)
 		end := time.Now()
-		if r.stopping.Load() {
-			h.DropEvent()
-			return // in flight at the end: neither counted nor an error
-		}
-		if err != nil {
-			h.DropEvent()
-			r.fatal <- err
+		if !r.counts(h, end, err) {
 			return
 		}
 		h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at))

@@ -52,19 +52,14 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if progress == nil {
-		progress = io.Discard
-	}
-	dcfg := cfg.DialectConfig()
-	if err := dialect.EnsureDatabase(ctx, dcfg); err != nil {
-		return err
-	}
-	db, err := dialect.Open(ctx, dcfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	d := db.Dialect
+	return dialect.RunPrepare(ctx, cfg.DialectConfig(), progress, func(ctx context.Context, db *dialect.DB, progress io.Writer) error {
+		return prepare(ctx, db, cfg, progress, terminal)
+	})
+}
+
+// prepare is Prepare on the open database db (dialect.RunPrepare).
+func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer, terminal bool) error {
+	dcfg, d := db.Config, db.Dialect
 
 	var existing []string
 	for n := 1; n <= cfg.Tables; n++ {
@@ -113,7 +108,7 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 			return nil
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	elapsed := p.stop()
 	if err != nil {
 		// None of the tables existed before (checked above), so dropping

@@ -56,10 +56,7 @@ func insertPrefix(d dialect.Dialect, n int, autoInc bool) string {
 	if !autoInc {
 		cols = append([]string{"id"}, cols...)
 	}
-	for i, c := range cols {
-		cols[i] = d.QuoteIdent(c)
-	}
-	return "INSERT INTO " + d.QuoteIdent(tableName(n)) + " (" + strings.Join(cols, ", ") + ") VALUES "
+	return "INSERT INTO " + d.QuoteIdent(tableName(n)) + " (" + dialect.QuoteIdents(d, cols...) + ") VALUES "
 }
 
 // queryer is *sql.DB or *sql.Conn.

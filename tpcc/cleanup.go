@@ -2,11 +2,8 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"vmbench/dialect"
@@ -28,25 +25,12 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if out == nil {
-		out = io.Discard
-	}
-	dcfg := cfg.DialectConfig()
-	if cfg.Conn.Driver == dialect.SQLite {
-		if _, err := os.Stat(dcfg.SQLitePath); errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(out, "%s does not exist; nothing to drop\n", dcfg.SQLitePath)
-			return nil
-		}
-	}
-	db, err := dialect.Open(ctx, dcfg)
-	if err != nil {
-		if dialect.IsUnknownDatabase(err) {
-			fmt.Fprintf(out, "Database %s does not exist; nothing to drop\n", cfg.Conn.Database)
-			return nil
-		}
-		return err
-	}
-	defer db.Close()
+	return dialect.RunCleanup(ctx, cfg.DialectConfig(), out, cleanup)
+}
+
+// cleanup is Cleanup on the open database db (dialect.RunCleanup).
+func cleanup(ctx context.Context, db *dialect.DB, out io.Writer) error {
+	dcfg := db.Config
 	present := map[string]bool{}
 	for _, name := range tableNames() {
 		ok, err := dialect.TableExists(ctx, db, db.Dialect, name)
@@ -74,35 +58,11 @@ func Cleanup(ctx context.Context, cfg Config, out io.Writer) error {
 		order = append(order, t.name)
 	}
 	order = append(order, metaTable)
-	var dropped []string
-	var errs []error
-	for _, name := range order {
-		ok, err := dialect.TableExists(ctx, db, db.Dialect, name)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("checking for table %s: %w", name, err))
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		if !ok && err == nil {
-			continue
-		}
-		q := db.Dialect.DropTableIfExists(name)
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", q, err))
-			if ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		if ok {
-			dropped = append(dropped, name)
-		}
-	}
+	dropped, err := dialect.DropTables(ctx, db, order...)
 	if len(dropped) == 0 {
 		fmt.Fprintf(out, "No TPC-C tables in %s; nothing dropped\n", dcfg)
 	} else {
 		fmt.Fprintf(out, "Dropped %d table(s) from %s: %s\n", len(dropped), dcfg, strings.Join(dropped, ", "))
 	}
-	return errors.Join(errs...)
+	return err
 }

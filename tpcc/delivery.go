@@ -29,12 +29,7 @@ type deliveryResult struct {
 // queue; here its latency is the whole business transaction's), and
 // counts the districts and those skipped.
 func (w *worker) delivery(ctx context.Context, in deliveryInput) (deliveryResult, error) {
-	var res deliveryResult
-	err := w.transact(ctx, "delivery", w.d.BeginWrite(), func(ctx context.Context) error {
-		var err error
-		res, err = w.deliveryBody(ctx, in)
-		return err
-	})
+	res, err := transactResult(ctx, w, "delivery", w.d.BeginWrite(), w.deliveryBody, in)
 	if err != nil {
 		return res, err
 	}

@@ -89,12 +89,7 @@ type newOrderResult struct {
 // lines and the order's line count always (a rolled-back order was entered
 // too, TPC-C 5.4.2 counts it as completed), and the rollback.
 func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult, error) {
-	var res newOrderResult
-	err := w.transact(ctx, "new_order", w.d.BeginWrite(), func(ctx context.Context) error {
-		var err error
-		res, err = w.newOrderBody(ctx, in)
-		return err
-	})
+	res, err := transactResult(ctx, w, "new_order", w.d.BeginWrite(), w.newOrderBody, in)
 	if err != nil {
 		return res, err
 	}

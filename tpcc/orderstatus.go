@@ -40,12 +40,7 @@ type orderStatusResult struct {
 // orderStatus runs an Order-Status (TPC-C 2.6.2), read-only, and counts
 // selections by name.
 func (w *worker) orderStatus(ctx context.Context, in orderStatusInput) (orderStatusResult, error) {
-	var res orderStatusResult
-	err := w.transact(ctx, "order_status", w.d.Begin(), func(ctx context.Context) error {
-		var err error
-		res, err = w.orderStatusBody(ctx, in)
-		return err
-	})
+	res, err := transactResult(ctx, w, "order_status", w.d.Begin(), w.orderStatusBody, in)
 	if err != nil {
 		return res, err
 	}

@@ -51,12 +51,7 @@ const maxCData = 500
 // payment runs a Payment (TPC-C 2.5.2) and counts remote payments and
 // selections by name.
 func (w *worker) payment(ctx context.Context, in paymentInput) (paymentResult, error) {
-	var res paymentResult
-	err := w.transact(ctx, "payment", w.d.BeginWrite(), func(ctx context.Context) error {
-		var err error
-		res, err = w.paymentBody(ctx, in)
-		return err
-	})
+	res, err := transactResult(ctx, w, "payment", w.d.BeginWrite(), w.paymentBody, in)
 	if err != nil {
 		return res, err
 	}

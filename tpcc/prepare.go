@@ -21,7 +21,7 @@ import (
 // ORDER-LINE rows (exactly the sum of o_ol_cnt), with the values of
 // load_rows.go, each warehouse from random streams of its own.
 //
-// It creates the database when missing (dialect.EnsureDatabase), then the
+// It creates the database when missing (dialect.RunPrepare), then the
 // meta table vmbench_tpcc, in which it stores --warehouses, --seed, the
 // C-Load constants (TPC-C 2.1.6.1) and the load time, marked as loading,
 // before it creates the nine tables (those that do not exist) and loads
@@ -55,27 +55,18 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	err := prepare(ctx, cfg, progress, terminal)
+	err := dialect.RunPrepare(ctx, cfg.DialectConfig(), progress, func(ctx context.Context, db *dialect.DB, progress io.Writer) error {
+		return prepare(ctx, db, cfg, progress, terminal)
+	})
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		err = fmt.Errorf("prepare interrupted (prepare again resumes the load): %w (%v)", ctx.Err(), err)
 	}
 	return err
 }
 
-func prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool) error {
-	if progress == nil {
-		progress = io.Discard
-	}
-	dcfg := cfg.DialectConfig()
-	if err := dialect.EnsureDatabase(ctx, dcfg); err != nil {
-		return err
-	}
-	db, err := dialect.Open(ctx, dcfg)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	d := db.Dialect
+// prepare is Prepare on the open database db (dialect.RunPrepare).
+func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer, terminal bool) error {
+	dcfg, d := db.Config, db.Dialect
 
 	st, err := inspectDatabase(ctx, db)
 	if err != nil {

@@ -171,14 +171,7 @@ func createTable(d dialect.Dialect, t table) string {
 		fmt.Fprintf(&b, "%s %s", d.QuoteIdent(c.name), columnType(d, c.typ))
 	}
 	if len(t.pk) > 0 {
-		b.WriteString(", PRIMARY KEY (")
-		for i, c := range t.pk {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(d.QuoteIdent(c))
-		}
-		b.WriteString(")")
+		b.WriteString(", PRIMARY KEY (" + dialect.QuoteIdents(d, t.pk...) + ")")
 	}
 	b.WriteString(")" + d.TableOptions())
 	return b.String()

@@ -165,6 +165,18 @@ func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx
 	return fmt.Errorf("%s: %w", name, err)
 }
 
+// transactResult runs body(ctx, in) as transaction name (transact) and
+// returns the result of its last attempt with transact's error.
+func transactResult[In, Out any](ctx context.Context, w *worker, name, begin string, body func(context.Context, In) (Out, error), in In) (Out, error) {
+	var res Out
+	err := w.transact(ctx, name, begin, func(ctx context.Context) error {
+		var err error
+		res, err = body(ctx, in)
+		return err
+	})
+	return res, err
+}
+
 // attempt runs body once between begin and COMMIT.
 func (w *worker) attempt(ctx context.Context, begin string, body func(ctx context.Context) error) error {
 	err := w.text(ctx, begin)

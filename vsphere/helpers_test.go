@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,18 +15,27 @@ import (
 // are closed when the test ends.
 func simSession(t *testing.T, opts SimOptions) (*Simulator, *Session) {
 	t.Helper()
-	ctx := context.Background()
-	sim, err := StartSimulator(ctx, opts)
+	s, sim, err := StartSimulatedSession(context.Background(), opts, nil)
 	if err != nil {
-		t.Fatalf("StartSimulator: %v", err)
-	}
-	t.Cleanup(sim.Close)
-	s, err := Connect(ctx, sim.Config())
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
+		t.Fatalf("StartSimulatedSession: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	return sim, s
+}
+
+// nothingLeft fails the test when a VM of campaign is left and, unless
+// before is nil, when the inventory's VM names are not before.
+func nothingLeft(t *testing.T, s *Session, campaign string, before []string) {
+	t.Helper()
+	if left, _ := s.List(context.Background(), campaign); len(left) != 0 {
+		t.Fatalf("left behind: %+v", left)
+	}
+	if before == nil {
+		return
+	}
+	if after := allVMNames(t, s); !slices.Equal(after, before) {
+		t.Fatalf("inventory changed: %v -> %v", before, after)
+	}
 }
 
 var campaignSeq atomic.Int64

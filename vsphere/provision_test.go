@@ -184,12 +184,7 @@ func TestProvisionCloneTaskFailsOnFifth(t *testing.T) {
 			if _, ok := fault.As(err, &family); !ok {
 				t.Errorf("fault.As(InsufficientResourcesFault family) failed on %v", err)
 			}
-			if left, _ := s.List(ctx, spec.CampaignID); len(left) != 0 {
-				t.Fatalf("left behind: %+v", left)
-			}
-			if after := allVMNames(t, s); !slices.Equal(after, before) {
-				t.Fatalf("inventory changed: %v -> %v", before, after)
-			}
+			nothingLeft(t, s, spec.CampaignID, before)
 		})
 	}
 }
@@ -220,12 +215,7 @@ func TestProvisionRemovesCloneCompletedAfterGivingUp(t *testing.T) {
 	if !errors.As(err, &se) || se.VM != "vmbench-sysbench-01" || se.Step != "clone" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the clone of vmbench-sysbench-01 to time out, got %v", err)
 	}
-	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
-		t.Fatalf("left behind: %+v", left)
-	}
-	if after := allVMNames(t, s); !slices.Equal(after, before) {
-		t.Fatalf("inventory changed: %v -> %v", before, after)
-	}
+	nothingLeft(t, s, spec.CampaignID, before)
 }
 
 func TestProvisionDeadlineDuringClone(t *testing.T) {
@@ -240,12 +230,7 @@ func TestProvisionDeadlineDuringClone(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the deadline error, got %v", err)
 	}
-	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
-		t.Fatalf("left behind: %+v", left)
-	}
-	if after := allVMNames(t, s); !slices.Equal(after, before) {
-		t.Fatalf("inventory changed: %v -> %v", before, after)
-	}
+	nothingLeft(t, s, spec.CampaignID, before)
 }
 
 func TestProvisionCancelledMidway(t *testing.T) {
@@ -263,9 +248,7 @@ func TestProvisionCancelledMidway(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want context.Canceled, got %v", err)
 	}
-	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
-		t.Fatalf("left behind: %+v", left)
-	}
+	nothingLeft(t, s, spec.CampaignID, nil)
 }
 
 func TestProvisionIPTimeout(t *testing.T) {
@@ -280,9 +263,7 @@ func TestProvisionIPTimeout(t *testing.T) {
 		t.Fatalf("want a wait-for-IP StepError, got %v", err)
 	}
 	mustContain(t, err, "no IPv4 address after 200ms")
-	if left, _ := s.List(context.Background(), spec.CampaignID); len(left) != 0 {
-		t.Fatalf("left behind: %+v", left)
-	}
+	nothingLeft(t, s, spec.CampaignID, nil)
 }
 
 func TestProvisionPoweredOffWithNetwork(t *testing.T) {

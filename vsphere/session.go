@@ -33,6 +33,9 @@ type Session struct {
 	Datacenter *object.Datacenter
 
 	cfg Config
+	// stop, set by StartSimulatedSession, closes the simulator after the
+	// logout (it does so once, however often it is called).
+	stop func()
 }
 
 // Connect validates cfg, logs in (username and password resolved as govc
@@ -69,15 +72,20 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Close logs out (stopping the keep-alive). It uses its own short timeout so
-// it works after ctx is cancelled.
+// Close logs out (stopping the keep-alive) and, for a session of
+// StartSimulatedSession, then closes its simulator. It uses its own short
+// timeout so it works after ctx is cancelled.
 func (s *Session) Close(ctx context.Context) error {
 	if s == nil || s.Client == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	return s.cfg.redact(s.Client.Logout(ctx))
+	err := s.cfg.redact(s.Client.Logout(ctx))
+	if s.stop != nil {
+		s.stop()
+	}
+	return err
 }
 
 // Config returns the configuration the session was opened with.

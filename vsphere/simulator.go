@@ -105,6 +105,44 @@ func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
 	return sim, nil
 }
 
+// StartSimulatedSession starts a Simulator shaped by opts (StartSimulator)
+// and returns a Session logged in to it (Connect with the simulator's
+// Config); closing the Session also closes the simulator. started, when
+// not nil, runs as soon as the simulator is up, before the login: to
+// report it, or to record its Home so that a killed process's leftovers
+// can be found. The func started returns (nil for none) runs once the
+// simulator has closed. When started or the login fails, the simulator is
+// closed (and that func run) before the error is returned.
+func StartSimulatedSession(ctx context.Context, opts SimOptions, started func(*Simulator) (closed func(), err error)) (*Session, *Simulator, error) {
+	sim, err := StartSimulator(ctx, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var closed func()
+	if started != nil {
+		if closed, err = started(sim); err != nil {
+			sim.Close()
+			return nil, nil, err
+		}
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			sim.Close()
+			if closed != nil {
+				closed()
+			}
+		})
+	}
+	s, err := Connect(ctx, sim.Config())
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	s.stop = stop
+	return s, sim, nil
+}
+
 // prepare shapes hosts and datastores and turns the model's VM into the
 // template.
 func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {

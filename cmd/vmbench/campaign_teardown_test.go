@@ -101,7 +101,7 @@ func TestTeardownAfterKill(t *testing.T) {
 		other := srv.NewDatabase(t) // not the campaign's: must survive
 		res := t.TempDir()
 		killAtPrepare(t, "campaign", "run", writeFile(t, "tiny.yaml", tinyCampaign), "--simulate", "--results-dir", res,
-			"--db-dsn", fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port()))
+			"--db-dsn", serverDSN(t, srv))
 		dir := resultsDir(t, res)
 		names := manifestNames(t, dir)
 		if len(names["database"]) != 2 || len(names["vm"]) != 2 {

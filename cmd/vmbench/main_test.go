@@ -53,54 +53,77 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
-func TestCampaignSimulateEndToEnd(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"embedded sqlite", nil},
-		{"databases on a MariaDB server", func(t *testing.T) string {
-			srv := testdb.Shared(t)
-			return fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port())
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			file := writeFile(t, "tiny.yaml", tinyCampaign)
-			res := t.TempDir()
-			args := []string{"campaign", "run", file, "--simulate", "--results-dir", res}
-			if tc.dsn != nil {
-				args = append(args, "--db-dsn", tc.dsn(t))
-			}
-			code, stdout, stderr := runCLI(t, nil, args...)
-			if code != 0 {
-				t.Fatalf("exit %d\n%s", code, stderr)
-			}
-			for _, want := range []string{"sysbench-01", "sysbench-02", "aggregate", "TPS", "published", "exact"} {
-				if !strings.Contains(stdout, want) {
-					t.Errorf("review table lacks %q:\n%s", want, stdout)
-				}
-			}
-			if !strings.Contains(stderr, "destroyed 2 VMs") {
-				t.Errorf("no teardown in the log:\n%s", stderr)
-			}
-			dirs, _ := filepath.Glob(filepath.Join(res, "tiny-*"))
-			if len(dirs) != 1 {
-				t.Fatalf("results dirs %v", dirs)
-			}
-			merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if merged.Parts != 2 || merged.Threads != 4 || merged.Precondition == nil || merged.Ops[0].Latency.Count == 0 {
-				t.Errorf("merged result: parts %d threads %d precondition %v count %d", merged.Parts, merged.Threads,
-					merged.Precondition != nil, merged.Ops[0].Latency.Count)
-			}
-			b, _ := json.Marshal(merged)
-			if strings.Contains(string(b), "password") {
-				t.Errorf("a password field reached the result")
-			}
-		})
+// eachCampaignDatabase runs test as a subtest for each way a simulated
+// campaign gets its databases: an embedded SQLite file per VM (dsn ""),
+// and a database per VM on the test MariaDB server (dsn is its --db-dsn).
+func eachCampaignDatabase(t *testing.T, test func(t *testing.T, dsn string)) {
+	t.Run("embedded sqlite", func(t *testing.T) { test(t, "") })
+	t.Run("databases on a MariaDB server", func(t *testing.T) { test(t, serverDSN(t, testdb.Shared(t))) })
+}
+
+// serverDSN is the --db-dsn of the test server srv, as root.
+func serverDSN(t *testing.T, srv *testdb.Server) string {
+	t.Helper()
+	return fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port())
+}
+
+// dsnArgs is "--db-dsn dsn", or nothing when dsn is empty.
+func dsnArgs(dsn string) []string {
+	if dsn == "" {
+		return nil
 	}
+	return []string{"--db-dsn", dsn}
+}
+
+// runSimulatedCampaign runs 'campaign run file --simulate' with results
+// under dir and the extra arguments, fails the test unless it exits 0,
+// and returns its stdout and stderr.
+func runSimulatedCampaign(t *testing.T, file, dir string, extra ...string) (string, string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", dir}, extra...)...)
+	if code != 0 {
+		t.Fatalf("campaign run %s: exit %d\n%s", file, code, stderr)
+	}
+	return stdout, stderr
+}
+
+// mergedResult reads merged.json of the one results directory under
+// parent, which is named name-<time>.
+func mergedResult(t *testing.T, parent, name string) *oltp.Result {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(parent, name+"-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results dirs %v", dirs)
+	}
+	merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return merged
+}
+
+func TestCampaignSimulateEndToEnd(t *testing.T) {
+	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
+		res := t.TempDir()
+		stdout, stderr := runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), res, dsnArgs(dsn)...)
+		for _, want := range []string{"sysbench-01", "sysbench-02", "aggregate", "TPS", "published", "exact"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("review table lacks %q:\n%s", want, stdout)
+			}
+		}
+		if !strings.Contains(stderr, "destroyed 2 VMs") {
+			t.Errorf("no teardown in the log:\n%s", stderr)
+		}
+		merged := mergedResult(t, res, "tiny")
+		if merged.Parts != 2 || merged.Threads != 4 || merged.Precondition == nil || merged.Ops[0].Latency.Count == 0 {
+			t.Errorf("merged result: parts %d threads %d precondition %v count %d", merged.Parts, merged.Threads,
+				merged.Precondition != nil, merged.Ops[0].Latency.Count)
+		}
+		b, _ := json.Marshal(merged)
+		if strings.Contains(string(b), "password") {
+			t.Errorf("a password field reached the result")
+		}
+	})
 }
 
 func TestBadInputExitsTwoAndCreatesNothing(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,26 +29,15 @@ simulate:
 // tpccCampaign runs the tiny TPC-C campaign with extra arguments and
 // checks the review table and the merged Result.
 func tpccCampaign(t *testing.T, extra ...string) {
-	file := writeFile(t, "tiny-tpcc.yaml", tinyTPCCCampaign)
 	res := t.TempDir()
-	code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", res}, extra...)...)
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stdout, _ := runSimulatedCampaign(t, writeFile(t, "tiny-tpcc.yaml", tinyTPCCCampaign), res, extra...)
 	for _, want := range []string{"sqlserver-01", "sqlserver-02", "tpmC", "NOPM", "published", "exact", "terminal-driven, 10 terminals sharing 2 connections",
 		"Simulated: VMs in an in-process vSphere simulator"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("review table lacks %q:\n%s", want, stdout)
 		}
 	}
-	dirs, _ := filepath.Glob(filepath.Join(res, "tiny-tpcc-*"))
-	if len(dirs) != 1 {
-		t.Fatalf("results dirs %v", dirs)
-	}
-	merged, err := oltp.ReadResultFile(filepath.Join(dirs[0], "merged.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	merged := mergedResult(t, res, "tiny-tpcc")
 	no := merged.Op("new_order")
 	if merged.Parts != 2 || merged.Terminals != 20 || merged.Threads != 4 || no == nil || no.Latency.Count == 0 || no.Intended == nil {
 		t.Errorf("merged result: parts %d terminals %d connections %d new_order %+v", merged.Parts, merged.Terminals, merged.Threads, no)
@@ -71,8 +59,7 @@ func TestTPCCCampaignSimulateSQLite(t *testing.T) {
 }
 
 func TestTPCCCampaignSimulateMariaDB(t *testing.T) {
-	srv := testdb.Shared(t)
-	tpccCampaign(t, "--db-dsn", fmt.Sprintf("mysql://root@%s:%d/", srv.Host(), srv.Port()))
+	tpccCampaign(t, dsnArgs(serverDSN(t, testdb.Shared(t)))...)
 }
 
 func TestTPCCBadInputExitsTwo(t *testing.T) {

@@ -112,43 +112,37 @@ func (f *vsphereFlags) checkedConfig(a *app, cmd *cobra.Command) (vsphere.Config
 }
 
 // session connects to vSphere, or to a simulator started for this command
-// (the returned cleanup stops it). sim is nil when not simulating.
-func (f *vsphereFlags) session(ctx context.Context, a *app, cfg vsphere.Config, opts vsphere.SimOptions) (*vsphere.Session, *vsphere.Simulator, func(), error) {
-	var sim *vsphere.Simulator
-	if f.simulate {
-		var err error
-		if sim, err = vsphere.StartSimulator(ctx, opts); err != nil {
-			return nil, nil, nil, err
-		}
+// (closing the session stops it). sim is nil when not simulating.
+func (f *vsphereFlags) session(ctx context.Context, a *app, cfg vsphere.Config, opts vsphere.SimOptions) (*vsphere.Session, *vsphere.Simulator, error) {
+	if !f.simulate {
+		s, err := vsphere.Connect(ctx, cfg)
+		return s, nil, err
+	}
+	return vsphere.StartSimulatedSession(ctx, opts, func(sim *vsphere.Simulator) (func(), error) {
 		simCfg := sim.Config()
 		fmt.Fprintf(a.stderr, "simulate: started vcsim at %s (datacenter %s, %d datastores, template %s)\n",
 			vsphereHost(simCfg.URL), simCfg.Datacenter, len(sim.Datastores()), vsphere.SimTemplate)
-		cfg = simCfg
-	}
-	s, err := vsphere.Connect(ctx, cfg)
-	if err != nil {
-		if sim != nil {
-			sim.Close()
-		}
-		return nil, nil, nil, err
-	}
-	return s, sim, func() {
-		_ = s.Close(context.WithoutCancel(ctx))
-		if sim != nil {
-			sim.Close()
-		}
-	}, nil
+		return nil, nil
+	})
 }
 
-// open checks the flags and opens a session, for the commands that only
-// read or remove VMs (they refuse --simulate first: refuseSimulate).
-func (f *vsphereFlags) open(a *app, cmd *cobra.Command) (*vsphere.Session, func(), error) {
+// withSession refuses --simulate, checks the flags and runs do on a
+// session, for the commands that only read or remove VMs.
+func (f *vsphereFlags) withSession(a *app, cmd *cobra.Command, do func(context.Context, *vsphere.Session) error) error {
+	if err := f.refuseSimulate(cmd); err != nil {
+		return err
+	}
 	cfg, err := f.checkedConfig(a, cmd)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	s, _, closeAll, err := f.session(cmd.Context(), a, cfg, vsphere.SimOptions{})
-	return s, closeAll, err
+	ctx := cmd.Context()
+	s, err := vsphere.Connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = s.Close(ctx) }()
+	return do(ctx, s)
 }
 
 func vsphereHost(u string) string {
@@ -291,11 +285,11 @@ inventory is discarded at exit.`,
 			}
 
 			ctx := cmd.Context()
-			s, sim, closeAll, err := f.session(ctx, a, cfg, vsphere.SimOptions{Datastores: 8})
+			s, sim, err := f.session(ctx, a, cfg, vsphere.SimOptions{Datastores: 8})
 			if err != nil {
 				return err
 			}
-			defer closeAll()
+			defer func() { _ = s.Close(ctx) }()
 			if sim != nil {
 				spec = f.simulatedSpec(spec, sim, count)
 			}
@@ -429,41 +423,39 @@ Templates and VMs without a campaign id are never listed.`,
   vmbench vsphere ls --campaign r750-16vm --url vcenter.lab -k`,
 		Args: vsphereNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.refuseSimulate(cmd); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			s, closeAll, err := f.open(a, cmd)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			vms, err := s.List(ctx, campaign)
-			if err != nil {
-				return err
-			}
-			if len(vms) == 0 {
-				fmt.Fprintln(a.stderr, "no vmbench VMs found")
-				return nil
-			}
-			sort.SliceStable(vms, func(i, j int) bool { return vms[i].CampaignID < vms[j].CampaignID })
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CAMPAIGN\tNAME\tROLE\tPOWER\tIP\tDATASTORE\tCREATED\tMOREF")
-			for _, vm := range vms {
-				created := "-"
-				if !vm.Created.IsZero() {
-					created = vm.Created.UTC().Format(time.RFC3339)
+			return f.withSession(a, cmd, func(ctx context.Context, s *vsphere.Session) error {
+				vms, err := s.List(ctx, campaign)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", vm.CampaignID, vm.Name, orDash(vm.Role), vm.PowerState,
-					orDash(vm.IP), vm.Datastore, created, vm.MoRef)
-			}
-			return tw.Flush()
+				if len(vms) == 0 {
+					fmt.Fprintln(a.stderr, "no vmbench VMs found")
+					return nil
+				}
+				return printCampaignVMs(a.stdout, vms)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&campaign, "campaign", "", "only this campaign's VMs")
 	f.bindConnection(cmd.Flags())
 	f.bindSimulate(cmd.Flags(), true)
 	return cmd
+}
+
+// printCampaignVMs prints ls's table of vms, sorted by campaign id.
+func printCampaignVMs(w io.Writer, vms []vsphere.VM) error {
+	sort.SliceStable(vms, func(i, j int) bool { return vms[i].CampaignID < vms[j].CampaignID })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CAMPAIGN\tNAME\tROLE\tPOWER\tIP\tDATASTORE\tCREATED\tMOREF")
+	for _, vm := range vms {
+		created := "-"
+		if !vm.Created.IsZero() {
+			created = vm.Created.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", vm.CampaignID, vm.Name, orDash(vm.Role), vm.PowerState,
+			orDash(vm.IP), vm.Datastore, created, vm.MoRef)
+	}
+	return tw.Flush()
 }
 
 func newVSphereDestroyCmd(a *app, f *vsphereFlags) *cobra.Command {
@@ -484,18 +476,11 @@ are left alone. 'vmbench vsphere ls' shows the campaigns that have VMs.`,
 			if err := vsphere.ValidCampaignID(campaign); err != nil {
 				return usagef("%s: --campaign: %v", cmd.CommandPath(), err)
 			}
-			if err := f.refuseSimulate(cmd); err != nil {
+			return f.withSession(a, cmd, func(ctx context.Context, s *vsphere.Session) error {
+				n, err := s.Destroy(ctx, campaign, lineWriter(a.stderr))
+				fmt.Fprintf(a.stdout, "destroyed %d VM(s) of campaign %s\n", n, campaign)
 				return err
-			}
-			ctx := cmd.Context()
-			s, closeAll, err := f.open(a, cmd)
-			if err != nil {
-				return err
-			}
-			defer closeAll()
-			n, err := s.Destroy(ctx, campaign, lineWriter(a.stderr))
-			fmt.Fprintf(a.stdout, "destroyed %d VM(s) of campaign %s\n", n, campaign)
-			return err
+			})
 		},
 	}
 	cmd.Flags().StringVar(&campaign, "campaign", "", "campaign id whose VMs are destroyed (required)")
