@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -220,8 +223,69 @@ func (s *Session) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMach
 			return fmt.Errorf("power off: %w", err)
 		}
 	}
-	return wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) })
+	dir := s.simulatedVMDir(ctx, vm)
+	if err := wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) }); err != nil {
+		return err
+	}
+	return waitGone(ctx, dir)
 }
+
+// simulatedVMDir returns, on an in-process simulator, the local directory
+// that holds vm's files, and "" elsewhere (or when it cannot be read).
+//
+// vcsim's Destroy_Task deletes that directory in a task of its own that it
+// does not wait for, and that task reads the datastore without taking its
+// lock: the next destroy on the same datastore would race with it (go test
+// -race reported it). A real vCenter deletes the files before the destroy
+// task ends.
+func (s *Session) simulatedVMDir(ctx context.Context, vm *object.VirtualMachine) string {
+	if s.stop == nil {
+		return ""
+	}
+	var m mo.VirtualMachine
+	if err := s.Client.RetrieveOne(ctx, vm.Reference(), []string{"config.files.logDirectory"}, &m); err != nil || m.Config == nil {
+		return ""
+	}
+	var p object.DatastorePath
+	if !p.FromString(m.Config.Files.LogDirectory) || p.Path == "" {
+		return ""
+	}
+	ds, err := s.Finder.Datastore(ctx, p.Datastore)
+	if err != nil {
+		return ""
+	}
+	var d mo.Datastore
+	if err := s.Client.RetrieveOne(ctx, ds.Reference(), []string{"summary.url"}, &d); err != nil || d.Summary.Url == "" {
+		return ""
+	}
+	return filepath.Join(d.Summary.Url, p.Path)
+}
+
+// waitGone waits until dir (a simulated VM's directory, see
+// simulatedVMDir) no longer exists, at most simDeleteWait; "" returns at
+// once.
+func waitGone(ctx context.Context, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, simDeleteWait)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil // the directory stays: a leftover in the simulator's Home, removed with it
+		case <-tick.C:
+		}
+	}
+}
+
+// simDeleteWait bounds waitGone.
+const simDeleteWait = 10 * time.Second
 
 // Inspect reads back one VM by name (or inventory path, or MoRef): vCPU,
 // memory, disk controllers, disks with size, provisioning, datastore,
