@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"vmbench/internal/flagvalue"
 	"vmbench/vsphere"
 )
 
@@ -110,9 +111,10 @@ type SimWorkload struct {
 // Duration is a time.Duration that reads "10m", "2h" or plain seconds.
 type Duration time.Duration
 
-// UnmarshalYAML parses a Go duration string or a number of seconds.
+// UnmarshalYAML parses a Go duration string or a number of seconds, as
+// the workloads' --time does (flagvalue.ParseSeconds).
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := parseDuration(n.Value)
+	v, err := flagvalue.ParseSeconds(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
@@ -122,17 +124,6 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes the duration as a Go duration string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
-
-func parseDuration(s string) (time.Duration, error) {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(n * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 90s, 10m, 2h)", s)
-	}
-	return d, nil
-}
 
 // Load reads and strictly decodes a campaign file. Errors name the file
 // and, where yaml knows it, the line.

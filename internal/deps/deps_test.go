@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
 	"vmbench/vsphere":            {},
 	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
-	"vmbench/scenarios":          {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
+	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/golden":    {},
