@@ -115,17 +115,83 @@ func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, e
 	if math.IsNaN(maxIOPS) || math.IsInf(maxIOPS, 0) || maxIOPS < 0 {
 		return nil, fmt.Errorf("report: latency chart: IOPS %v is not a rate", maxIOPS)
 	}
-	unit, unitName := time.Microsecond, "µs"
-	if hi >= time.Millisecond {
-		unit, unitName = time.Millisecond, "ms"
-	}
-	y := func(d time.Duration) float64 { return float64(d) / float64(unit) }
-	logScale := lo > 0 && float64(hi)/float64(lo) > math.Pow10(logDecades)
-	if !logScale && lo <= 0 && hi > 0 && positiveSpan(curves) > math.Pow10(logDecades) {
-		// A zero among wide-ranging latencies: plot the rest on a log scale.
-		logScale, lo = true, minPositive(curves)
-	}
+	ax := newLatencyAxis(curves, lo, hi)
+	p := newStyledPlot(title, opts, ax.unitName)
 
+	xMin, xMax := 0.0, maxIOPS*1.08
+	if xMax <= 0 {
+		xMax = 1
+	}
+	if ax.log {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.TickerFunc(logTicks)
+	}
+	for _, ref := range referenceLines {
+		v := ax.value(ref)
+		if v <= ax.min || v >= ax.max {
+			continue
+		}
+		if err := addReference(p, ref, v, xMin, xMax); err != nil {
+			return nil, err
+		}
+	}
+	saturated := false
+	for i, c := range curves {
+		sat, err := addCurve(p, c, palette[i%len(palette)], ax, opts.PointLabels)
+		if err != nil {
+			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+		}
+		saturated = saturated || sat
+	}
+	if saturated {
+		key, err := plotter.NewScatter(plotter.XYs{{X: xMin, Y: ax.max}})
+		if err != nil {
+			return nil, err
+		}
+		key.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		p.Legend.Add("saturated (achieved < requested)", key)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, ax.min, ax.max
+	return p, nil
+}
+
+// latencyAxis is a latency chart's y axis.
+type latencyAxis struct {
+	unit     time.Duration // µs or ms
+	unitName string        // "µs" or "ms"
+	log      bool          // a logarithmic scale
+	min, max float64       // the range shown, in unit
+}
+
+// newLatencyAxis chooses the y axis of curves, whose latencies range from
+// lo to hi: µs when hi is under 1 ms, else ms; logarithmic when the
+// latencies span more than logDecades decades.
+func newLatencyAxis(curves []Curve, lo, hi time.Duration) latencyAxis {
+	ax := latencyAxis{unit: time.Microsecond, unitName: "µs"}
+	if hi >= time.Millisecond {
+		ax.unit, ax.unitName = time.Millisecond, "ms"
+	}
+	ax.log = lo > 0 && float64(hi)/float64(lo) > math.Pow10(logDecades)
+	if !ax.log && lo <= 0 && hi > 0 && positiveSpan(curves) > math.Pow10(logDecades) {
+		// A zero among wide-ranging latencies: plot the rest on a log scale.
+		ax.log, lo = true, minPositive(curves)
+	}
+	ax.min, ax.max = 0.0, ax.value(hi)*1.1
+	if ax.max <= 0 {
+		ax.max = 1
+	}
+	if ax.log {
+		ax.min, ax.max = ax.value(lo)/1.3, ax.value(hi)*1.3
+	}
+	return ax
+}
+
+// value is d in the axis' unit.
+func (ax latencyAxis) value(d time.Duration) float64 { return float64(d) / float64(ax.unit) }
+
+// newStyledPlot is an empty latency plot with its title, axis labels (the
+// y label ending in unitName), ticks, legend, fonts and grid.
+func newStyledPlot(title string, opts ChartOptions, unitName string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = orDefault(opts.XLabel, "IOPS (achieved)")
@@ -141,99 +207,78 @@ func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, e
 	}
 	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
 	p.Add(plotter.NewGrid())
+	return p
+}
 
-	xMin, xMax := 0.0, maxIOPS*1.08
-	if xMax <= 0 {
-		xMax = 1
-	}
-	yMin, yMax := 0.0, y(hi)*1.1
-	if yMax <= 0 {
-		yMax = 1
-	}
-	if logScale {
-		yMin, yMax = y(lo)/1.3, y(hi)*1.3
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.TickerFunc(logTicks)
-	}
-
-	for _, ref := range referenceLines {
-		v := y(ref)
-		if v <= yMin || v >= yMax {
+// addCurve draws curve c in colour col on p: a line through its points,
+// a dot on each unsaturated one and a cross on each saturated one, each
+// point's label when labels is set, and its legend entry. Points of zero
+// latency are left out on a log axis; a curve with no point left draws
+// nothing. It reports whether c has a saturated point drawn.
+func addCurve(p *plot.Plot, c Curve, col color.RGBA, ax latencyAxis, labels bool) (saturated bool, err error) {
+	var all, plain, sat plotter.XYs
+	var names []string
+	for _, pt := range c.Points {
+		if ax.log && pt.Latency <= 0 {
 			continue
 		}
-		if err := addReference(p, ref, v, xMin, xMax); err != nil {
-			return nil, err
+		xy := plotter.XY{X: pt.IOPS, Y: ax.value(pt.Latency)}
+		all = append(all, xy)
+		names = append(names, pt.Label)
+		if pt.Saturated {
+			sat = append(sat, xy)
+		} else {
+			plain = append(plain, xy)
 		}
 	}
-	saturated := false
-	for i, c := range curves {
-		col := palette[i%len(palette)]
-		var all, plain, sat plotter.XYs
-		var labels []string
-		for _, pt := range c.Points {
-			if logScale && pt.Latency <= 0 {
-				continue
-			}
-			xy := plotter.XY{X: pt.IOPS, Y: y(pt.Latency)}
-			all = append(all, xy)
-			labels = append(labels, pt.Label)
-			if pt.Saturated {
-				sat = append(sat, xy)
-			} else {
-				plain = append(plain, xy)
-			}
-		}
-		if len(all) == 0 {
-			continue
-		}
-		line, err := plotter.NewLine(all)
+	if len(all) == 0 {
+		return false, nil
+	}
+	line, err := plotter.NewLine(all)
+	if err != nil {
+		return false, err
+	}
+	line.Color, line.Width = col, vg.Points(1.5)
+	// The dots are the unsaturated points; with none, the scatter only
+	// draws the legend's thumbnail.
+	dots, err := plotter.NewScatter(all)
+	if err != nil {
+		return false, err
+	}
+	dots.XYs = plain
+	dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	p.Add(line, dots)
+	p.Legend.Add(c.Name, line, dots)
+	if len(sat) > 0 {
+		crosses, err := plotter.NewScatter(sat)
 		if err != nil {
-			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+			return false, err
 		}
-		line.Color, line.Width = col, vg.Points(1.5)
-		// The dots are the unsaturated points; with none, the scatter only
-		// draws the legend's thumbnail.
-		dots, err := plotter.NewScatter(all)
-		if err != nil {
-			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
-		}
-		dots.XYs = plain
-		dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-		p.Add(line, dots)
-		p.Legend.Add(c.Name, line, dots)
-		if len(sat) > 0 {
-			saturated = true
-			crosses, err := plotter.NewScatter(sat)
-			if err != nil {
-				return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
-			}
-			crosses.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
-			p.Add(crosses)
-		}
-		if opts.PointLabels {
-			l, err := plotter.NewLabels(plotter.XYLabels{XYs: all, Labels: labels})
-			if err != nil {
-				return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
-			}
-			for j := range l.TextStyle {
-				l.TextStyle[j].Font.Size = vg.Points(8)
-				l.TextStyle[j].Font.Variant = fontVariant
-				l.TextStyle[j].Color = col
-			}
-			l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-			p.Add(l)
+		crosses.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+		p.Add(crosses)
+	}
+	if labels {
+		if err := addPointLabels(p, all, names, col); err != nil {
+			return false, err
 		}
 	}
-	if saturated {
-		key, err := plotter.NewScatter(plotter.XYs{{X: xMin, Y: yMax}})
-		if err != nil {
-			return nil, err
-		}
-		key.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
-		p.Legend.Add("saturated (achieved < requested)", key)
+	return len(sat) > 0, nil
+}
+
+// addPointLabels writes labels[i] beside point xys[i] in colour col.
+func addPointLabels(p *plot.Plot, xys plotter.XYs, labels []string, col color.RGBA) error {
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, yMin, yMax
-	return p, nil
+	for j := range l.TextStyle {
+		l.TextStyle[j].Font.Size = vg.Points(8)
+		l.TextStyle[j].Font.Variant = fontVariant
+		l.TextStyle[j].Color = col
+	}
+	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
+	p.Add(l)
+	return nil
 }
 
 // addReference draws a dashed grey line at latency v across the chart,

@@ -120,23 +120,45 @@ func pctLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 // its planned length (a starved host) is named.
 func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	bw := bufio.NewWriter(w)
-	c := res.Counters
 	op := res.Op(OpTransaction)
-	var lat, svc *hist.Histogram
-	if op != nil {
-		var err error
-		if svc, err = op.Latency.Histogram(); err != nil {
-			return err
-		}
-		lat = svc
-		if op.Intended != nil {
-			if lat, err = op.Intended.Histogram(); err != nil {
-				return err
-			}
-		}
-	} else {
-		lat, svc = hist.New(), hist.New()
+	lat, svc, err := summaryLatencies(op)
+	if err != nil {
+		return err
 	}
+	writeStatistics(bw, res, lat.Count())
+	writeLatency(bw, lat, percentile)
+	if op != nil && op.Intended != nil {
+		fmt.Fprintf(bw, "Latency above is from each transaction's intended start (queueing included, as sysbench --rate);\nservice time: avg %.2f ms, 99th percentile %.2f ms.\n",
+			report.Millis(svc.Mean()), report.Millis(svc.Percentile(99)))
+	}
+	writeNotes(bw, res)
+	return bw.Flush()
+}
+
+// summaryLatencies returns the histograms of op (the transactions; nil
+// when none ran, giving empty ones): lat, the latency reported, from each
+// transaction's intended start in open loop, else the service time; and
+// svc, the service time.
+func summaryLatencies(op *oltp.OpResult) (lat, svc *hist.Histogram, err error) {
+	if op == nil {
+		return hist.New(), hist.New(), nil
+	}
+	if svc, err = op.Latency.Histogram(); err != nil {
+		return nil, nil, err
+	}
+	lat = svc
+	if op.Intended != nil {
+		if lat, err = op.Intended.Histogram(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return lat, svc, nil
+}
+
+// writeStatistics writes the summary's "SQL statistics" and "General
+// statistics" blocks, events being the number of transactions.
+func writeStatistics(bw *bufio.Writer, res *oltp.Result, events int64) {
+	c := res.Counters
 	r, wr, o := c[CounterRead], c[CounterWrite], c[CounterOther]
 	line := func(label string, v any) { fmt.Fprintf(bw, "    %-37s%v\n", label, v) }
 	withRate := func(label string, n int64) {
@@ -150,15 +172,20 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	}{{"read:", r}, {"write:", wr}, {"other:", o}, {"total:", r + wr + o}} {
 		fmt.Fprintf(bw, "        %-33s%d\n", q.name, q.n)
 	}
-	withRate("transactions:", lat.Count())
+	withRate("transactions:", events)
 	withRate("queries:", r+wr+o)
 	withRate("ignored errors:", c[CounterRetries])
 	withRate("reconnects:", c[CounterReconnects])
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "General statistics:")
 	line("total time:", fmt.Sprintf("%.4fs", res.Elapsed.Seconds()))
-	line("total number of events:", lat.Count())
+	line("total number of events:", events)
 	fmt.Fprintln(bw)
+}
+
+// writeLatency writes the summary's "Latency (ms)" block of lat, with a
+// line for percentile unless it is 0 or 99.
+func writeLatency(bw *bufio.Writer, lat *hist.Histogram, percentile float64) {
 	fmt.Fprintln(bw, "Latency (ms):")
 	latLine := func(label string, d time.Duration) {
 		fmt.Fprintf(bw, "         %-24s%16.2f\n", label, report.Millis(d))
@@ -172,10 +199,12 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	latLine("99th percentile:", lat.Percentile(99))
 	latLine("sum:", lat.Sum())
 	fmt.Fprintln(bw)
-	if op != nil && op.Intended != nil {
-		fmt.Fprintf(bw, "Latency above is from each transaction's intended start (queueing included, as sysbench --rate);\nservice time: avg %.2f ms, 99th percentile %.2f ms.\n",
-			report.Millis(svc.Mean()), report.Millis(svc.Percentile(99)))
-	}
+}
+
+// writeNotes writes the lines after the summary's blocks: what was
+// measured, the warm-up, the open-loop backlog and catch-up policy, the
+// phases' overruns, and an interrupted or failed end.
+func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 	fmt.Fprintf(bw, "Measured: %s.\n", strings.TrimSuffix(res.Measured, "."))
 	if p := res.Precondition; p != nil {
 		fmt.Fprintf(bw, "Warm-up: a %.0fs precondition phase (%d transactions) ran first and is excluded from these figures.\n",
@@ -209,7 +238,6 @@ func WriteSummary(w io.Writer, res *oltp.Result, percentile float64) error {
 	case oltp.StatusFailed:
 		fmt.Fprintf(bw, "Failed: %s; the figures cover the %.1fs measured until then, and the result is marked failed.\n", res.Error, res.Elapsed.Seconds())
 	}
-	return bw.Flush()
 }
 
 func eventCount(r *oltp.Result) int64 {

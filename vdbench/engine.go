@@ -237,17 +237,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 			OnInterval:      func(r oltp.IntervalReport) { ivs.add(i, r) },
 		}
 		wg.Go(func() {
-			res, err := oltp.Run(ctx, l.spec(e.run.Name, index), cfg)
-			if errors.Is(err, ErrEndOfSpan) {
-				if res != nil && res.Phase == oltp.PhaseMeasure {
-					e.addWarning(fmt.Sprintf("%s: sd=%s reached the end of its span (seekpct=eof) after %s of the measure phase",
-						label, l.sd.Name, res.Elapsed.Round(time.Millisecond)))
-					err = nil
-					res.SetStatus(nil) // the normal end of an eof run, as in vdbench
-				} else {
-					err = fmt.Errorf("sd=%s reached the end of its span (seekpct=eof) during warmup=", l.sd.Name)
-				}
-			}
+			res, err := e.runSD(ctx, label, index, l, cfg)
 			if err != nil && !errors.Is(err, oltp.ErrInterrupted) {
 				cancel() // a failing SD stops the others
 			}
@@ -259,6 +249,42 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	if err := pointError(e.loads, errs); err != nil {
 		return Point{}, err
 	}
+	merged, err := e.mergePoint(label, results)
+	if err != nil {
+		return Point{}, err
+	}
+	var n int64
+	for _, o := range merged.Ops {
+		n += o.Latency.Count
+	}
+	p := Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results}
+	ivs.average(merged)
+	return p, nil
+}
+
+// runSD runs SD l's share of point label (the engine's index-th point)
+// with cfg. An SD that reaches the end of its span (seekpct=eof) in the
+// measure phase ends normally, as in vdbench, with a warning; in the
+// warm-up that is an error.
+func (e *engine) runSD(ctx context.Context, label string, index int, l *sdLoad, cfg oltp.RunConfig) (*oltp.Result, error) {
+	res, err := oltp.Run(ctx, l.spec(e.run.Name, index), cfg)
+	if !errors.Is(err, ErrEndOfSpan) {
+		return res, err
+	}
+	if res != nil && res.Phase == oltp.PhaseMeasure {
+		e.addWarning(fmt.Sprintf("%s: sd=%s reached the end of its span (seekpct=eof) after %s of the measure phase",
+			label, l.sd.Name, res.Elapsed.Round(time.Millisecond)))
+		res.SetStatus(nil) // the normal end of an eof run, as in vdbench
+		return res, nil
+	}
+	return res, fmt.Errorf("sd=%s reached the end of its span (seekpct=eof) during warmup=", l.sd.Name)
+}
+
+// mergePoint appends the engine's note to what each of point label's
+// per-SD results says it measured, and merges them as concurrent runs
+// into the point's Result. It warns when the SDs' measured windows
+// drifted apart or a phase overran its planned length.
+func (e *engine) mergePoint(label string, results []*oltp.Result) (*oltp.Result, error) {
 	for _, r := range results {
 		r.Measured += "; " + e.note
 		if r.Precondition != nil {
@@ -267,7 +293,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	}
 	merged, err := oltp.MergeConcurrent(results...)
 	if err != nil {
-		return Point{}, fmt.Errorf("rd=%s, point %s: %w", rd.Name, label, err)
+		return nil, fmt.Errorf("rd=%s, point %s: %w", e.run.RD.Name, label, err)
 	}
 	if _, err := oltp.Merge(results...); err != nil {
 		e.addWarning(fmt.Sprintf("%s: the targets' measured windows drifted apart (the host was starved of CPU; figures are per target's own window): %v", label, err))
@@ -280,13 +306,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 			e.addWarning(fmt.Sprintf("%s, %s: %s; its I/Os are counted over the time it ran", label, r.Phase, ov))
 		}
 	}
-	var n int64
-	for _, o := range merged.Ops {
-		n += o.Latency.Count
-	}
-	p := Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results}
-	ivs.average(merged)
-	return p, nil
+	return merged, nil
 }
 
 func (e *engine) addWarning(w string) {

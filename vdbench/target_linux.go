@@ -87,17 +87,9 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	t.FileSystem = fsName(filepath.Dir(sd.Lun))
 	var avail int64
 	if grow {
-		where := sd.Lun
-		if created {
-			where = filepath.Dir(sd.Lun)
-		}
-		space, err := statSpace(where)
-		if err != nil {
-			return nil, fmt.Errorf("free space of the file system of %s: %w", where, err)
-		}
-		if avail = space.Avail; sd.Size-existing > avail {
-			return nil, fmt.Errorf("size=%s%s does not fit: %s needs %s more on %s (%s), which has %s available; nothing was created",
-				FormatSize(sd.Size), sizeLine(sd), sd.Lun, approxBytes(sd.Size-existing), filepath.Dir(sd.Lun), t.FileSystem, approxBytes(avail))
+		var err error
+		if avail, err = checkFits(sd, existing, created, t.FileSystem); err != nil {
+			return nil, err
 		}
 	}
 	if err := t.open(mode|flags.sys, flags.direct); err != nil {
@@ -119,10 +111,22 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 			os.Truncate(sd.Lun, existing) // back to its size; its data before that stays
 		}
 	}()
+	if err := t.setUp(sd, flags, o, existing, grow, avail); err != nil {
+		return nil, err
+	}
+	ok = true
+	return t, nil
+}
+
+// setUp finishes opening t, the file of sd, of existing bytes: its block
+// size, the signature check before a write or growth, the preformat up to
+// size= when grow (avail bytes being free there), its size (at most size=)
+// and, with openflags=clear_cache, dropping its cached pages.
+func (t *Target) setUp(sd SD, flags openFlags, o TargetOptions, existing int64, grow bool, avail int64) error {
 	t.Block = fileBlockSize(t.fd, flags.direct)
 	if existing > 0 && (o.Write || grow) {
 		if err := t.checkSignature(o.Force); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if grow {
@@ -131,7 +135,7 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 			ctx = context.Background()
 		}
 		if err := t.preformat(ctx, sd, existing, sd.Size, avail, o); err != nil {
-			return nil, err
+			return err
 		}
 		existing = sd.Size
 	}
@@ -142,8 +146,27 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	if flags.clearCache {
 		_ = unix.Fadvise(t.fd, 0, 0, unix.FADV_DONTNEED)
 	}
-	ok = true
-	return t, nil
+	return nil
+}
+
+// checkFits returns the space available on the file system of sd.Lun
+// (named fileSystem), in bytes, and an error when growing the file from
+// existing bytes to size= needs more than that. created says the file does
+// not exist yet (its directory's file system is asked).
+func checkFits(sd SD, existing int64, created bool, fileSystem string) (avail int64, err error) {
+	where := sd.Lun
+	if created {
+		where = filepath.Dir(sd.Lun)
+	}
+	space, err := statSpace(where)
+	if err != nil {
+		return 0, fmt.Errorf("free space of the file system of %s: %w", where, err)
+	}
+	if avail = space.Avail; sd.Size-existing > avail {
+		return 0, fmt.Errorf("size=%s%s does not fit: %s needs %s more on %s (%s), which has %s available; nothing was created",
+			FormatSize(sd.Size), sizeLine(sd), sd.Lun, approxBytes(sd.Size-existing), filepath.Dir(sd.Lun), fileSystem, approxBytes(avail))
+	}
+	return avail, nil
 }
 
 // open opens t.Lun with mode, adding O_DIRECT when direct, and explains

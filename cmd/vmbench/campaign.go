@@ -70,18 +70,8 @@ the campaign's process.`,
 	return cmd
 }
 
-func newCampaignRunCmd(a *app) *cobra.Command {
-	var (
-		simulate bool
-		dsn      string
-		pwFile   string
-		opts     = scenarios.Options{ResultsDir: "results"}
-		vf       vsphereFlags
-	)
-	cmd := &cobra.Command{
-		Use:   "run FILE",
-		Short: "Run the campaign in FILE",
-		Long: `Run the campaign in FILE. Against a real vCenter, connection and placement come
+// campaignRunLong is campaign run's help text.
+const campaignRunLong = `Run the campaign in FILE. Against a real vCenter, connection and placement come
 from govc's environment (GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE,
 GOVC_DATACENTER, GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER) or the flags.
 
@@ -99,8 +89,10 @@ kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
 
 A --db-dsn without a password takes it from --db-password-file, else the
 variable the file's database.password-env names, else $MYSQL_PWD (SQL Server:
-$SQLCMDPASSWORD), so that it does not show in ps.`,
-		Example: `  # the 8-VM sysbench campaign, simulated, in under a minute
+$SQLCMDPASSWORD), so that it does not show in ps.`
+
+// campaignRunExample is campaign run's examples.
+const campaignRunExample = `  # the 8-VM sysbench campaign, simulated, in under a minute
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate
 
   # the same against a local MariaDB (one database per VM)
@@ -109,8 +101,25 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
   # for real
   export GOVC_URL=vcenter.lab GOVC_USERNAME=administrator@vsphere.local GOVC_PASSWORD=...
   export VMBENCH_DB_PASSWORD=...
-  vmbench campaign run scenarios/sysbench-8vm.yaml`,
-		Args: exactArgs(1, "FILE"),
+  vmbench campaign run scenarios/sysbench-8vm.yaml`
+
+// campaignRunFlags holds campaign run's command-line flags.
+type campaignRunFlags struct {
+	simulate bool
+	dsn      string // --db-dsn; empty: none
+	pwFile   string // --db-password-file; empty: none
+	opts     scenarios.Options
+	vf       vsphereFlags
+}
+
+func newCampaignRunCmd(a *app) *cobra.Command {
+	fl := &campaignRunFlags{opts: scenarios.Options{ResultsDir: "results"}}
+	cmd := &cobra.Command{
+		Use:     "run FILE",
+		Short:   "Run the campaign in FILE",
+		Long:    campaignRunLong,
+		Example: campaignRunExample,
+		Args:    exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := scenarios.LoadAny(args[0])
 			if err != nil {
@@ -120,34 +129,15 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
 				return asUsage(err)
 			}
 			if file.Kind == scenarios.SuiteKind {
-				opts.Simulate, opts.Out, opts.Log, opts.Version = simulate, a.stdout, a.stderr, version
+				opts := fl.opts
+				opts.Simulate, opts.Out, opts.Log, opts.Version = fl.simulate, a.stdout, a.stderr, version
 				return runSuite(cmd, a, args[0], file.Suite, opts)
 			}
 			spec := file.Spec
-			opts.Simulate = simulate
-			if !simulate || vf.changed("url") {
-				opts.VSphere = vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
-			} else if vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc", "net") {
-				return usagef("--ds, --template, --pool, --folder, --dc and --net need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
+			opts, err := fl.options(cmd.Context(), a, args[0], spec)
+			if err != nil {
+				return err
 			}
-			if dsn != "" && !simulate {
-				return usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
-			}
-			label := "--db-dsn"
-			if dsn == "" && simulate && spec.Simulate != nil && spec.Simulate.DBServer != "" {
-				// a results directory's campaign.yaml names the server it ran on
-				dsn, label = spec.Simulate.DBServer, args[0]+": simulate.db-server"
-			}
-			if dsn != "" {
-				server, err := checkServerDSN(cmd.Context(), dsn, label, dsnPassword{file: pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
-				if err != nil {
-					return err
-				}
-				opts.DBServer = server
-			} else if pwFile != "" {
-				return usagef("--db-password-file: only with --db-dsn (it holds the password of that server)")
-			}
-			opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
 				return usageError{err} // each error names the file and line
 			}
@@ -163,13 +153,47 @@ $SQLCMDPASSWORD), so that it does not show in ps.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
-	f.StringVar(&dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB server for the VMs' databases, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
-	f.StringVar(&pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD")
-	f.StringVar(&opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
-	f.BoolVar(&opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
-	vf.bind(f)
+	f.BoolVar(&fl.simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
+	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB server for the VMs' databases, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
+	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD")
+	f.StringVar(&fl.opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
+	f.BoolVar(&fl.opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
+	fl.vf.bind(f)
 	return cmd
+}
+
+// options maps the flags to the Options of running spec, the campaign in
+// file: the vSphere connection, the --db-dsn server (connected to once, to
+// find a wrong address or password before any VM exists) and the output
+// streams. Flags that do not go together are usage errors naming them.
+func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, spec *scenarios.Spec) (scenarios.Options, error) {
+	opts := fl.opts
+	opts.Simulate = fl.simulate
+	if !fl.simulate || fl.vf.changed("url") {
+		opts.VSphere = fl.vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
+	} else if fl.vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc", "net") {
+		return opts, usagef("--ds, --template, --pool, --folder, --dc and --net need --url with --simulate (the in-process simulator has datastores LocalDS_0..N and template vmbench-template)")
+	}
+	dsn := fl.dsn
+	if dsn != "" && !fl.simulate {
+		return opts, usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
+	}
+	label := "--db-dsn"
+	if dsn == "" && fl.simulate && spec.Simulate != nil && spec.Simulate.DBServer != "" {
+		// a results directory's campaign.yaml names the server it ran on
+		dsn, label = spec.Simulate.DBServer, file+": simulate.db-server"
+	}
+	if dsn != "" {
+		server, err := checkServerDSN(ctx, dsn, label, dsnPassword{file: fl.pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
+		if err != nil {
+			return opts, err
+		}
+		opts.DBServer = server
+	} else if fl.pwFile != "" {
+		return opts, usagef("--db-password-file: only with --db-dsn (it holds the password of that server)")
+	}
+	opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
+	return opts, nil
 }
 
 // checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,
