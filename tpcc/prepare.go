@@ -66,90 +66,29 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 
 // prepare is Prepare on the open database db (dialect.RunPrepare).
 func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer, terminal bool) error {
-	dcfg, d := db.Config, db.Dialect
-
 	st, err := inspectDatabase(ctx, db)
 	if err != nil {
 		return err
 	}
-	m, err := st.decide(cfg, dcfg)
+	m, err := st.decide(cfg, db.Config)
 	if err != nil || m == nil {
 		if err == nil {
 			fmt.Fprintf(progress, "%s already holds a complete TPC-C load of %d warehouse(s) with --seed=%d; nothing to do "+
-				"(`vmbench tpcc cleanup` removes it)\n", dcfg, cfg.Warehouses, cfg.Seed)
+				"(`vmbench tpcc cleanup` removes it)\n", db.Config, cfg.Warehouses, cfg.Seed)
 		}
 		return err
 	}
-	// The meta before the data tables: tables without meta are refused
-	// (decide), so an interruption in between must leave none.
 	fresh := !st.metaRows
-	if err := createTables(ctx, db, st.exists, metaTable, loadTable); err != nil {
+	if err := createSchema(ctx, db, st, *m); err != nil {
 		return err
 	}
-	if fresh {
-		if err := storeMeta(ctx, db, *m); err != nil {
-			return err
-		}
-	}
-	var data []string
-	for _, t := range schema {
-		data = append(data, t.name)
-	}
-	if err := createTables(ctx, db, st.exists, data...); err != nil {
-		return err
-	}
-	done, err := loadedUnits(ctx, db, cfg.Warehouses)
+	p, err := planLoad(ctx, db, cfg, fresh, progress)
 	if err != nil {
 		return err
 	}
-	var todo []int
-	for w := 0; w <= cfg.Warehouses; w++ {
-		if !done[w] {
-			todo = append(todo, w)
-		}
-	}
-	threads := cfg.loadThreads()
-	if !d.Capabilities().ConcurrentWriters {
-		threads = 1
-	}
-	db.SetMaxIdleConns(threads + 1)
-	already := len(done)
-	if done[0] {
-		already--
-	}
-	if fresh {
-		fmt.Fprintf(progress, "Loading %d warehouse(s) with --seed=%d into %s, %d loader thread(s)\n", cfg.Warehouses, cfg.Seed, dcfg, threads)
-	} else {
-		item := "to load"
-		if done[0] {
-			item = "loaded"
-		}
-		fmt.Fprintf(progress, "Resuming the load of %d warehouse(s) with --seed=%d into %s: %d loaded already, item %s; %d loader thread(s)\n",
-			cfg.Warehouses, cfg.Seed, dcfg, already, item, threads)
-	}
-
-	if !fresh && len(todo) > 0 {
-		// Before any loader starts, so that no DELETE (a table scan of
-		// history, which has no key) waits on or blocks their inserts.
-		start := time.Now()
-		if err := deleteUnits(ctx, db, d, todo); err != nil {
-			return err
-		}
-		fmt.Fprintf(progress, "Deleted what an earlier prepare left of the %d unfinished unit(s) in %s\n", len(todo), time.Since(start).Round(10*time.Millisecond))
-	}
-	l := &loader{db: db, d: d, seed: m.Seed, cLoad: m.Load, at: m.LoadTime}
-	l.prog = newLoadProgress(progress, terminal, cfg.Warehouses, already)
-	l.prog.start()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(threads)
-	for _, w := range todo {
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error { return l.unit(gctx, w) })
-	}
-	err = g.Wait()
-	elapsed := l.prog.stop()
+	l := &loader{db: db, d: db.Dialect, seed: m.Seed, cLoad: m.Load, at: m.LoadTime}
+	l.prog = newLoadProgress(progress, terminal, cfg.Warehouses, p.already)
+	elapsed, err := l.run(ctx, p)
 	rows := l.prog.rows.Load()
 	if err != nil {
 		state := fmt.Sprintf("%d of %d warehouses are loaded", l.prog.done.Load(), cfg.Warehouses)
@@ -169,13 +108,97 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	if err := finishLoad(ctx, db, cfg.Warehouses); err != nil {
 		return err
 	}
-	loaded := len(todo)
-	if slices.Contains(todo, 0) {
+	loaded := len(p.todo)
+	if slices.Contains(p.todo, 0) {
 		loaded--
 	}
 	fmt.Fprintf(progress, "Loaded %s: %d rows in %s (%d rows/s); secondary indexes in %s\n",
 		warehouses(loaded), rows, elapsed.Round(10*time.Millisecond), perSecond(rows, elapsed), time.Since(ixStart).Round(10*time.Millisecond))
 	return nil
+}
+
+// createSchema creates the tables st lacks and, on a fresh database, stores
+// the meta m. The meta tables come before the data tables: tables without
+// meta are refused (decide), so an interruption in between must leave none.
+func createSchema(ctx context.Context, db *dialect.DB, st dbState, m meta) error {
+	if err := createTables(ctx, db, st.exists, metaTable, loadTable); err != nil {
+		return err
+	}
+	if !st.metaRows {
+		if err := storeMeta(ctx, db, m); err != nil {
+			return err
+		}
+	}
+	var data []string
+	for _, t := range schema {
+		data = append(data, t.name)
+	}
+	return createTables(ctx, db, st.exists, data...)
+}
+
+// loadPlan is what a prepare loads: the units (warehouses; 0 is ITEM) not
+// loaded yet, how many warehouses are, and with how many threads.
+type loadPlan struct {
+	todo    []int
+	already int
+	threads int
+}
+
+// planLoad finds the units left to load, says what it will do on progress
+// and, when resuming, deletes what an earlier prepare left of the
+// unfinished units, before any loader starts (so that no DELETE, a table
+// scan of history, which has no key, waits on or blocks their inserts).
+func planLoad(ctx context.Context, db *dialect.DB, cfg Config, fresh bool, progress io.Writer) (loadPlan, error) {
+	done, err := loadedUnits(ctx, db, cfg.Warehouses)
+	if err != nil {
+		return loadPlan{}, err
+	}
+	p := loadPlan{threads: cfg.loadThreads(), already: len(done)}
+	for w := 0; w <= cfg.Warehouses; w++ {
+		if !done[w] {
+			p.todo = append(p.todo, w)
+		}
+	}
+	if !db.Dialect.Capabilities().ConcurrentWriters {
+		p.threads = 1
+	}
+	db.SetMaxIdleConns(p.threads + 1)
+	if done[0] {
+		p.already--
+	}
+	if fresh {
+		fmt.Fprintf(progress, "Loading %d warehouse(s) with --seed=%d into %s, %d loader thread(s)\n", cfg.Warehouses, cfg.Seed, db.Config, p.threads)
+		return p, nil
+	}
+	item := "to load"
+	if done[0] {
+		item = "loaded"
+	}
+	fmt.Fprintf(progress, "Resuming the load of %d warehouse(s) with --seed=%d into %s: %d loaded already, item %s; %d loader thread(s)\n",
+		cfg.Warehouses, cfg.Seed, db.Config, p.already, item, p.threads)
+	if len(p.todo) > 0 {
+		start := time.Now()
+		if err := deleteUnits(ctx, db, db.Dialect, p.todo); err != nil {
+			return p, err
+		}
+		fmt.Fprintf(progress, "Deleted what an earlier prepare left of the %d unfinished unit(s) in %s\n", len(p.todo), time.Since(start).Round(10*time.Millisecond))
+	}
+	return p, nil
+}
+
+// run loads p's units, p.threads at a time, and returns how long it took.
+func (l *loader) run(ctx context.Context, p loadPlan) (time.Duration, error) {
+	l.prog.start()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(p.threads)
+	for _, w := range p.todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return l.unit(gctx, w) })
+	}
+	err := g.Wait()
+	return l.prog.stop(), err
 }
 
 // dbState is what a database holds before prepare.

@@ -213,17 +213,8 @@ func vsphereNoArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func newVSphereProvisionCmd(a *app, f *vsphereFlags) *cobra.Command {
-	var (
-		role, campaign, prefix string
-		count, parallel        int
-		powerOn, dryRun        bool
-		ipTimeout              time.Duration
-	)
-	cmd := &cobra.Command{
-		Use:   "provision --role ROLE --count N [flags]",
-		Short: "Clone N VMs of a role's layout from a template, spread over datastores",
-		Long: `Provision clones --count VMs of the --role layout from --template:
+// provisionLong and provisionExample are the help of vsphere provision.
+const provisionLong = `Provision clones --count VMs of the --role layout from --template:
 
   sysbench   16 vCPU, 60 GB RAM, LSI Logic SAS; vDisks 92 GB boot (thin),
              447 GB pre-built database (thick), 270 GB database under test
@@ -244,90 +235,120 @@ this command created is destroyed before it exits.
 
 With --simulate the VMs are created in an in-process vcsim that exists only
 while the command runs: the command prints what was built and the simulated
-inventory is discarded at exit.`,
-		Example: `  # simulated: provision 16 sysbench VMs over 8 datastores and show them
+inventory is discarded at exit.`
+
+const provisionExample = `  # simulated: provision 16 sysbench VMs over 8 datastores and show them
   vmbench vsphere provision --simulate --role sysbench --count 16
 
   # vCenter: check first, then provision 8 SQL Server VMs
   vmbench vsphere provision --role sqlserver --count 8 --template win2012r2-sql2014 \
       --ds nvme0,nvme1,nvme2,nvme3 --campaign sql-8vm --dry-run
   vmbench vsphere provision --role sqlserver --count 8 --template win2012r2-sql2014 \
-      --ds nvme0,nvme1,nvme2,nvme3 --campaign sql-8vm`,
-		Args: vsphereNoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			layout, err := vsphere.LayoutFor(role)
-			if role == "" || err != nil {
-				return usagef("%s: --role %q: valid roles are %s", cmd.CommandPath(), role, strings.Join(vsphere.Roles(), ", "))
-			}
-			if count < 1 {
-				return usagef("%s: --count is %d, must be at least 1 (the reviews use 4, 8 or 16)", cmd.CommandPath(), count)
-			}
-			if parallel < 1 {
-				return usagef("%s: --parallel is %d, must be at least 1", cmd.CommandPath(), parallel)
-			}
-			if ipTimeout <= 0 {
-				return usagef("%s: --ip-timeout must be positive (e.g. 10m)", cmd.CommandPath())
-			}
-			if campaign == "" {
-				campaign = vsphere.NewCampaignID(time.Now())
-			}
-			cfg, err := f.checkedConfig(a, cmd)
-			if err != nil {
-				return err
-			}
-			spec := vsphere.ProvisionSpec{
-				CampaignID: campaign, Layout: layout, Count: count, NamePrefix: prefix,
-				Template: cfg.Template, Datastores: cfg.Datastores(), ResourcePool: cfg.ResourcePool,
-				Folder: cfg.Folder, Network: cfg.Network, Parallel: parallel, PowerOn: powerOn, IPTimeout: ipTimeout,
-			}
-			if err := checkProvisionSpec(cmd, spec, f.simulate); err != nil {
-				return err
-			}
+      --ds nvme0,nvme1,nvme2,nvme3 --campaign sql-8vm`
 
-			ctx := cmd.Context()
-			s, sim, err := f.session(ctx, a, cfg, vsphere.SimOptions{Datastores: 8})
+// provisionFlags are vsphere provision's own flags.
+type provisionFlags struct {
+	role, campaign, prefix string
+	count, parallel        int
+	powerOn, dryRun        bool
+	ipTimeout              time.Duration
+}
+
+func newVSphereProvisionCmd(a *app, f *vsphereFlags) *cobra.Command {
+	var p provisionFlags
+	cmd := &cobra.Command{
+		Use:     "provision --role ROLE --count N [flags]",
+		Short:   "Clone N VMs of a role's layout from a template, spread over datastores",
+		Long:    provisionLong,
+		Example: provisionExample,
+		Args:    vsphereNoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, cfg, err := p.spec(cmd, a, f)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = s.Close(ctx) }()
-			if sim != nil {
-				spec = f.simulatedSpec(spec, sim, count)
-			}
-			if dryRun {
-				report, err := s.Preflight(ctx, spec)
-				fmt.Fprintln(a.stdout, report.String())
-				return err
-			}
-			fmt.Fprintf(a.stderr, "campaign %s: provisioning %d %s VMs from %s on %s\n",
-				spec.CampaignID, spec.Count, role, spec.Template, strings.Join(spec.Datastores, ","))
-			progress := lineWriter(a.stderr)
-			vms, err := s.Provision(ctx, spec, progress)
-			if err != nil {
-				return err
-			}
-			if err := printVMTable(ctx, a.stdout, s, vms); err != nil {
-				return err
-			}
-			if sim != nil {
-				fmt.Fprintf(a.stderr, "simulate: these %d VMs live in an in-process vcsim; the simulated inventory is discarded when this command exits\n", len(vms))
-			} else {
-				fmt.Fprintf(a.stderr, "campaign %s: %d VMs ready; remove them with: vmbench vsphere destroy --campaign %s\n", spec.CampaignID, len(vms), spec.CampaignID)
-			}
-			return nil
+			return p.run(cmd, a, f, cfg, spec)
 		},
 	}
 	fs := cmd.Flags()
 	f.bind(fs)
 	f.bindSimulate(fs, false)
-	fs.StringVar(&role, "role", "", "VM layout: "+strings.Join(vsphere.Roles(), " or "))
-	fs.IntVar(&count, "count", 4, "number of VMs (the reviews use 4, 8 or 16)")
-	fs.StringVar(&campaign, "campaign", "", "campaign id tagged on every VM (default: vmbench-<UTC time>-<random>)")
-	fs.StringVar(&prefix, "prefix", "", "VM name prefix; VMs are <prefix>-01..NN (default vmbench-<role>)")
-	fs.IntVar(&parallel, "parallel", vsphere.DefaultParallel, "VMs provisioned at once")
-	fs.BoolVar(&powerOn, "power-on", true, "power the VMs on and wait for their IPs")
-	fs.DurationVar(&ipTimeout, "ip-timeout", vsphere.DefaultIPTimeout, "how long to wait for each VM's IP")
-	fs.BoolVar(&dryRun, "dry-run", false, "run the preflight checks only and print their report")
+	fs.StringVar(&p.role, "role", "", "VM layout: "+strings.Join(vsphere.Roles(), " or "))
+	fs.IntVar(&p.count, "count", 4, "number of VMs (the reviews use 4, 8 or 16)")
+	fs.StringVar(&p.campaign, "campaign", "", "campaign id tagged on every VM (default: vmbench-<UTC time>-<random>)")
+	fs.StringVar(&p.prefix, "prefix", "", "VM name prefix; VMs are <prefix>-01..NN (default vmbench-<role>)")
+	fs.IntVar(&p.parallel, "parallel", vsphere.DefaultParallel, "VMs provisioned at once")
+	fs.BoolVar(&p.powerOn, "power-on", true, "power the VMs on and wait for their IPs")
+	fs.DurationVar(&p.ipTimeout, "ip-timeout", vsphere.DefaultIPTimeout, "how long to wait for each VM's IP")
+	fs.BoolVar(&p.dryRun, "dry-run", false, "run the preflight checks only and print their report")
 	return cmd
+}
+
+// spec checks the flags and builds the ProvisionSpec and the connection's
+// Config, before any connection; problems are usage errors naming the flag.
+func (p provisionFlags) spec(cmd *cobra.Command, a *app, f *vsphereFlags) (vsphere.ProvisionSpec, vsphere.Config, error) {
+	var none vsphere.Config
+	layout, err := vsphere.LayoutFor(p.role)
+	if p.role == "" || err != nil {
+		return vsphere.ProvisionSpec{}, none, usagef("%s: --role %q: valid roles are %s", cmd.CommandPath(), p.role, strings.Join(vsphere.Roles(), ", "))
+	}
+	if p.count < 1 {
+		return vsphere.ProvisionSpec{}, none, usagef("%s: --count is %d, must be at least 1 (the reviews use 4, 8 or 16)", cmd.CommandPath(), p.count)
+	}
+	if p.parallel < 1 {
+		return vsphere.ProvisionSpec{}, none, usagef("%s: --parallel is %d, must be at least 1", cmd.CommandPath(), p.parallel)
+	}
+	if p.ipTimeout <= 0 {
+		return vsphere.ProvisionSpec{}, none, usagef("%s: --ip-timeout must be positive (e.g. 10m)", cmd.CommandPath())
+	}
+	campaign := p.campaign
+	if campaign == "" {
+		campaign = vsphere.NewCampaignID(time.Now())
+	}
+	cfg, err := f.checkedConfig(a, cmd)
+	if err != nil {
+		return vsphere.ProvisionSpec{}, none, err
+	}
+	spec := vsphere.ProvisionSpec{
+		CampaignID: campaign, Layout: layout, Count: p.count, NamePrefix: p.prefix,
+		Template: cfg.Template, Datastores: cfg.Datastores(), ResourcePool: cfg.ResourcePool,
+		Folder: cfg.Folder, Network: cfg.Network, Parallel: p.parallel, PowerOn: p.powerOn, IPTimeout: p.ipTimeout,
+	}
+	return spec, cfg, checkProvisionSpec(cmd, spec, f.simulate)
+}
+
+// run connects (or starts the simulator), then runs the preflight alone
+// (--dry-run) or provisions and prints the VMs.
+func (p provisionFlags) run(cmd *cobra.Command, a *app, f *vsphereFlags, cfg vsphere.Config, spec vsphere.ProvisionSpec) error {
+	ctx := cmd.Context()
+	s, sim, err := f.session(ctx, a, cfg, vsphere.SimOptions{Datastores: 8})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = s.Close(ctx) }()
+	if sim != nil {
+		spec = f.simulatedSpec(spec, sim, p.count)
+	}
+	if p.dryRun {
+		report, err := s.Preflight(ctx, spec)
+		fmt.Fprintln(a.stdout, report.String())
+		return err
+	}
+	fmt.Fprintf(a.stderr, "campaign %s: provisioning %d %s VMs from %s on %s\n",
+		spec.CampaignID, spec.Count, p.role, spec.Template, strings.Join(spec.Datastores, ","))
+	vms, err := s.Provision(ctx, spec, lineWriter(a.stderr))
+	if err != nil {
+		return err
+	}
+	if err := printVMTable(ctx, a.stdout, s, vms); err != nil {
+		return err
+	}
+	if sim != nil {
+		fmt.Fprintf(a.stderr, "simulate: these %d VMs live in an in-process vcsim; the simulated inventory is discarded when this command exits\n", len(vms))
+	} else {
+		fmt.Fprintf(a.stderr, "campaign %s: %d VMs ready; remove them with: vmbench vsphere destroy --campaign %s\n", spec.CampaignID, len(vms), spec.CampaignID)
+	}
+	return nil
 }
 
 // checkProvisionSpec rejects, before any connection, what Provision would
