@@ -1,8 +1,8 @@
 // Package workload is the contract every benchmark tool of vmbench
 // implements (sysbench, tpcc, the vdbench block suite) and the registry
-// that holds them. The CLI (cmd/vmbench), the campaign engine (scenarios)
-// and the in-guest agent reach a tool through this contract and nothing
-// else: they name it by tool, workload name and flags.
+// that holds them. The CLI (cmd/vmbench) and the campaign engine
+// (scenarios) reach a tool through this contract and nothing else: they
+// name it by tool, workload name and flags.
 //
 // A tool registers itself from init():
 //
@@ -16,15 +16,26 @@
 //	cfg.Complete(name, getenv, fs.Changed); cfg.Validate()
 //	out, err := cfg.Run(ctx, env)    // ticks go to env.Observer; Run prints nothing
 //
-// Optional parts are found by interface assertion on the Config:
-// Connector (the campaign sets each VM's database), DatabaseOwner (create
-// and drop a campaign's database), Checker (tpcc's consistency
-// conditions), Reviewer (review columns, so no caller names a tool's ops
-// or counters), Reporter (the peer tool's own text formats),
-// FlagScoper (options that only some commands take), and for the CLI
-// alone Commander (commands with options and arguments of their own),
-// Informer (commands that only show information) and DirRunner (a run
-// that writes its own results directory).
+// Optional parts are found by interface assertion on the Config, each
+// used by the callers that need it:
+//
+//	all callers    Reporter (the peer tool's own text formats),
+//	               FlagScoper (options that only some commands take)
+//	the campaign   Connector (each VM's database), DatabaseOwner (create and
+//	               drop it), Reviewer (review columns read from each VM's
+//	               Result: tpcc's tpmC and NOPM), RowReviewer (one review row
+//	               read from a whole Output: the block suite's curve),
+//	               Preflighter (host and target checks before anything is
+//	               created), ResultWriter and ResultReader (a tool's own
+//	               files in a results directory, read back by vmbench report)
+//	the CLI        Checker (tpcc check), Commander (commands with options
+//	               and arguments of their own), Informer (commands that only
+//	               show information), DirRunner (a run that writes its own
+//	               results directory: vmbench vdbench run -o)
+//
+// A tool implements the ones it needs: sysbench three, tpcc six, vdbench
+// (the block suite) the campaign's and the CLI's own.
+// The in-guest agent (next) will use the same contract.
 //
 // The shape follows CockroachDB's pkg/workload (a registry of generators
 // with optional interfaces) and vegeta's split of attack from report,
