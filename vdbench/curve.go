@@ -48,6 +48,12 @@ type Point struct {
 	Result *oltp.Result
 	// PerSD holds each SD's own Result, in the run's SD order.
 	PerSD []*oltp.Result
+
+	// printed is the text the engine printed for the point while it ran
+	// (its "Starting RD=" line, the interval lines and the avg line, in
+	// vdbench's format), so that result files hold the lines the console
+	// showed; empty for a point read back from a record.
+	printed string
 }
 
 // CurveResult is the outcome of one expanded run.

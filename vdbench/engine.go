@@ -214,7 +214,12 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 		requested = strconv.FormatFloat(rate, 'f', -1, 64)
 	}
 	flags := runFlags(e.run, label, requested)
-	ivs := newIntervalPrinter(e.opts.Out, len(e.loads))
+	var printed strings.Builder // the buffer first: a failing Out must not cut what the files keep
+	ivOut := io.Writer(&printed)
+	if e.opts.Out != nil {
+		ivOut = io.MultiWriter(&printed, e.opts.Out)
+	}
+	ivs := newIntervalPrinter(ivOut, len(e.loads))
 	ivs.start(e.run.Name, label, rate, rd, interval, arrival)
 	startAt := time.Now().Add(startDelay)
 
@@ -257,9 +262,8 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	for _, o := range merged.Ops {
 		n += o.Latency.Count
 	}
-	p := Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results}
 	ivs.average(merged)
-	return p, nil
+	return Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results, printed: printed.String()}, nil
 }
 
 // runSD runs SD l's share of point label (the engine's index-th point)

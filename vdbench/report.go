@@ -132,10 +132,13 @@ func writeStart(w io.Writer, run, label string, rate float64, rd RD, interval ti
 }
 
 // WriteIntervals writes the interval lines of a point from its merged
-// Result, as they were printed while it ran: the precondition intervals
-// (warmup=, or the first interval that vdbench leaves out of the
-// averages), the measure intervals, and the "avg_first-last" line over the
-// measure phase.
+// Result: the precondition intervals (warmup=, or the first interval that
+// vdbench leaves out of the averages), the measure intervals, and the
+// "avg_first-last" line over the measure phase. With one SD they are the
+// lines printed while it ran; a Result merged from several SDs keeps the
+// first SD's interval ends and lengths (oltp.Merge), while the printed
+// lines use their mean length and latest end, so a point that ran keeps
+// its printed text (WriteResults writes that).
 func WriteIntervals(w io.Writer, p Point) error {
 	res := p.Result
 	if res == nil {

@@ -271,12 +271,20 @@ func (c *Config) ReviewRow(o *workload.Output) []string {
 
 // WriteResults implements workload.ResultWriter: base.json (the
 // RunRecord), the charts (WriteCharts) and base.txt (every point's
-// interval lines, the curve table and the review summary).
+// interval lines, the curve table and the review summary). The interval
+// lines of a point that ran are the text the engine printed while it ran
+// ("Starting RD=", the interval lines and the avg line, byte for byte what
+// Run wrote to the IntervalWriter); a point read back from a record has
+// none, and WriteIntervals renders its lines from its merged Result.
 func (c *Config) WriteResults(dir, base string, o *workload.Output) ([]string, error) {
 	rec := recordOf(o)
 	cr := rec.curveResult()
 	var text strings.Builder
 	for _, p := range cr.Points {
+		if p.printed != "" {
+			text.WriteString(p.printed)
+			continue
+		}
 		if err := WriteIntervals(&text, p); err != nil {
 			return nil, err
 		}
@@ -294,7 +302,7 @@ func (c *Config) WriteResults(dir, base string, o *workload.Output) ([]string, e
 	if err := c.WriteReport(&text, o); err != nil {
 		return files, err
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(dir, base+".txt"), []byte(text.String())); err != nil {
+	if err := oltp.WriteFileAtomic(filepath.Join(dir, base+".txt"), []byte(strings.TrimPrefix(text.String(), "\n"))); err != nil {
 		return files, err
 	}
 	return append(files, base+".txt"), nil

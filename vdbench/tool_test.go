@@ -99,6 +99,7 @@ func TestConfigRunSimulated(t *testing.T) {
 	if err != nil || !slices.Equal(files, []string{"p.json", "p.svg", "p-targets.svg", "p.txt"}) {
 		t.Fatalf("files %v, %v", files, err)
 	}
+	checkTextHoldsConsole(t, filepath.Join(dir, "p.txt"), out.String())
 	back, err := ReadRunRecord(filepath.Join(dir, "p.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +121,29 @@ func TestConfigRunSimulated(t *testing.T) {
 	}
 	if _, err := params(back.Parameters); err != nil {
 		t.Errorf("the record's parameters do not parse: %v", err)
+	}
+}
+
+// checkTextHoldsConsole: the result text file begins with the lines the
+// run printed ("Starting RD=", interval and avg lines of every point),
+// byte for byte, the engine's warnings aside (they follow the curve table).
+// With two targets whose intervals end at slightly different instants, a
+// file re-rendered from the merged Result (the first target's interval
+// clock) differs in the time stamps and rates.
+func checkTextHoldsConsole(t *testing.T, path, console string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, l := range strings.SplitAfter(strings.TrimPrefix(console, "\n"), "\n") {
+		if !strings.HasPrefix(l, "warning: ") {
+			want.WriteString(l)
+		}
+	}
+	if !strings.HasPrefix(string(b), want.String()) {
+		t.Errorf("%s does not begin with the console's interval lines:\n%s\nconsole:\n%s", path, b, want.String())
 	}
 }
 
