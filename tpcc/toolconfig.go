@@ -143,6 +143,12 @@ func (c *toolConfig) FlagApplies(verb workload.Verb, flag string) bool {
 	return FlagApplies(string(verb), flag)
 }
 
+// FlagUsage returns the help text of option flag in command verb when it
+// is the command's own (package FlagUsage: --threads), else "".
+func (c *toolConfig) FlagUsage(verb workload.Verb, flag string) string {
+	return FlagUsage(string(verb), flag)
+}
+
 // ReviewColumns are the TPC-C figures of a campaign's review table: tpmC
 // and NOPM (ComputeFigures) per VM, summed over the VMs.
 func (c *toolConfig) ReviewColumns() []workload.Column {

@@ -164,16 +164,27 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 		v.cfg.BindFlags(fs)
 	}
 	scope, _ := v.cfg.(workload.FlagScoper)
+	usage, _ := v.cfg.(flagUsager)
 	fs.VisitAll(func(f *pflag.Flag) {
 		v.bound[f.Name] = true
 		if scope != nil && !scope.FlagApplies(c.Name, f.Name) {
 			f.Hidden = true // and refused (complete)
+		}
+		if usage != nil {
+			f.Usage = orDefault(usage.FlagUsage(c.Name, f.Name), f.Usage)
 		}
 	})
 	if _, dir := v.cfg.(workload.DirRunner); c.Name == workload.VerbRun && !dir {
 		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
 	}
 	return cmd
+}
+
+// flagUsager is a Config whose options' help text depends on the
+// command (tpcc's --threads: terminals in run, loaders in prepare); ""
+// keeps the text BindFlags gave.
+type flagUsager interface {
+	FlagUsage(verb workload.Verb, flag string) string
 }
 
 func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
