@@ -34,9 +34,10 @@ type VMRow struct {
 	// were all retried shows 0 here and its retries apart.
 	Errors     int64
 	Reconnects int64
-	// Extra holds the cells of the tool's review columns
-	// (Review.Columns) for this VM's Result.
-	Extra []string
+	// Figures are the values of the tool's review columns
+	// (Review.Columns) for this VM's Result, 0 for a column without a
+	// Value (printed as an empty cell).
+	Figures []float64
 }
 
 // retryCounter and errorPrefix are the Result counters of retried events
@@ -82,10 +83,10 @@ type Review struct {
 	Reconnects             int64
 	// Columns are the tool's own review columns (workload.Reviewer:
 	// tpcc's tpmC and NOPM), printed after the common ones; the review
-	// never names a tool's ops or counters. Extra holds their sums over
+	// never names a tool's ops or counters. Figures are their sums over
 	// the VMs, shown in the published aggregate row (as TPS is summed).
 	Columns []workload.Column
-	Extra   []string
+	Figures []float64
 	// FromIntended is set when the latency columns are measured from the
 	// intended start (open loop) or the submission (terminal-driven)
 	// rather than as service time.
@@ -112,7 +113,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 	}
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
 		Columns: cols}
-	sums := make([]float64, len(cols))
+	rv.Figures = make([]float64, len(cols))
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
@@ -122,10 +123,13 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 		}
 		row := VMRow{VM: r.Labels["vm"], Datastore: r.Labels["datastore"], Threads: r.Threads, Events: h.Count(),
 			TPS: r.PerSecond(h.Count()), AvgMs: report.Millis(h.Mean()), P95Ms: report.Millis(h.Percentile(95)), P99Ms: report.Millis(h.Percentile(99)),
-			Reconnects: r.Counters["reconnects"], Extra: cells(cols, r, sums)}
+			Reconnects: r.Counters["reconnects"], Figures: figures(cols, r)}
 		row.Retries, row.Errors = retriesAndErrors(r.Counters)
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
+		for j, v := range row.Figures {
+			rv.Figures[j] += v
+		}
 		if i == 0 || row.TPS < rv.TPSMin {
 			rv.TPSMin = row.TPS
 		}
@@ -140,7 +144,6 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 			rv.LittleMs += float64(row.Threads) / row.TPS * 1000 / float64(len(perVM))
 		}
 	}
-	rv.Extra = sumCells(cols, sums)
 	h, err := allOps(merged)
 	if err != nil {
 		return nil, err
@@ -178,29 +181,16 @@ func sumPrefix(m map[string]int64, prefix string) int64 {
 	return n
 }
 
-// cells returns the cells of cols for r, one VM's Result, and adds its
-// figures to sums; a column without a Value gets an empty cell.
-func cells(cols []workload.Column, r *oltp.Result, sums []float64) []string {
-	c := make([]string, len(cols))
+// figures returns the values of cols for r, one VM's Result: 0 for a
+// column without a Value.
+func figures(cols []workload.Column, r *oltp.Result) []float64 {
+	v := make([]float64, len(cols))
 	for i, col := range cols {
 		if col.Value != nil {
-			v := col.Value(r)
-			sums[i] += v
-			c[i] = report.Grouped(v, col.Digits)
+			v[i] = col.Value(r)
 		}
 	}
-	return c
-}
-
-// sumCells returns the aggregate row's cells: the sums over the VMs.
-func sumCells(cols []workload.Column, sums []float64) []string {
-	c := make([]string, len(cols))
-	for i, col := range cols {
-		if col.Value != nil {
-			c[i] = report.Grouped(sums[i], col.Digits)
-		}
-	}
-	return c
+	return v
 }
 
 // form is a rendering of the review: the text table printed at the end of
@@ -212,6 +202,28 @@ const (
 	markdownForm
 	csvForm
 )
+
+// num formats a figure with digits decimals: with thousands separators
+// in the text and Markdown tables, plain in CSV (a file for programs: no
+// grouping, '.' as the decimal point).
+func (f form) num(v float64, digits int) string {
+	if f == csvForm {
+		return strconv.FormatFloat(v, 'f', digits, 64)
+	}
+	return report.Grouped(v, digits)
+}
+
+// cells formats figures, the values of rv's review columns, in form f; a
+// column without a Value gets an empty cell.
+func (rv *Review) cells(f form, figures []float64) []string {
+	c := make([]string, len(rv.Columns))
+	for i, col := range rv.Columns {
+		if col.Value != nil {
+			c[i] = f.num(figures[i], col.Digits)
+		}
+	}
+	return c
+}
 
 // table is the review as a report.Table in form f: per VM a row, then the
 // published and the exact aggregate rows; Markdown bolds the published
@@ -229,8 +241,8 @@ func (rv *Review) table(f form) *report.Table {
 		t.Columns = append(t.Columns, report.Column{Header: c.Header, Align: report.Right})
 	}
 	for _, r := range rv.VMs {
-		t.Rows = append(t.Rows, append([]string{r.VM, r.Datastore, num(r.TPS), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms),
-			itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)}, r.Extra...))
+		t.Rows = append(t.Rows, append([]string{r.VM, r.Datastore, f.num(r.TPS, 1), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms),
+			itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)}, rv.cells(f, r.Figures)...))
 	}
 	bold := func(s string) string {
 		if f != markdownForm || s == "" {
@@ -238,12 +250,12 @@ func (rv *Review) table(f form) *report.Table {
 		}
 		return "**" + s + "**"
 	}
-	published := []string{bold("aggregate, published"), "", bold(num(rv.TPSSum)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
+	published := []string{bold("aggregate, published"), "", bold(f.num(rv.TPSSum, 1)), bold(f2(rv.AvgPublishedMs)), bold(f2(rv.P95PublishedMs)),
 		bold(f2(rv.P99PublishedMs)), itoa64(rv.Retries), itoa64(rv.Errors), itoa64(rv.Reconnects)}
-	for _, c := range rv.Extra {
+	for _, c := range rv.cells(f, rv.Figures) {
 		published = append(published, bold(c))
 	}
-	exact := []string{"aggregate, exact", "", num(rv.TPSSum), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}
+	exact := []string{"aggregate, exact", "", f.num(rv.TPSSum, 1), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}
 	t.Rows = append(t.Rows, published, append(exact, make([]string, len(rv.Columns))...))
 	if f != csvForm {
 		t.Notes = rv.notes(f)
@@ -315,8 +327,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 
 // WriteCSV writes the review table alone as CSV (RFC 4180): a header
 // row, a row per VM, then "aggregate, published" and "aggregate, exact".
-// Cells are the text table's (TPS with thousands separators, latencies in
-// ms to two decimals).
+// Numbers are plain, for programs to read: no thousands separators, '.'
+// as the decimal point (TPS and the tool's columns to their digits,
+// latencies in ms to two decimals).
 func (rv *Review) WriteCSV(w io.Writer) error { return rv.table(csvForm).WriteCSV(w) }
 
 // num formats a rate with thousands separators and one decimal.

@@ -2,9 +2,12 @@ package scenarios
 
 import (
 	"bytes"
+	"encoding/csv"
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,16 +85,16 @@ func TestReviewTPCC(t *testing.T) {
 	var tpmC, nopm float64
 	for _, v := range rv.VMs {
 		no := float64(int64(math.Round(v.TPS*60)) * 10 / 23)
-		want := []string{num(no), num(no - float64(int64(no)/100))}
-		if !slices.Equal(v.Extra, want) {
-			t.Errorf("%s: tpmC, NOPM %v, want %v", v.VM, v.Extra, want)
+		want := []float64{no, no - float64(int64(no)/100)}
+		if !slices.Equal(v.Figures, want) {
+			t.Errorf("%s: tpmC, NOPM %v, want %v", v.VM, v.Figures, want)
 		}
 		tpmC += no
 		nopm += no - float64(int64(no)/100)
 	}
 	// The VMs ran the same 60 s: the merged rates are the sums.
-	if want := []string{num(tpmC), num(nopm)}; !slices.Equal(rv.Extra, want) {
-		t.Errorf("aggregate tpmC, NOPM %v, want the sums %v", rv.Extra, want)
+	if want := []float64{tpmC, nopm}; !slices.Equal(rv.Figures, want) {
+		t.Errorf("aggregate tpmC, NOPM %v, want the sums %v", rv.Figures, want)
 	}
 	if rv.LittleMs != 0 {
 		t.Errorf("Little's law check %.2f ms on a terminal-driven run (only closed loops have one)", rv.LittleMs)
@@ -100,13 +103,41 @@ func TestReviewTPCC(t *testing.T) {
 
 func TestReviewTPCCGolden(t *testing.T) {
 	rv := r7415SQLServer(t)
-	var txt, md bytes.Buffer
-	if err := rv.WriteText(&txt); err != nil {
-		t.Fatal(err)
-	}
-	if err := rv.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
+	var txt, md, csvb bytes.Buffer
+	for _, w := range []error{rv.WriteText(&txt), rv.WriteMarkdown(&md), rv.WriteCSV(&csvb)} {
+		if w != nil {
+			t.Fatal(w)
+		}
 	}
 	golden.Check(t, filepath.Join("testdata", "review-tpcc.txt.golden"), txt.Bytes())
 	golden.Check(t, filepath.Join("testdata", "review-tpcc.md.golden"), md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "review-tpcc.csv.golden"), csvb.Bytes())
+}
+
+// TestReviewCSVNumbersArePlain: every figure of report.csv (TPS, the
+// latencies, the counts, the tool's tpmC and NOPM) parses as a plain
+// number, with no thousands separators; the text table groups them.
+func TestReviewCSVNumbersArePlain(t *testing.T) {
+	rv := r7415SQLServer(t)
+	var b, txt bytes.Buffer
+	if err := rv.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows[1:] {
+		for i, cell := range row[2:] {
+			if _, err := strconv.ParseFloat(cell, 64); cell != "" && err != nil {
+				t.Errorf("%s, column %s: %q is not a plain number", row[0], rows[0][i+2], cell)
+			}
+		}
+	}
+	if err := rv.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "12,618.1") {
+		t.Errorf("the text table lost its thousands separators:\n%s", txt.String())
+	}
 }

@@ -35,7 +35,10 @@ defaults, random distributions, error handling and report formats:
 
 The workload is a positional argument after the command, or before it as
 sysbench takes it ('vmbench sysbench oltp_read_write run'); it defaults to
-oltp_read_write. Options keep sysbench's names, with dashes or underscores
+oltp_read_write. Options may come anywhere, as in sysbench's 'sysbench
+[options]... [testname] [command]': before, between or after the workload and
+the command, as --name=value or --name value ('vmbench sysbench --tables=4
+oltp_read_only run'). Options keep sysbench's names, with dashes or underscores
 (--table-size or --table_size), on/off for switches, and plain seconds or Go
 durations for times (--time=60 or --time=1m).
 

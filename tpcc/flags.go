@@ -86,6 +86,19 @@ func FlagApplies(sub, name string) bool {
 	return ok && (own == nil || slices.Contains(own, name) || slices.Contains(connectionFlags, name))
 }
 
+// subcommandUsage are the help texts of the options whose meaning
+// depends on the subcommand, by subcommand and option; BindFlags's text
+// describes every use at once.
+var subcommandUsage = map[string]map[string]string{
+	"prepare": {"threads": "warehouses loaded in parallel (default 4)"},
+	"run": {"threads": "that many terminals without waits, one connection each (go-tpc's closed loop); " +
+		"default 0 = terminal mode: --terminals (10 per warehouse) with TPC-C's keying and think times (--wait-scale) sharing --conns connections"},
+}
+
+// FlagUsage returns the help text of option name (as BindFlags registers
+// it) in subcommand sub, or "" when BindFlags's own text is the one.
+func FlagUsage(sub, name string) string { return subcommandUsage[sub][name] }
+
 // FlagUsers names the subcommands that use option name, for messages:
 // "prepare and run".
 func FlagUsers(name string) string {

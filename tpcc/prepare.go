@@ -40,7 +40,7 @@ import (
 // interrupted or failed prepare) it resumes: the recorded units are kept,
 // the rows of the others deleted (deleteUnits) and loaded again. Stored
 // values that differ from cfg are an error naming them and suggesting
-// cleanup; so are TPC-C tables without vmbench's meta. Progress goes to
+// cleanup (it wraps workload.ErrFlagValue: nothing is loaded); so are TPC-C tables without vmbench's meta. Progress goes to
 // progress (nil discards it): with terminal set, one line redrawn in
 // place, otherwise a line every 5 s; at the end one line "Loaded W
 // warehouses: N rows in T (R rows/s)", W and N counting what this prepare
@@ -260,8 +260,8 @@ func (st dbState) decide(cfg Config, dcfg dialect.Config) (*meta, error) {
 		what = "an unfinished"
 	}
 	if m.Warehouses != cfg.Warehouses || m.Seed != cfg.Seed {
-		return nil, fmt.Errorf("%s holds %s TPC-C load of --warehouses=%d --seed=%d, not --warehouses=%d --seed=%d; %s, or prepare with --warehouses=%d --seed=%d",
-			dcfg, what, m.Warehouses, m.Seed, cfg.Warehouses, cfg.Seed, cleanup, m.Warehouses, m.Seed)
+		return nil, flagMismatch(fmt.Errorf("%s holds %s TPC-C load of --warehouses=%d --seed=%d, not --warehouses=%d --seed=%d; %s, or prepare with --warehouses=%d --seed=%d",
+			dcfg, what, m.Warehouses, m.Seed, cfg.Warehouses, cfg.Seed, cleanup, m.Warehouses, m.Seed))
 	}
 	if !m.Loading {
 		return nil, nil

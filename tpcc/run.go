@@ -21,7 +21,8 @@ const Workload = "tpcc"
 // (Tool's Config).
 //
 // Before it starts it checks that the database holds a complete load of
-// cfg.Warehouses warehouses, draws the run's NURand constants from the
+// cfg.Warehouses warehouses (another number is an error wrapping
+// workload.ErrFlagValue, returned before anything runs), draws the run's NURand constants from the
 // stored C-Load under the C-delta rule (TPC-C 2.1.6.1) and adds one to the
 // stored run count.
 //
@@ -71,8 +72,8 @@ func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, rw *
 		return nil, fmt.Errorf("%s: %w", dcfg, err)
 	}
 	if m.Warehouses != cfg.Warehouses {
-		return nil, fmt.Errorf("--warehouses: %d, but %s holds %d (give --warehouses=%d, or clean up and prepare again)",
-			cfg.Warehouses, dcfg, m.Warehouses, m.Warehouses)
+		return nil, flagMismatch(fmt.Errorf("--warehouses: %d, but %s holds %d (give --warehouses=%d, or clean up and prepare again)",
+			cfg.Warehouses, dcfg, m.Warehouses, m.Warehouses))
 	}
 	consts := RunConstants(m.Load, NewRand(cfg.Seed, streamRun, m.Runs))
 	rs := newRunState(db, cfg, consts)

@@ -2,13 +2,17 @@ package tpcc
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"vmbench/internal/golden"
 	"vmbench/oltp"
+	"vmbench/workload"
 )
 
 // runAndCheck runs cfg's workload once with --threads (no waits) and
@@ -91,4 +95,28 @@ func TestRunSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	runAndCheck(t, sqliteCopy(t))
+}
+
+// TestWarehousesMismatchIsFlagValue: a run or prepare whose --warehouses
+// (or prepare's --seed) is not the load's fails before anything runs or
+// loads with an error wrapping workload.ErrFlagValue, so that the CLI
+// exits 2 as sysbench does for another --table-size.
+func TestWarehousesMismatchIsFlagValue(t *testing.T) {
+	l := mariaTemplate(t) // read only: both fail before they change anything
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	ctx := checkContext(t)
+	c := l.cfg
+	c.Warehouses, c.Time = 1, time.Second
+	if _, err := Run(ctx, c, c.RunConfig()); !errors.Is(err, workload.ErrFlagValue) || !strings.Contains(err.Error(), "--warehouses: 1, but") {
+		t.Errorf("run --warehouses=1 on a load of 2: %v, want ErrFlagValue naming --warehouses", err)
+	}
+	for _, other := range []func(*Config){func(c *Config) { c.Warehouses = 3 }, func(c *Config) { c.Seed++ }} {
+		c := l.cfg
+		other(&c)
+		if err := Prepare(ctx, c, io.Discard, false); !errors.Is(err, workload.ErrFlagValue) || !strings.Contains(err.Error(), "vmbench tpcc cleanup") {
+			t.Errorf("prepare --warehouses=%d --seed=%d on a load of 2: %v, want ErrFlagValue", c.Warehouses, c.Seed, err)
+		}
+	}
 }

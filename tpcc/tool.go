@@ -77,7 +77,13 @@ is loaded again from scratch, so the counts are always exact.`,
 var runCommand = workload.Command{
 	Name:  workload.VerbRun,
 	Short: "Run the five transactions and report TPM, latency, tpmC and NOPM",
-	Long: `Run the mix for --time (or --events) after an optional --warmup-time
+	Long: `Without --threads the run is terminal mode, TPC-C's: --terminals (default 10 per
+warehouse) with the specification's keying and think times (--wait-scale 1)
+share --conns connections (default 2 per warehouse), so one warehouse runs at
+most about 28 transactions a minute (12.86 New-Orders). --threads N is go-tpc's
+closed loop: N terminals without waits, one connection each.
+
+Run the mix for --time (or --events) after an optional --warmup-time
 precondition, print an interval line per --report-interval and the report: per
 transaction count, TPM, average, p50, p90, p95, p99, p99.9 and max in ms and the
 90th-percentile limit of TPC-C 5.2.5.3; TPS, tpmC, NOPM (from sum(d_next_o_id))

@@ -73,7 +73,7 @@ func TestReviewColumns(t *testing.T) {
 	if got := cols[1].Value(r); got != 1234567 || cols[1].Digits != 1 {
 		t.Errorf("NOPM %v with %d decimals, want 1234567 with 1", got, cols[1].Digits)
 	}
-	if !errors.Is(checkFailed{errors.New("consistency: 1 of 12 conditions failed")}, workload.ErrCheckFailed) {
+	if !errors.Is(checkFailed(errors.New("consistency: 1 of 12 conditions failed")), workload.ErrCheckFailed) {
 		t.Error("a failed check does not wrap ErrCheckFailed")
 	}
 }

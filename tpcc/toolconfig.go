@@ -78,17 +78,30 @@ func (c *toolConfig) Cleanup(ctx context.Context, env workload.Env) error {
 func (c *toolConfig) Check(ctx context.Context, env workload.Env) error {
 	results, err := Check(ctx, c.Config, env.Log)
 	if err != nil && slices.ContainsFunc(results, func(r CheckResult) bool { return r.Skipped == "" && !r.Passed() }) {
-		return checkFailed{err}
+		return checkFailed(err)
 	}
 	return err
 }
 
-// checkFailed is Check's error when a condition failed: its text is
-// Check's, and errors.Is finds workload.ErrCheckFailed.
-type checkFailed struct{ error }
+// markedError is an error whose text is its own error's and which
+// errors.Is also finds as mark (a workload sentinel the CLI tests for).
+type markedError struct {
+	error
+	mark error
+}
 
-func (e checkFailed) Unwrap() error        { return e.error }
-func (e checkFailed) Is(target error) bool { return target == workload.ErrCheckFailed }
+func (e markedError) Unwrap() error        { return e.error }
+func (e markedError) Is(target error) bool { return target == e.mark }
+
+// checkFailed is Check's error when a condition failed: its text is
+// err's, and errors.Is finds workload.ErrCheckFailed.
+func checkFailed(err error) error { return markedError{err, workload.ErrCheckFailed} }
+
+// flagMismatch is the error of a flag that does not fit the loaded data
+// (--warehouses or --seed of another load), found before anything is
+// loaded or run: its text is err's, and errors.Is finds
+// workload.ErrFlagValue, so the CLI exits 2 as for any bad flag.
+func flagMismatch(err error) error { return markedError{err, workload.ErrFlagValue} }
 
 // Database is the connection the flags built, with the driver's default
 // port and user.
@@ -128,6 +141,12 @@ func (c *toolConfig) DropDatabase(ctx context.Context) error {
 // FlagApplies).
 func (c *toolConfig) FlagApplies(verb workload.Verb, flag string) bool {
 	return FlagApplies(string(verb), flag)
+}
+
+// FlagUsage returns the help text of option flag in command verb when it
+// is the command's own (package FlagUsage: --threads), else "".
+func (c *toolConfig) FlagUsage(verb workload.Verb, flag string) string {
+	return FlagUsage(string(verb), flag)
 }
 
 // ReviewColumns are the TPC-C figures of a campaign's review table: tpmC

@@ -50,3 +50,40 @@ func TestTPCCSubcommandFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCCThreadsHelpPerSubcommand: --threads is described as what it is
+// in each subcommand: in run, go-tpc's shortcut whose default 0 is
+// terminal mode; in prepare, the loaders with their default 4.
+func TestTPCCThreadsHelpPerSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		sub       string
+		want, not []string
+	}{
+		{"run", []string{"default 0 = terminal mode", "keying and think times"}, []string{"(default 4)", "loaded in parallel"}},
+		{"prepare", []string{"warehouses loaded in parallel (default 4)"}, []string{"terminal", "closed loop"}},
+	} {
+		code, stdout, stderr := runCLI(t, nil, "tpcc", tc.sub, "--help")
+		if code != 0 {
+			t.Fatalf("tpcc %s --help: exit %d\n%s", tc.sub, code, stderr)
+		}
+		var line string
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.Contains(l, "--threads int") {
+				line = l
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("tpcc %s --help: --threads %q lacks %q", tc.sub, line, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(line, n) {
+				t.Errorf("tpcc %s --help: --threads %q says %q", tc.sub, line, n)
+			}
+		}
+	}
+	if code, stdout, _ := runCLI(t, nil, "tpcc", "run", "--help"); code != 0 || !strings.HasPrefix(stdout, "Without --threads the run is terminal mode") {
+		t.Errorf("tpcc run --help does not start with the default mode:\n%s", stdout)
+	}
+}

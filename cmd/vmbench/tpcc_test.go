@@ -105,6 +105,13 @@ func TestTPCCCommandsSQLite(t *testing.T) {
 	if code, _, stderr := runCLI(t, nil, append([]string{"tpcc", "prepare"}, db...)...); code != 0 || !strings.Contains(stderr, "Loaded 1 warehouse: ") {
 		t.Fatalf("prepare: exit %d\n%s", code, stderr)
 	}
+	// A flag that does not fit the load is a bad flag: exit 2, nothing run.
+	for _, sub := range []string{"run", "prepare"} {
+		code, stdout, stderr := runCLI(t, nil, append([]string{"tpcc", sub, "--warehouses", "2"}, db...)...)
+		if code != 2 || !strings.Contains(stderr, "--warehouses") || stdout != "" {
+			t.Errorf("%s --warehouses 2 on a load of 1: exit %d, want 2 naming --warehouses\n%s%s", sub, code, stdout, stderr)
+		}
+	}
 	file := filepath.Join(dir, "run.json")
 	code, stdout, stderr := runCLI(t, nil, append([]string{"tpcc", "run", "--threads", "2", "--events", "300", "--time", "0", "--result-file", file}, db...)...)
 	if code != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,28 +93,47 @@ func orList(names []string, last string) string {
 	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
 }
 
-// dispatchWorkloadFirst handles 'vmbench TOOL WORKLOAD COMMAND [flags]'.
+// dispatchWorkloadFirst handles the orders cobra does not route to a
+// command: sysbench 1.0's 'TOOL [options]... [WORKLOAD] COMMAND', with
+// options before, between and after the positional arguments, which are
+// WORKLOAD COMMAND or COMMAND [WORKLOAD]. The command's own flag set then
+// parses every argument, so its messages and exit statuses are the ones
+// of 'TOOL COMMAND [WORKLOAD] [flags]'.
 func dispatchWorkloadFirst(cmd *cobra.Command, d workload.Descriptor, args []string) error {
 	if len(args) == 0 || slices.Contains([]string{"-h", "--help", "help"}, args[0]) {
 		return cmd.Help()
 	}
-	if len(args) < 2 || !slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return string(c.Name) == args[1] }) {
-		return usagef("%s: unknown command %q (want %s, e.g. '%s run %s'; see '%s --help')",
-			cmd.CommandPath(), args[0], verbList(d), cmd.CommandPath(), d.Workloads[0], cmd.CommandPath())
+	pos, help := positionals(cmd, args)
+	isVerb := func(i int) bool {
+		return i < len(pos) && slices.ContainsFunc(d.Commands, func(c workload.Command) bool { return string(c.Name) == pos[i] })
 	}
-	sub, _, err := cmd.Find(args[1:2])
+	at := 0 // where in pos the command is
+	switch {
+	case len(pos) == 0 && help:
+		return cmd.Help()
+	case len(pos) == 0:
+		return usagef("%s: no command (want %s, e.g. '%s run %s'; see '%s --help')",
+			cmd.CommandPath(), verbList(d), cmd.CommandPath(), d.Workloads[0], cmd.CommandPath())
+	case isVerb(0):
+	case isVerb(1):
+		at = 1
+	default:
+		return usagef("%s: unknown command %q (want %s, e.g. '%s run %s'; see '%s --help')",
+			cmd.CommandPath(), pos[0], verbList(d), cmd.CommandPath(), d.Workloads[0], cmd.CommandPath())
+	}
+	sub, _, err := cmd.Find(pos[at : at+1])
 	if err != nil {
 		return usagef("%v", err)
 	}
 	sub.SetContext(cmd.Context())
 	sub.InitDefaultHelpFlag()
-	if err := sub.ParseFlags(append([]string{args[0]}, args[2:]...)); err != nil {
+	if err := sub.ParseFlags(args); err != nil {
 		return usagef("%s: %v (see '%s --help')", sub.CommandPath(), err, sub.CommandPath())
 	}
 	if help, _ := sub.Flags().GetBool("help"); help {
 		return sub.Help()
 	}
-	rest := sub.Flags().Args()
+	rest := slices.Delete(slices.Clone(sub.Flags().Args()), at, at+1) // the same positionals as pos
 	if sub.Args != nil {
 		if err := sub.Args(sub, rest); err != nil {
 			return err
@@ -121,6 +141,55 @@ func dispatchWorkloadFirst(cmd *cobra.Command, d workload.Descriptor, args []str
 	}
 	return sub.RunE(sub, rest)
 }
+
+// positionals returns the arguments of args that are neither options nor
+// their values, in order, and whether -h or --help is among the options.
+// It parses args, interspersed, with a flag set of every option of cmd's
+// commands (what takes a value is theirs) whose values are discarded; an
+// unknown option is taken to have no value (or its --name=value), and
+// every problem (an unknown flag, a missing value) is left to the
+// command's own parse to report.
+func positionals(cmd *cobra.Command, args []string) ([]string, bool) {
+	fs := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.ParseErrorsAllowlist.UnknownFlags = true // unknown shorthands
+	help := fs.BoolP("help", "h", false, "")
+	addDiscarded := func(f *pflag.Flag) {
+		if fs.Lookup(f.Name) == nil {
+			fs.AddFlag(&pflag.Flag{Name: f.Name, Shorthand: f.Shorthand, NoOptDefVal: f.NoOptDefVal, Value: discardValue{f.Value.Type()}})
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		fs.SetNormalizeFunc(sub.Flags().GetNormalizeFunc())
+		sub.Flags().VisitAll(func(f *pflag.Flag) {
+			g := *f
+			if g.Shorthand != "" && fs.ShorthandLookup(g.Shorthand) != nil {
+				g.Shorthand = ""
+			}
+			addDiscarded(&g)
+		})
+	}
+	for _, a := range args {
+		name, long := strings.CutPrefix(a, "--")
+		name, _, _ = strings.Cut(name, "=")
+		if a == "--" {
+			break
+		}
+		if long && name != "" && !strings.HasPrefix(name, "-") {
+			addDiscarded(&pflag.Flag{Name: name, NoOptDefVal: "true", Value: discardValue{"unknown"}})
+		}
+	}
+	_ = fs.Parse(args) // the positionals before a problem are in fs.Args()
+	return fs.Args(), *help
+}
+
+// discardValue is an option's value that accepts anything and keeps
+// nothing (positionals' flag set).
+type discardValue struct{ typ string }
+
+func (discardValue) String() string   { return "" }
+func (discardValue) Set(string) error { return nil }
+func (v discardValue) Type() string   { return v.typ }
 
 func workloadArg(cmd *cobra.Command, args []string) error {
 	if len(args) > 1 {
@@ -164,16 +233,27 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 		v.cfg.BindFlags(fs)
 	}
 	scope, _ := v.cfg.(workload.FlagScoper)
+	usage, _ := v.cfg.(flagUsager)
 	fs.VisitAll(func(f *pflag.Flag) {
 		v.bound[f.Name] = true
 		if scope != nil && !scope.FlagApplies(c.Name, f.Name) {
 			f.Hidden = true // and refused (complete)
+		}
+		if usage != nil {
+			f.Usage = orDefault(usage.FlagUsage(c.Name, f.Name), f.Usage)
 		}
 	})
 	if _, dir := v.cfg.(workload.DirRunner); c.Name == workload.VerbRun && !dir {
 		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
 	}
 	return cmd
+}
+
+// flagUsager is a Config whose options' help text depends on the
+// command (tpcc's --threads: terminals in run, loaders in prepare); ""
+// keeps the text BindFlags gave.
+type flagUsager interface {
+	FlagUsage(verb workload.Verb, flag string) string
 }
 
 func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
