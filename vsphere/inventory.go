@@ -169,6 +169,13 @@ func (s *Session) destroyRefs(ctx context.Context, refs map[types.ManagedObjectR
 		g    errgroup.Group
 	)
 	g.SetLimit(DefaultParallel)
+	if s.stop != nil {
+		// An in-process vcsim: one VM at a time. A VM's disks may sit on
+		// another VM's datastore (the template's), and vcsim's unlocked
+		// file deletion after a destroy (see simulatedVMDir) would race
+		// with a destroy on any datastore it touches.
+		g.SetLimit(1)
+	}
 	for _, group := range byDS {
 		sort.Slice(group, func(i, j int) bool { return refs[group[i]].name < refs[group[j]].name })
 		g.Go(func() error {
