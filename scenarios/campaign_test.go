@@ -45,10 +45,10 @@ type stubDriver struct {
 	// inPrecondition, with blockRun, makes each Run return, when ctx
 	// ends, the partial Result of a precondition cut short.
 	inPrecondition bool
-	mu            sync.Mutex
-	running       int
-	vms           int
-	dropped       []string
+	mu             sync.Mutex
+	running        int
+	vms            int
+	dropped        []string
 }
 
 // stubConfig is the stub's Config on one database.
