@@ -152,6 +152,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockRun(rd.Path) // teardown refuses the directory while it is held
+	if err != nil {
+		rd.Discard()
+		return nil, err
+	}
+	defer lock.release()
 	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
