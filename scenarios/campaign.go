@@ -96,8 +96,9 @@ type campaign struct {
 	dir    string // results directory, while incomplete
 	log    io.Writer
 	step   int
-	// vmResults counts the per-VM Results written (also partial ones
-	// after a failure or Ctrl-C).
+	// vmResults counts the per-VM measure-phase Results written (also
+	// partial ones after a failure or Ctrl-C); a precondition's are not
+	// measurements and are neither written nor counted.
 	vmResults int
 	template  string // the template cloned
 	// placement is where the VMs went, as resolved by the preflight.
@@ -151,6 +152,12 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockRun(rd.Path) // teardown refuses the directory while it is held
+	if err != nil {
+		rd.Discard()
+		return nil, err
+	}
+	defer lock.release()
 	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
@@ -175,6 +182,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		case left > 0:
 			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
 				err, left, filepath.Join(c.dir, ManifestFile), c.dir)
+		}
+		if c.vmResults == 0 {
+			return nil, fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", spec.Name, err)
 		}
 		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
 	}
@@ -281,7 +291,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err := c.writeResolved(vms); err != nil {
 		return nil, err
 	}
-	if err := c.writeRunInfo(); err != nil {
+	if err := c.writeRunInfo(false); err != nil {
 		return nil, err
 	}
 

@@ -42,10 +42,13 @@ func (stubTool) NewConfig() workload.Config { return &stubConfig{d: stubNow.Load
 type stubDriver struct {
 	failPrepareOn string        // VM whose prepare fails
 	blockRun      chan struct{} // closed when every Run has started and blocks until ctx ends
-	mu            sync.Mutex
-	running       int
-	vms           int
-	dropped       []string
+	// inPrecondition, with blockRun, makes each Run return, when ctx
+	// ends, the partial Result of a precondition cut short.
+	inPrecondition bool
+	mu             sync.Mutex
+	running        int
+	vms            int
+	dropped        []string
 }
 
 // stubConfig is the stub's Config on one database.
@@ -98,6 +101,11 @@ func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Outpu
 		}
 		d.mu.Unlock()
 		<-ctx.Done()
+		if d.inPrecondition {
+			r := resultOf(env.StartAt, 10, 10)
+			r.Phase, r.Status, r.Interrupted, r.Labels = oltp.PhasePrecondition, oltp.StatusInterrupted, true, env.Labels
+			return &workload.Output{Result: r}, ctx.Err()
+		}
 		return nil, ctx.Err()
 	}
 	var n int

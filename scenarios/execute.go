@@ -50,9 +50,11 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 	err := g.Wait()
 	if err != nil {
 		// Keep what was measured until the failure or Ctrl-C, marked
-		// interrupted in each Result, for the post-mortem.
+		// interrupted in each Result, for the post-mortem. A Result of
+		// another phase (a precondition cut short) measured nothing and
+		// is not kept.
 		for _, r := range results {
-			if r != nil && c.writeVMResult(r) == nil {
+			if r != nil && r.Phase == oltp.PhaseMeasure && c.writeVMResult(r) == nil {
 				c.vmResults++
 			}
 		}
@@ -86,6 +88,9 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	}
 	merged.Labels = map[string]string{"campaign": c.id, "role": c.spec.VMs.Role}
 	if err := merged.WriteFile(filepath.Join(c.dir, "merged.json")); err != nil {
+		return nil, err
+	}
+	if err := c.writeRunInfo(true); err != nil {
 		return nil, err
 	}
 	// The reports are rendered from the files just written, as `vmbench

@@ -89,8 +89,15 @@ func WriteReports(dir string) (*Report, error) {
 	return rep, rep.WriteFiles()
 }
 
+// ErrReportsNotWritable is what WriteFiles's error wraps when the
+// directory cannot take the reports (read-only, or a report's name taken
+// by something other than a file); neither report is written then.
+var ErrReportsNotWritable = errors.New("cannot write the reports")
+
 // WriteFiles writes the report's report.md and report.csv into its
-// directory, each atomically.
+// directory, each atomically. It checks first that both can be written
+// (checkWritable), so that a directory that cannot take them keeps the
+// pair it has.
 func (r *Report) WriteFiles() error {
 	var md, csv bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {
@@ -99,10 +106,33 @@ func (r *Report) WriteFiles() error {
 	if err := r.WriteCSV(&csv); err != nil {
 		return err
 	}
+	if err := checkWritable(r.Dir); err != nil {
+		return err
+	}
 	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportCSVFile), csv.Bytes()); err != nil {
 		return err
 	}
 	return oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportFile), md.Bytes())
+}
+
+// checkWritable says whether report.md and report.csv can both be
+// written into dir: each is a regular file or absent, and a file can be
+// created in dir. Its error wraps ErrReportsNotWritable and names the
+// file or directory.
+func checkWritable(dir string) error {
+	for _, f := range []string{ReportFile, ReportCSVFile} {
+		path := filepath.Join(dir, f)
+		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%w: %s is not a regular file (%s); neither report was written", ErrReportsNotWritable, path, fi.Mode().Type())
+		}
+	}
+	probe, err := os.CreateTemp(dir, ".report.probe*")
+	if err != nil {
+		return fmt.Errorf("%w into %s: it is not writable (%v); neither report was written (--format prints one without writing)",
+			ErrReportsNotWritable, dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
 
 // WriteText writes the review as the campaign prints it at the end: the

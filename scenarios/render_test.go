@@ -124,8 +124,17 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 		t.Errorf("text: %v\n%s", err, text.String())
 	}
 
-	// Stopped before the merge: the VMs' results, merged here, and said so.
+	// Stopped before the merge (run.json as written before the run): the
+	// VMs' results, merged here, and said so.
 	if err := os.Remove(filepath.Join(out.Dir, "merged.json")); err != nil {
+		t.Fatal(err)
+	}
+	ri, err := readRunInfo(out.Dir)
+	if err != nil || !ri.Completed {
+		t.Fatalf("run.json of a complete campaign: %+v, %v; want completed", ri, err)
+	}
+	ri.Completed = false
+	if err := writeRunInfo(out.Dir, *ri); err != nil {
 		t.Fatal(err)
 	}
 	editFile(t, filepath.Join(out.Dir, "vms", "sysbench-02.json"), `"phase"`, `"status": "interrupted", "interrupted": true, "phase"`)

@@ -28,10 +28,16 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
-	merged, err := oltp.ReadResultFile(filepath.Join(dir, "merged.json"))
+	mergedFile := filepath.Join(dir, "merged.json")
+	merged, err := oltp.ReadResultFile(mergedFile)
 	incomplete := errors.Is(err, fs.ErrNotExist)
+	if incomplete && ri.Completed {
+		return nil, fmt.Errorf("%s is missing, but %s records that the campaign completed: the directory is damaged", mergedFile, filepath.Join(dir, RunFile))
+	}
 	if incomplete {
 		merged, err = oltp.MergeWith(oltp.MergeOptions{Incomplete: true}, perVM...)
+	} else if err == nil {
+		err = checkMerged(dir, spec, merged, perVM)
 	}
 	if err != nil {
 		return nil, err
@@ -67,12 +73,49 @@ func readVMResults(dir string) ([]*oltp.Result, error) {
 	}
 	slices.SortFunc(files, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
 	rs := make([]*oltp.Result, len(files))
+	measured := 0
 	for i, f := range files {
 		if rs[i], err = oltp.ReadResultFile(f); err != nil {
 			return nil, err
 		}
+		// The file is named after its VM: a Result copied under
+		// another name would count one VM twice.
+		if vm, name := rs[i].Labels["vm"], strings.TrimSuffix(filepath.Base(f), ".json"); vm != name {
+			return nil, fmt.Errorf("%s: labels.vm is %q, not %q as the file is named: a VM's result copied or renamed", f, vm, name)
+		}
+		if rs[i].Phase == oltp.PhaseMeasure {
+			measured++
+		}
+	}
+	if measured == 0 {
+		return nil, fmt.Errorf("%s measured nothing: its VM results (vms/<vm>.json) are of phase %q, not %q (the campaign stopped before its measure phase)",
+			dir, rs[0].Phase, oltp.PhaseMeasure)
+	}
+	for i, r := range rs {
+		if r.Phase != oltp.PhaseMeasure {
+			return nil, fmt.Errorf("%s: phase %q is not a measurement (only %q results are reported)", files[i], r.Phase, oltp.PhaseMeasure)
+		}
 	}
 	return rs, nil
+}
+
+// checkMerged checks a complete directory's merged.json against its VM
+// results and campaign.yaml: it merges exactly the VM results vms/ holds,
+// and they are as many as the vms.count that ran.
+func checkMerged(dir string, spec *Spec, merged *oltp.Result, perVM []*oltp.Result) error {
+	parts := 0
+	for _, r := range perVM {
+		parts += max(r.Parts, 1)
+	}
+	if merged.Parts != parts {
+		return fmt.Errorf("%s: merges %d run(s), but vms/ holds %d VM result(s) of %d run(s): a VM's result is missing or extra",
+			filepath.Join(dir, "merged.json"), merged.Parts, len(perVM), parts)
+	}
+	if spec.VMs.Count != len(perVM) {
+		return fmt.Errorf("%s: vms.count is %d, but vms/ holds %d VM result(s) and merged.json merges them",
+			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, len(perVM))
+	}
+	return nil
 }
 
 // vmStates says how the VMs' runs ended: "all complete", or the count of

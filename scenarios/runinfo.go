@@ -43,6 +43,10 @@ type RunInfo struct {
 	// database was ("an embedded SQLite database per VM", "a database per
 	// VM on mysql root@127.0.0.1:3306/"), never with a password.
 	Databases string `json:"databases,omitempty"`
+	// Completed says a VM campaign ran to its end: run.json is rewritten
+	// with it set once merged.json is written, so that a complete
+	// directory without merged.json is known to be damaged.
+	Completed bool `json:"completed,omitempty"`
 }
 
 // writeRunInfo writes ri, with its version, as dir/run.json, atomically.
@@ -85,10 +89,10 @@ func readRunInfo(dir string) (*RunInfo, error) {
 	return &ri, nil
 }
 
-// writeRunInfo records run.json for a VM campaign: the vmbench version
-// and, in simulation, where the VMs' databases are.
-func (c *campaign) writeRunInfo() error {
-	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate}
+// writeRunInfo records run.json for a VM campaign: the vmbench version,
+// in simulation where the VMs' databases are, and whether it completed.
+func (c *campaign) writeRunInfo(completed bool) error {
+	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed}
 	if c.opts.Simulate {
 		ri.Databases = "an embedded SQLite database per VM"
 		if c.opts.DBServer != nil {

@@ -32,12 +32,19 @@ type TeardownOptions struct {
 // Databases are dropped only by the names recorded, VMs destroyed only
 // when they carry the campaign's tag and a recorded name, and only the
 // recorded temporary directory is removed. It returns how many objects it
-// removed or found gone.
+// removed or found gone. It refuses, with an error wrapping ErrRunning and
+// removing nothing, a directory whose campaign is still running (it holds
+// LockFile), and holds that lock itself while it works.
 func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error) {
 	left, err := ReadManifest(dir)
 	if err != nil {
 		return 0, err
 	}
+	lock, err := lockRun(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer lock.release()
 	if len(left) == 0 {
 		fmt.Fprintf(opts.Log, "%s: nothing left to remove\n", dir)
 		return 0, nil

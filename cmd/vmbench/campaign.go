@@ -52,7 +52,8 @@ $SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password is never
 recorded). VMs are destroyed only when they carry the campaign's tag and a
 recorded name, on the recorded vSphere URL (credentials from GOVC_* or the
 flags; --url overrides the URL). VMs of the in-process simulator ended with
-the campaign's process.`,
+the campaign's process. A campaign still running holds DIR/` + scenarios.LockFile + `: teardown
+refuses its directory (exit status 2) and removes nothing.`,
 		Example: `  vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2.incomplete
   MYSQL_PWD=... vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2`,
 		Args: exactArgs(1, "DIR"),
@@ -62,6 +63,9 @@ the campaign's process.`,
 			}
 			opts := scenarios.TeardownOptions{VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
 			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
+			if errors.Is(err, scenarios.ErrRunning) {
+				return asUsage(err)
+			}
 			fmt.Fprintf(a.stdout, "removed %d object(s) of %s\n", n, args[0])
 			return err
 		},

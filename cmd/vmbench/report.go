@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -38,11 +39,19 @@ the versions this vmbench reads. A directory still named .incomplete (a
 campaign stopped by a failure or Ctrl-C) is rendered with the results it
 holds, and its report says it is incomplete.
 
-A directory that is not a results directory, or whose files do not read, is
-bad input (exit status 2).`,
+With --format, the rendering named is printed on stdout and nothing is
+written, so a read-only directory can be reported; without it, both reports
+are written (checked first, so a directory that cannot take both keeps the
+pair it has) and the text table printed.
+
+A directory that is not a results directory, whose files do not read or do not
+agree (a VM's result missing, copied or renamed, merged.json or campaign.yaml's
+vms.count not matching vms/, merged.json missing from a campaign that
+completed, no measure-phase result), or that cannot take the reports, is bad
+input (exit status 2), and its reports are left as they are.`,
 		Example: `  vmbench report results/sysbench-8vm-20260102T150405Z-a1b2
 
-  # the review table as CSV on stdout (report.md and report.csv are rewritten too)
+  # the review table as CSV on stdout, writing nothing
   vmbench report results/vdbench-suite-20260102T150405Z-c3d4 --format csv`,
 		Args: exactArgs(1, "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,7 +63,12 @@ bad input (exit status 2).`,
 			if err != nil {
 				return asUsage(err)
 			}
-			if err := rep.WriteFiles(); err != nil {
+			if cmd.Flags().Changed("format") {
+				return write(rep, a.stdout) // printed only: the directory may be read-only
+			}
+			if err := rep.WriteFiles(); errors.Is(err, scenarios.ErrReportsNotWritable) {
+				return asUsage(err)
+			} else if err != nil {
 				return err
 			}
 			if err := write(rep, a.stdout); err != nil {
@@ -64,6 +78,6 @@ bad input (exit status 2).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "what to print on stdout: text (the review table), markdown (report.md) or csv (report.csv)")
+	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: text (the review table), markdown (report.md) or csv (report.csv)")
 	return cmd
 }

@@ -71,6 +71,11 @@ func TestReportRerendersSysbenchCampaign(t *testing.T) {
 	if err := os.Remove(filepath.Join(partial, "merged.json")); err != nil {
 		t.Fatal(err)
 	}
+	run := filepath.Join(partial, "run.json") // as written before the run
+	b, _ := os.ReadFile(run)
+	if err := os.WriteFile(run, []byte(strings.Replace(string(b), `"completed": true`, `"completed": false`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := runCLI(t, nil, "report", partial)
 	if code != 0 || !strings.Contains(stdout, "Incomplete: the campaign stopped before it merged its results; 2 of 2 VMs' results, all complete") {
 		t.Errorf("report of an incomplete campaign: exit %d %s\n%s", code, stderr, stdout)
@@ -78,7 +83,7 @@ func TestReportRerendersSysbenchCampaign(t *testing.T) {
 
 	// A Result of a newer schema: exit 2, naming the file and the versions read.
 	res1 := filepath.Join(partial, "vms", "sysbench-01.json")
-	b, _ := os.ReadFile(res1)
+	b, _ = os.ReadFile(res1)
 	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), `"version": 2`, `"version": 3`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// LockFile is the file of a results directory that a running campaign
+// holds an exclusive lock on (flock where the system has it), with its
+// process id in it, from its start until it ends. Teardown refuses a
+// directory whose lock is held.
+const LockFile = ".lock"
+
+// ErrRunning is what Teardown's error wraps when the campaign of the
+// directory is still running.
+var ErrRunning = errors.New("still running")
+
+// runLock is a held LockFile.
+type runLock struct{ f *os.File }
+
+// lockRun takes dir's LockFile without waiting and writes this process's
+// id into it. When another process (or another lockRun in this one)
+// holds it, the error wraps ErrRunning and names that process's id.
+func lockRun(dir string) (*runLock, error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	held, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if held {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		pid := strings.TrimSpace(string(b))
+		if _, err := strconv.Atoi(pid); err != nil {
+			pid = "unknown"
+		}
+		return nil, fmt.Errorf("campaign %s is %w (pid %s): it holds %s; stop it (Ctrl-C) first, it tears down what it created as it ends", dir, ErrRunning, pid, path)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return &runLock{f: f}, nil
+}
+
+// release lets the lock go (closing the file releases it).
+func (l *runLock) release() { l.f.Close() }

@@ -1,0 +1,53 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A running campaign holds its directory's lock: teardown, in another
+// goroutine, refuses it and removes nothing; once released it proceeds.
+func TestTeardownRefusesARunningCampaign(t *testing.T) {
+	dir := t.TempDir()
+	sim := filepath.Join(t.TempDir(), "govcsim-123")
+	if err := os.Mkdir(sim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := createManifest(dir, "c-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.record(Created{Op: OpCreate, Kind: KindSimDir, Name: sim}); err != nil {
+		t.Fatal(err)
+	}
+	m.close()
+	lock, err := lockRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error)
+	go func() {
+		_, err := Teardown(t.Context(), dir, TeardownOptions{Log: io.Discard})
+		errc <- err
+	}()
+	err = <-errc
+	want := fmt.Sprintf("campaign %s is still running (pid %d)", dir, os.Getpid())
+	if !errors.Is(err, ErrRunning) || !strings.Contains(err.Error(), want) {
+		t.Errorf("teardown of a running campaign: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(sim); err != nil {
+		t.Errorf("teardown of a running campaign removed the simulator's directory: %v", err)
+	}
+	lock.release()
+	if n, err := Teardown(t.Context(), dir, TeardownOptions{Log: io.Discard}); err != nil || n != 1 {
+		t.Errorf("teardown once the campaign ended: %d, %v", n, err)
+	}
+	if _, err := os.Stat(sim); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the simulator's directory is left: %v", err)
+	}
+}
