@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -50,6 +51,9 @@ func Parse(t Tool, name string, flags map[string]string, getenv func(string) str
 			continue
 		}
 		if err := fs.Set(n, flags[k]); err != nil {
+			if ne := (*strconv.NumError)(nil); errors.As(err, &ne) {
+				err = fmt.Errorf("not a number --%s takes (%w)", n, ne.Err)
+			}
 			flagErr("--%s=%s: %w", n, flags[k], err)
 		}
 	}
