@@ -21,9 +21,23 @@ type source struct {
 // its nearest ancestor present in the file, or 0 when nothing of it is
 // there.
 func (s source) line(path string) int {
+	line, _ := s.walk(path)
+	return line
+}
+
+// value returns the value node at path, or nil when path is not all in
+// the file.
+func (s source) value(path string) *yaml.Node {
+	_, n := s.walk(path)
+	return n
+}
+
+// walk follows path from the root: the line of the deepest key or list
+// entry found, and the node at path when all of it is there (else nil).
+func (s source) walk(path string) (int, *yaml.Node) {
 	n, line := s.root, 0
 	if n == nil {
-		return 0
+		return 0, nil
 	}
 	for _, k := range strings.Split(path, ".") {
 		var next *yaml.Node
@@ -32,7 +46,7 @@ func (s source) line(path string) int {
 			next = n.Content[i]
 			line = next.Line
 		case n.Kind != yaml.MappingNode:
-			return line
+			return line, nil
 		}
 		for i := 0; next == nil && i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == k {
@@ -40,11 +54,11 @@ func (s source) line(path string) int {
 			}
 		}
 		if next == nil {
-			return line
+			return line, nil
 		}
 		n = next
 	}
-	return line
+	return line, n
 }
 
 // at prefixes an error about path with "file:line: ", or "file: " when

@@ -9,7 +9,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,7 +127,7 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 // Load reads and strictly decodes a campaign file. Errors name the file
 // and, where yaml knows it, the line.
 func Load(path string) (*Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -248,10 +247,19 @@ func (s *Spec) Simulated() *Spec {
 	return &c
 }
 
+// merged is flags a with b's in place of a's of the same flag (a key
+// naming the same flag after normalising '_' to '-': table_size and
+// table-size).
 func merged(a, b map[string]any) map[string]any {
 	out := make(map[string]any, len(a)+len(b))
+	over := make(map[string]bool, len(b))
+	for k := range b {
+		over[flagName(k)] = true
+	}
 	for k, v := range a {
-		out[k] = v
+		if !over[flagName(k)] {
+			out[k] = v
+		}
 	}
 	for k, v := range b {
 		out[k] = v

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -157,7 +156,7 @@ func (s Seconds) MarshalYAML() (any, error) { return strconv.ParseInt(string(s),
 // LoadSuite reads and checks a block-suite file (see Suite). It touches
 // no target.
 func LoadSuite(path string) (*Suite, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +268,9 @@ func (s *Suite) checkProfiles(names []string, key string) error {
 func (s *Suite) checkValues(bad func(path, key, format string, args ...any), prefix string, threads int, curve []float64) {
 	if threads < 0 || threads > MaxSuiteThreads {
 		bad(prefix+"threads", "threads", "%d is not valid (0 for each profile's own, or 1 to %d per target)", threads, MaxSuiteThreads)
+	}
+	if curve != nil && len(curve) == 0 {
+		bad(prefix+"curve", "curve", "an empty list; list the points as percentages of the max run's rate (curve: [10, 50, 100]), or leave curve: out for each profile's own")
 	}
 	for i, v := range curve {
 		if !(v > 0) || v > 1000 {

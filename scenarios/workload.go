@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"vmbench/dialect"
 	"vmbench/oltp"
 	"vmbench/workload"
@@ -44,10 +46,11 @@ func checkTool(spec *Spec, opts Options) (workload.Config, error) {
 			errs = append(errs, fmt.Errorf("--db-dsn: %w", err))
 		}
 	}
-	cfg, err := parseWorkload(t, conn, spec, "workload.flags", spec.Workload)
+	seen := map[string]bool{}
+	cfg, err := parseWorkload(t, conn, spec, "workload.flags", spec.Workload, seen)
 	errs = append(errs, err)
 	if opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
-		cfg, err = parseWorkload(t, conn, spec, "simulate.workload.flags", spec.Simulated().Workload)
+		cfg, err = parseWorkload(t, conn, spec, "simulate.workload.flags", spec.Simulated().Workload, seen)
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -70,16 +73,37 @@ func vmTools() []string {
 
 // parseWorkload parses one set of workload flags (path names them in the
 // file: workload.flags or simulate.workload.flags), refusing the
-// connection flags, and refuses a run that would never end.
-func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path string, w WorkloadSpec) (workload.Config, error) {
+// connection flags, and refuses a run that would never end. A problem of
+// one flag names the line of its key where it is written (a simulated
+// run's flags come from both blocks); seen holds the problems already
+// reported, so that the simulated flags do not report a key of
+// workload.flags again.
+func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path string, w WorkloadSpec, seen map[string]bool) (workload.Config, error) {
 	src := spec.src
 	flags := make(map[string]string, len(w.Flags))
+	keys := map[string]string{} // flag name: the path of its key in the file
 	for k, v := range w.Flags {
-		flags[k] = fmt.Sprint(v)
+		at := flagOrigin(spec, path, k)
+		flags[k], keys[flagName(k)] = fmt.Sprint(v), at+"."+k
+		if n := flagNode(src, at, k); n != nil && n.Kind == yaml.ScalarNode {
+			flags[k] = n.Value // as written: no float round trip
+		}
 	}
 	cfg, err := workload.Parse(t, w.Name, flags, nil, conn.ConnectionFlags())
-	if err != nil {
-		return nil, src.errorf(path, "%s (%s %s): %w", path, spec.Workload.Tool, w.Name, err)
+	var errs []error
+	for _, e := range unjoin(err) {
+		at := keys[errorFlag(e)]
+		where := at
+		if at == "" {
+			at, where = path, "workload flags"
+		}
+		if id := where + "\x00" + e.Error(); !seen[id] {
+			seen[id] = true
+			errs = append(errs, src.errorf(at, "%s (%s %s): %w", at, spec.Workload.Tool, w.Name, e))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	if rc := cfg.Bounds(); rc.Time == 0 && rc.Events == 0 {
 		at := path
@@ -92,6 +116,47 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 		return nil, src.errorf(at, "%s: time 0 and no events: the run would never end, and a campaign must (set time, e.g. 30m, or events)", path)
 	}
 	return cfg, nil
+}
+
+// errorFlag is the flag a workload error is about: a *FlagError's first,
+// or the name of a message that starts "--name:" or "--name=", as the
+// workloads' Validate words them; "" when none.
+func errorFlag(e error) string {
+	var fe *workload.FlagError
+	if errors.As(e, &fe) && len(fe.Flags) > 0 {
+		return fe.Flags[0]
+	}
+	msg, ok := strings.CutPrefix(e.Error(), "--")
+	if i := strings.IndexAny(msg, ":= "); ok && i > 0 {
+		return msg[:i]
+	}
+	return ""
+}
+
+// flagName is a flag key as the flag parser names it: no leading dashes,
+// '_' as '-'.
+func flagName(k string) string { return strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-") }
+
+// flagOrigin is the block that sets flag key k of the flags at path: the
+// simulate block when it holds k, else workload.flags.
+func flagOrigin(spec *Spec, path, k string) string {
+	if path == "simulate.workload.flags" && spec.Simulate != nil && spec.Simulate.Workload != nil {
+		if _, ok := spec.Simulate.Workload.Flags[k]; ok {
+			return path
+		}
+	}
+	return "workload.flags"
+}
+
+// flagNode is the value of key k in the flags mapping at block, or nil.
+func flagNode(src source, block, k string) *yaml.Node {
+	m := src.value(block)
+	for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == k {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // recordedFlags are the flags campaign.yaml records for cfg: its Flags

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -53,15 +52,37 @@ func decodeFile(file string, data []byte, v any, what string, sections map[strin
 		})
 		return source{}, fmt.Errorf("%s: %s", file, strings.ReplaceAll(msg, "\n  ", "; "))
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return source{}, fmt.Errorf("%s: holds more than one YAML document (line %d); a %s is one document", file, extra.Line, what)
+	if err := restEmpty(dec); err != nil {
+		return source{}, fmt.Errorf("%s: %w; a %s is one document", file, err, what)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) == 1 {
-		return source{file: file, root: doc.Content[0]}, nil
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) != 1 {
+		return source{file: file}, nil
 	}
-	return source{file: file}, nil
+	src := source{file: file, root: doc.Content[0]}
+	if errs := checkTree(src, src.root, reflect.TypeOf(v), ""); len(errs) > 0 {
+		return source{}, errors.Join(errs...)
+	}
+	return src, nil
+}
+
+// restEmpty reads the documents after the first: none, or only empty ones
+// (a file that ends with the separator ---).
+func restEmpty(dec *yaml.Decoder) error {
+	for {
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		}
+		if len(extra.Content) == 1 && extra.Content[0].ShortTag() == "!!null" && extra.Content[0].Value == "" {
+			continue
+		}
+		return fmt.Errorf("holds more than one YAML document (the second at line %d)", extra.Line)
+	}
 }
 
 // yamlKeys lists the yaml keys of a struct value.
@@ -91,28 +112,36 @@ type File struct {
 // unknown kind lists the valid ones. A missing file's error wraps
 // fs.ErrNotExist.
 func LoadAny(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var head struct {
-		Kind yaml.Node `yaml:"kind"`
+		Kind     yaml.Node `yaml:"kind"`
+		Targets  yaml.Node `yaml:"targets"`
+		Profiles yaml.Node `yaml:"profiles"`
 	}
 	_ = yaml.Unmarshal(b, &head) // a file that does not decode: its loader says why
-	switch kind := head.Kind.Value; kind {
-	case "":
+	switch kind := head.Kind; {
+	case kind.Kind == 0 && (head.Targets.Kind != 0 || head.Profiles.Kind != 0):
+		line := head.Targets.Line
+		if line == 0 {
+			line = head.Profiles.Line
+		}
+		return nil, fmt.Errorf("%s:%d: targets: and profiles: are keys of a block suite: add kind: %s at the top (a VM campaign has no kind:)", path, line, SuiteKind)
+	case kind.Kind == 0:
 		s, err := Parse(path, b)
 		if err != nil {
 			return nil, err
 		}
 		return &File{Spec: s}, nil
-	case SuiteKind:
+	case kind.Kind == yaml.ScalarNode && kind.ShortTag() == "!!str" && kind.Value == SuiteKind:
 		s, err := ParseSuite(path, b)
 		if err != nil {
 			return nil, err
 		}
-		return &File{Kind: kind, Suite: s}, nil
+		return &File{Kind: SuiteKind, Suite: s}, nil
 	default:
-		return nil, fmt.Errorf("%s:%d: kind: %q is not known (valid: %s, or no kind for a VM campaign)", path, head.Kind.Line, kind, SuiteKind)
+		return nil, fmt.Errorf("%s:%d: kind: %s is not known (valid: %s, or no kind for a VM campaign)", path, kind.Line, describeNode(&kind), SuiteKind)
 	}
 }

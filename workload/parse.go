@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -13,7 +14,9 @@ import (
 // map (a campaign file's flags:, names without dashes, with dashes or
 // underscores): the same binding and parser as the command line, run
 // once. Flags in refuse (a campaign's connection flags) are errors;
-// getenv may be nil. Every problem is returned at once.
+// getenv may be nil. Every problem is returned at once; a problem of one
+// flag (refused, unknown, named twice, a bad value) is a *FlagError whose
+// Flags holds its name without dashes, '_' as '-'.
 func Parse(t Tool, name string, flags map[string]string, getenv func(string) string, refuse []string) (Config, error) {
 	cfg := t.NewConfig()
 	fs := pflag.NewFlagSet(t.Describe().Name, pflag.ContinueOnError)
@@ -28,19 +31,30 @@ func Parse(t Tool, name string, flags map[string]string, getenv func(string) str
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	seen := make(map[string]string, len(keys))
 	for _, k := range keys {
 		n := strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-")
-		if slices.Contains(refuse, n) {
-			errs = append(errs, fmt.Errorf("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", n))
+		flagErr := func(format string, args ...any) {
+			errs = append(errs, &FlagError{Flags: []string{n}, Err: fmt.Errorf(format, args...)})
+		}
+		if first, ok := seen[n]; ok {
+			flagErr("--%s: named twice (%s and %s); give it once", n, first, k)
 			continue
 		}
-		f := fs.Lookup(n)
-		if f == nil {
-			errs = append(errs, fmt.Errorf("--%s: not an option of %s", n, t.Describe().Name))
+		seen[n] = k
+		if slices.Contains(refuse, n) {
+			flagErr("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", n)
+			continue
+		}
+		if fs.Lookup(n) == nil {
+			flagErr("--%s: not an option of %s", n, t.Describe().Name)
 			continue
 		}
 		if err := fs.Set(n, flags[k]); err != nil {
-			errs = append(errs, fmt.Errorf("--%s=%s: %w", n, flags[k], err))
+			if ne := (*strconv.NumError)(nil); errors.As(err, &ne) {
+				err = fmt.Errorf("not a number --%s takes (%w)", n, ne.Err)
+			}
+			flagErr("--%s=%s: %w", n, flags[k], err)
 		}
 	}
 	if getenv == nil {

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -94,6 +95,7 @@ func TestParse(t *testing.T) {
 		name    string
 		flags   map[string]string
 		wantErr []string // substrings, all of them
+		flagErr bool     // the error is a *FlagError naming one flag
 		check   func(*toyConfig) error
 	}{
 		{name: "sleep", flags: map[string]string{"threads": "4", "time": "30s"}, check: func(c *toyConfig) error {
@@ -109,12 +111,17 @@ func TestParse(t *testing.T) {
 			return nil
 		}},
 		{name: "dance", flags: map[string]string{"threads": "0", "colour": "red", "mysql_host": "db1", "time": "soon"},
-			wantErr: []string{`workload "dance"`, "--colour: not an option of toy", "--mysql-host: set by the campaign", "--time=soon"}},
+			wantErr: []string{`workload "dance"`, "--colour: not an option of toy", "--mysql-host: set by the campaign", "--time=soon"}, flagErr: true},
 		{name: "", flags: map[string]string{"threads": "0"}, wantErr: []string{"--threads: 0 is not valid"}},
+		{name: "", flags: map[string]string{"threads": "2", "--threads": "4"}, wantErr: []string{"--threads: named twice (--threads and threads)"}, flagErr: true},
 	}
 	for _, tt := range tests {
 		cfg, err := Parse(toy{}, tt.name, tt.flags, env, []string{"mysql-host"})
 		if len(tt.wantErr) > 0 {
+			var fe *FlagError
+			if tt.flagErr && (!errors.As(err, &fe) || len(fe.Flags) != 1) {
+				t.Errorf("Parse(%q, %v) error = %v: no *FlagError naming its flag", tt.name, tt.flags, err)
+			}
 			for _, w := range tt.wantErr {
 				if err == nil || !strings.Contains(err.Error(), w) {
 					t.Errorf("Parse(%q, %v) error = %v, want it to contain %q", tt.name, tt.flags, err, w)
