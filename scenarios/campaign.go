@@ -69,6 +69,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	src := spec.src
 	cfg, err := checkTool(spec, opts)
 	errs = append(errs, err)
+	errs = append(errs, checkConnLimit(spec, opts, cfg))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))

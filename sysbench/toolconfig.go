@@ -25,8 +25,12 @@ var (
 
 // Complete sets the workload by name ("" keeps oltp_read_write) and, unless
 // --mysql-password was given, the password from $SYSBENCH_MYSQL_PASSWORD or
-// $MYSQL_PWD.
+// $MYSQL_PWD. It refuses --sqlite-path without --db-driver sqlite and the
+// --mysql-* options with it (dialect.DriverFlags).
 func (c *toolConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
+	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql"); err != nil {
+		return err
+	}
 	if !changed("mysql-password") {
 		c.PasswordFromEnv(getenv)
 	}

@@ -25,12 +25,17 @@ var (
 	_ workload.FlagScoper    = (*toolConfig)(nil)
 )
 
-// Complete refuses a workload name other than tpcc and applies what the
-// options given imply (complete: go-tpc's --threads and --wait, the
-// password from the environment).
+// Complete refuses a workload name other than tpcc, --sqlite-path without
+// --db-driver sqlite and the server's options with it
+// (dialect.DriverFlags), and applies what the options given imply
+// (complete: go-tpc's --threads and --wait, the password from the
+// environment).
 func (c *toolConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
 	if name != "" && name != Workload {
 		return fmt.Errorf("workload name %q is not valid for tool tpcc (valid: %s)", name, Workload)
+	}
+	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql or sqlserver"); err != nil {
+		return err
 	}
 	c.complete(changed, getenv)
 	return nil

@@ -371,18 +371,8 @@ func flagUsage(err error) error {
 	return err
 }
 
-// openFileLimit is processFileLimit; tests lower it.
-var openFileLimit = processFileLimit
-
-// Open files a database connection takes: a socket for MySQL; the database
-// file and its write-ahead log for SQLite (measured: 20,000 files gave
-// 10,001 SQLite connections). spareFiles are the process's own (standard
-// streams, the pool's idle connection, the result file).
-const (
-	filesPerMySQLConn  = 1
-	filesPerSQLiteConn = 2
-	spareFiles         = 64
-)
+// openFileLimit is dialect.ProcessFileLimit; tests lower it.
+var openFileLimit = dialect.ProcessFileLimit
 
 // connectionCounter is a Config that says how many connections a command
 // opens at once (sysbench: run's --threads, prepare's loaders).
@@ -399,12 +389,12 @@ func (v *verbCmd) checkOpenFiles() error {
 		return nil
 	}
 	conns := cc.Connections(v.verb)
-	per := filesPerMySQLConn
-	if c, ok := v.cfg.(workload.Connector); ok && c.Database().Driver == dialect.SQLite {
-		per = filesPerSQLiteConn
+	driver := dialect.MySQL
+	if c, ok := v.cfg.(workload.Connector); ok {
+		driver = c.Database().Driver
 	}
 	limit := openFileLimit()
-	need := uint64(conns)*uint64(per) + spareFiles
+	need := dialect.FilesNeeded(driver, conns)
 	if limit == 0 || need <= limit {
 		return nil
 	}

@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"vmbench/dialect"
+	"vmbench/workload"
+)
+
+// openFileLimit is the open files this process may have
+// (dialect.ProcessFileLimit, RLIMIT_NOFILE); 0 when unknown. Tests lower
+// it.
+var openFileLimit = dialect.ProcessFileLimit
+
+// connectionKeys are the workload flags that set the connections of a VM,
+// in the order a refusal names them: sysbench's and tpcc's threads, then
+// tpcc's conns and terminals.
+var connectionKeys = []string{"threads", "conns", "terminals"}
+
+// checkConnLimit refuses a campaign whose VMs' connections, all opened by
+// this process (every VM's workload is driven from it), need more open
+// files than the process may have: the run would fail at the connection
+// that hits the limit, after the VMs were provisioned and their data
+// loaded. cfg is the Config the campaign runs (simulated with Simulate);
+// its Bounds().Threads is the connections of one VM. The error names the
+// workload flag's file and line, the limit and the ulimit -n to give.
+func checkConnLimit(spec *Spec, opts Options, cfg workload.Config) error {
+	if cfg == nil {
+		return nil
+	}
+	limit := openFileLimit()
+	conns := cfg.Bounds().Threads
+	run := spec
+	if opts.Simulate {
+		run = spec.Simulated()
+	}
+	vms := run.VMs.Count
+	driver := campaignDriver(spec, opts)
+	need := dialect.FilesNeeded(driver, vms*conns)
+	if limit == 0 || conns <= 0 || need <= limit {
+		return nil
+	}
+	at, key := connFlagPath(spec, opts.Simulate)
+	return spec.src.errorf(at, "%s: %d VMs x %d connections (%s) need about %d open files in this process, which drives every VM's workload, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s or VMs",
+		at, vms, conns, driver, need, limit, need, key)
+}
+
+// campaignDriver is the driver of the VMs' databases: SQLite files in
+// simulation, or the --db-dsn server's; otherwise database.driver (MySQL
+// when it does not parse: Check reports that itself).
+func campaignDriver(spec *Spec, opts Options) dialect.Driver {
+	switch {
+	case opts.Simulate && opts.DBServer != nil:
+		return opts.DBServer.Driver
+	case opts.Simulate:
+		return dialect.SQLite
+	}
+	if d, err := dialect.ParseDriver(spec.Database.Driver); err == nil {
+		return d
+	}
+	return dialect.MySQL
+}
+
+// connFlagPath returns the file path of the workload flag that sets the
+// connections (the simulate block's first, in simulation) and its name;
+// else the flags block the run's flags come from, and "threads".
+func connFlagPath(spec *Spec, simulate bool) (path, key string) {
+	type block struct {
+		path  string
+		flags map[string]any
+	}
+	blocks := []block{{"workload.flags", spec.Workload.Flags}}
+	if sim := spec.Simulate; simulate && sim != nil && sim.Workload != nil {
+		blocks = append([]block{{"simulate.workload.flags", sim.Workload.Flags}}, blocks...)
+	}
+	for _, b := range blocks {
+		for _, k := range connectionKeys {
+			if _, ok := b.flags[k]; ok {
+				return b.path + "." + k, k
+			}
+		}
+	}
+	return blocks[0].path, "threads"
+}

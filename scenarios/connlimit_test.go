@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+)
+
+// lowFileLimit sets the process's open-file limit, as the campaign sees
+// it, to n for the test.
+func lowFileLimit(t *testing.T, n uint64) {
+	old := openFileLimit
+	openFileLimit = func() uint64 { return n }
+	t.Cleanup(func() { openFileLimit = old })
+}
+
+// parsed is the campaign file text, parsed as sysbench-8vm.yaml.
+func parsed(t *testing.T, text string) *Spec {
+	t.Helper()
+	spec, err := Parse("sysbench-8vm.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// TestCheckRefusesConnectionsBeyondFileLimit: 8 VMs x 5000 threads is
+// 40,000 connections from this one process; with 20,000 open files the
+// run used to fail at thread 958 after provisioning and prepare. Check
+// refuses it, naming the threads line of the simulate block.
+func TestCheckRefusesConnectionsBeyondFileLimit(t *testing.T) {
+	lowFileLimit(t, 20000)
+	b, err := os.ReadFile("sysbench-8vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
+	line := 1 + strings.Count(text[:strings.Index(text, "threads: 5000")], "\n")
+	spec := parsed(t, text)
+	_, _, err = Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "may open 20000 (ulimit -n); raise the limit (ulimit -n 80064) or use fewer threads or VMs") {
+		t.Fatalf("err = %v\nwant %q and the ulimit -n to give", err, want)
+	}
+
+	// The same spec fits with 4 threads, and when the limit is unknown.
+	if _, _, err := Check(parsed(t, string(b)), Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+		t.Errorf("4 threads x 8 VMs: %v", err)
+	}
+	lowFileLimit(t, 0)
+	if _, _, err := Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+		t.Errorf("unknown limit: %v", err)
+	}
+}
+
+// threadsConfig is the stub with connections: Bounds tells its threads.
+type threadsConfig struct{ stubConfig }
+
+func (c *threadsConfig) Bounds() oltp.RunConfig {
+	return oltp.RunConfig{Time: time.Second, Threads: c.threads}
+}
+
+// TestConnLimitNamesTheFlag: the refusal names the threads key of the
+// flags the run takes, else their flags block; a --db-dsn server counts
+// a file per connection, database.driver outside simulation.
+func TestConnLimitNamesTheFlag(t *testing.T) {
+	lowFileLimit(t, 120)
+	for _, tc := range []struct {
+		spec string
+		opts Options
+		want string // "" for no error
+	}{
+		{stubSpec, Options{}, "stub.yaml:4: workload.flags.threads: 4 VMs x 50 connections (mysql) need about 264 open files"},
+		{stubSpec, Options{Simulate: true}, "stub.yaml:4: workload.flags.threads: 3 VMs x 50 connections (sqlite) need about 364"},
+		{strings.Replace(stubSpec, "{threads: 1}", "{}", 1), Options{}, "stub.yaml:4: workload.flags: 4 VMs x 50"},
+		{strings.Replace(stubSpec, "{count: 3}}", "{count: 3}, workload: {flags: {threads: 50}}}", 1), Options{Simulate: true}, "stub.yaml:5: simulate.workload.flags.threads: 3 VMs"},
+		{stubSpec, Options{Simulate: true, DBServer: &dialect.Config{Driver: dialect.MySQL}}, "3 VMs x 50 connections (mysql) need about 214"},
+		{strings.Replace(stubSpec, "count: 4", "count: 1", 1), Options{}, ""},
+	} {
+		spec, err := Parse("stub.yaml", []byte(tc.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := &threadsConfig{stubConfig{threads: 50}}
+		err = checkConnLimit(spec, tc.opts, cfg)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %+v: err = %v, want %q", tc.spec, tc.opts, err, tc.want)
+		}
+	}
+}
