@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -25,6 +27,9 @@ type ResultsDir struct {
 	Path string
 	// Final is the directory's name once complete.
 	Final string
+	// madeParent is the parent directory when this call made it (it did
+	// not exist): Discard removes it again when it is empty.
+	madeParent string
 }
 
 // CreateResultsDir makes parent (if needed) and in it the new results
@@ -35,13 +40,17 @@ type ResultsDir struct {
 func CreateResultsDir(parent, name string, now time.Time) (*ResultsDir, error) {
 	id := fmt.Sprintf("%s-%s-%04x", name, now.UTC().Format("20060102T150405Z"), rand.Uint32N(1<<16))
 	final := filepath.Join(parent, id)
+	made := ""
+	if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		made = parent
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("--results-dir: %w", err)
 	}
 	if err := os.Mkdir(final+".incomplete", 0o755); err != nil {
 		return nil, fmt.Errorf("--results-dir: %w", err)
 	}
-	return &ResultsDir{ID: id, Path: final + ".incomplete", Final: final}, nil
+	return &ResultsDir{ID: id, Path: final + ".incomplete", Final: final, madeParent: made}, nil
 }
 
 // Write writes data to the file name (relative to the directory)
@@ -62,6 +71,13 @@ func (d *ResultsDir) Complete() error {
 	return nil
 }
 
-// Discard removes the directory and everything in it: for a campaign
-// that measured nothing, so that it leaves nothing behind.
-func (d *ResultsDir) Discard() { os.RemoveAll(d.Path) }
+// Discard removes the directory and everything in it, and the parent
+// CreateResultsDir made for it when that is now empty (os.Remove refuses a
+// directory that is not): for a campaign that measured nothing, so that it
+// leaves nothing behind.
+func (d *ResultsDir) Discard() {
+	os.RemoveAll(d.Path)
+	if d.madeParent != "" {
+		os.Remove(d.madeParent)
+	}
+}
