@@ -56,6 +56,7 @@ var (
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			panic(err)
 		}
+		testdb.AtExit(func() { _ = os.RemoveAll(d) })
 		return d
 	})
 )

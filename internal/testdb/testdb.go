@@ -447,6 +447,22 @@ func Shared(t testing.TB) *Server {
 	return srv
 }
 
+// atExit holds the functions AtExit registers.
+var atExit struct {
+	sync.Mutex
+	funcs []func()
+}
+
+// AtExit registers f to run once the package's tests have finished, in
+// Main, before the shared server stops: to remove what several tests
+// share (a loaded template database file) instead of leaving it in the
+// temporary directory.
+func AtExit(f func()) {
+	atExit.Lock()
+	defer atExit.Unlock()
+	atExit.funcs = append(atExit.funcs, f)
+}
+
 // Main runs the tests of a package and then stops the shared server, if one
 // was started. Use it as the package's TestMain:
 //
@@ -456,6 +472,11 @@ func Shared(t testing.TB) *Server {
 // not stop cleanly.
 func Main(m *testing.M) {
 	code := m.Run()
+	atExit.Lock()
+	for _, f := range atExit.funcs {
+		f()
+	}
+	atExit.Unlock()
 	shared.mu.Lock()
 	srv := shared.srv
 	shared.mu.Unlock()
