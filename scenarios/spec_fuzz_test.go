@@ -2,12 +2,12 @@ package scenarios
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"vmbench/internal/golden"
 )
 
 // FuzzParse feeds arbitrary bytes to Parse, the decoder behind Load: it
@@ -16,17 +16,7 @@ import (
 // results directory's campaign.yaml relies on). The seeds are the standard
 // campaign files and the corpus in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
-	files, err := filepath.Glob("*.yaml")
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no campaign files in scenarios/: %v", err)
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	golden.AddSeedFiles(f, "*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const name = "fuzz/c.yaml"
 		s, err := Parse(name, data)

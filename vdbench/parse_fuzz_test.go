@@ -2,10 +2,11 @@ package vdbench
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vmbench/internal/golden"
 )
 
 // parseErrors unwraps the ParseErrors of an errors.Join; ok is false when
@@ -77,17 +78,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	files, err := filepath.Glob(filepath.Join("profiles", "*.vdb"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no profiles: %v", err)
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	golden.AddSeedFiles(f, filepath.Join("profiles", "*.vdb"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse("f.vdb", data)
 		checkErrorLines(t, "Parse", data, err, true)

@@ -52,3 +52,22 @@ func RaceEnabled() bool {
 	}
 	return false
 }
+
+// AddSeedFiles adds every file matching pattern (filepath.Glob, relative
+// to the package) to f's seed corpus, and fails when none matches: a fuzz
+// test seeded from the project's own inputs (campaign files, vdbench
+// profiles) must not quietly lose them.
+func AddSeedFiles(f *testing.F, pattern string) {
+	f.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed files match %s: %v", pattern, err)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
