@@ -100,6 +100,11 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		return nil, err
 	}
 	m.Counters = sumCounters(rs, func(r *Result) map[string]int64 { return r.Counters })
+	clients := make([]*ClientCost, len(rs))
+	for i, r := range rs {
+		clients[i] = r.Client
+	}
+	m.Client = MergeClientCost(clients)
 	if m.Intervals, err = mergeIntervals(rs); err != nil {
 		return nil, err
 	}

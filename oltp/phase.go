@@ -24,6 +24,7 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 	if r.cfg.OnPhase != nil {
 		r.cfg.OnPhase(name, length)
 	}
+	u0 := readUsage()
 	res := r.newResult(name, start)
 	res.Planned = length
 	every := r.cfg.ReportInterval
@@ -97,6 +98,7 @@ loop:
 	full := every > 0 && end.Sub(last) >= every/2
 	r.record(res, name, last, end, target, t, full, backlog)
 	r.finish(res, t, end)
+	res.Client = clientCost(u0, readUsage())
 	return res, err
 }
 

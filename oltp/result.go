@@ -18,7 +18,7 @@ import (
 
 // ResultVersion is the schema version of the Result JSON that this vmbench
 // writes. Version 2 added Status, Error, Planned, Overruns, BacklogAtEnd,
-// BacklogDropped, CatchUp and Interval.Planned.
+// BacklogDropped, CatchUp and Interval.Planned; version 3 added Client.
 //
 // Readers (ReadResultFile, Validate) read versions OldestResultVersion to
 // ResultVersion: a version 1 file has none of those fields and reads as
@@ -26,7 +26,7 @@ import (
 // run: such a file may hide one), with no overruns or backlog recorded.
 // A newer version is refused with an error naming it, before any other
 // check, so an old vmbench never half-reads a newer file.
-const ResultVersion = 2
+const ResultVersion = 3
 
 // OldestResultVersion is the oldest Result version readers accept.
 const OldestResultVersion = 1
@@ -117,6 +117,10 @@ type Result struct {
 
 	Ops      []OpResult       `json:"ops"`
 	Counters map[string]int64 `json:"counters,omitempty"` // errors by class, retries, reconnects, queries...
+	// Client is the client process's own CPU time and context switches
+	// over the phase (nil in files before version 3 and on platforms
+	// without getrusage).
+	Client *ClientCost `json:"client,omitempty"`
 
 	Intervals    []Interval `json:"intervals,omitempty"`
 	Precondition *Result    `json:"precondition,omitempty"`

@@ -206,6 +206,9 @@ func writeLatency(bw *bufio.Writer, lat *hist.Histogram, percentile float64) {
 // phases' overruns, and an interrupted or failed end.
 func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 	fmt.Fprintf(bw, "Measured: %s.\n", strings.TrimSuffix(res.Measured, "."))
+	if c := res.Client; c != nil {
+		fmt.Fprintf(bw, "%s.\n", c.Summary(eventCount(res), "transaction"))
+	}
 	if p := res.Precondition; p != nil {
 		fmt.Fprintf(bw, "Warm-up: a %.0fs precondition phase (%d transactions) ran first and is excluded from these figures.\n",
 			p.Elapsed.Seconds(), eventCount(p))

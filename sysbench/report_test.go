@@ -56,6 +56,8 @@ func summaryResult() *oltp.Result {
 		Ops: []oltp.OpResult{{Name: OpTransaction, Latency: h.Snapshot()}},
 		Counters: map[string]int64{CounterRead: 140000, CounterWrite: 40000, CounterOther: 20012,
 			CounterRetries: 6, CounterReconnects: 1, "errors.deadlock": 5, "errors.conn_lost": 1},
+		Client: &oltp.ClientCost{Processes: 1, Cores: 2, UserCPU: 1500 * time.Millisecond, SystemCPU: 900 * time.Millisecond,
+			VoluntaryCtxSwitches: 41000, InvoluntaryCtxSwitches: 1200, Start: time.Unix(1e9, 0), End: time.Unix(1e9+10, 0)},
 	}
 	return res
 }

@@ -1,0 +1,192 @@
+package oltp
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ClientCost is what the client process itself spent over a phase, read
+// from getrusage(RUSAGE_SELF) at the phase's edges: CPU time and context
+// switches of the whole vmbench process (every thread, the Go runtime's
+// included), so that a reader can tell whether the client, not the system
+// under test, was the bottleneck. On a machine the client shares with the
+// server, every CPU second here was taken from the server.
+//
+// The figures are of the process, not of one workload: parts of a merged
+// Result that ran in one process at once (the SDs of a block run, the VMs
+// of a simulated campaign) each saw the whole process, and Merge keeps the
+// largest of them rather than adding them up (see MergeClientCost).
+type ClientCost struct {
+	// Process names the process that measured: "host/pid/start" (start in
+	// Unix ns), the same for every Result one process writes.
+	Process string `json:"process"`
+	// Processes is how many distinct client processes the figures add up
+	// (1 for a run; the number of VMs' agents for a campaign merge).
+	Processes int `json:"processes"`
+	// Cores is the number of logical CPUs the client's machine has (summed
+	// over processes): CPU / (Elapsed × Cores) is the share of the client's
+	// machine it used.
+	Cores     int           `json:"cores"`
+	UserCPU   time.Duration `json:"user_cpu_ns"`
+	SystemCPU time.Duration `json:"system_cpu_ns"`
+	// VoluntaryCtxSwitches counts the times a thread of the client gave up
+	// its CPU to wait (a blocking read, a futex); InvoluntaryCtxSwitches
+	// the times the kernel took it away (time slice used up, a wake-up of
+	// a higher-priority thread): the latter is the client competing for
+	// the cores.
+	VoluntaryCtxSwitches   int64 `json:"voluntary_ctx_switches"`
+	InvoluntaryCtxSwitches int64 `json:"involuntary_ctx_switches"`
+	// Start and End bound the window the figures cover.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+// CPU is the client's user plus system CPU time.
+func (c *ClientCost) CPU() time.Duration { return c.UserCPU + c.SystemCPU }
+
+// PerEvent returns the client's CPU time per event (µs as a Duration) and
+// its context switches (voluntary, involuntary) per event for n events;
+// zeros when n is 0.
+func (c *ClientCost) PerEvent(n int64) (cpu time.Duration, vcs, ics float64) {
+	if n <= 0 {
+		return 0, 0, 0
+	}
+	return c.CPU() / time.Duration(n), float64(c.VoluntaryCtxSwitches) / float64(n), float64(c.InvoluntaryCtxSwitches) / float64(n)
+}
+
+// Utilization returns the share (0..1, more when the cores were counted
+// short) of the client machine's cores the client used over its window.
+func (c *ClientCost) Utilization() float64 {
+	w := c.End.Sub(c.Start)
+	if w <= 0 || c.Cores <= 0 {
+		return 0
+	}
+	return c.CPU().Seconds() / (w.Seconds() * float64(c.Cores))
+}
+
+// Summary says the client's cost in one sentence for events events of
+// the kind noun ("transaction", "I/O"), e.g. "Client: 7.27 s CPU (43.6 µs
+// per transaction, 36% of 2 cores), 1.42 voluntary and 0.49 involuntary
+// context switches per transaction".
+func (c *ClientCost) Summary(events int64, noun string) string {
+	cpu, vcs, ics := c.PerEvent(events)
+	procs := ""
+	if c.Processes > 1 {
+		procs = fmt.Sprintf(" in %d processes", c.Processes)
+	}
+	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s",
+		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun)
+}
+
+func microseconds(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 1, 64) + " µs"
+}
+
+// usage is one getrusage reading of this process.
+type usage struct {
+	at         time.Time
+	user, sys  time.Duration
+	nvcs, nivc int64
+	ok         bool
+}
+
+// clientCost returns the cost between two readings; nil when either
+// failed (getrusage is unavailable on the platform).
+func clientCost(a, b usage) *ClientCost {
+	if !a.ok || !b.ok {
+		return nil
+	}
+	return &ClientCost{
+		Process: processID(), Processes: 1, Cores: runtime.NumCPU(),
+		UserCPU: b.user - a.user, SystemCPU: b.sys - a.sys,
+		VoluntaryCtxSwitches: b.nvcs - a.nvcs, InvoluntaryCtxSwitches: b.nivc - a.nivc,
+		Start: a.at, End: b.at,
+	}
+}
+
+// mergedProcess is the Process of a cost added up over processes.
+const mergedProcess = "merged"
+
+var processID = sync.OnceValue(func() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
+})
+
+// MergeClientCost combines the client costs of merged parts (nil entries
+// are parts that recorded none; the result is nil when any part has none,
+// so a merged figure never silently leaves a part out). Parts measured by
+// one process whose windows overlap saw the same process-wide counters,
+// so the largest of them (by CPU) stands for the group; windows of one
+// process that do not overlap, and different processes, are added up.
+func MergeClientCost(cs []*ClientCost) *ClientCost {
+	if len(cs) == 0 || slices.Contains(cs, nil) {
+		return nil
+	}
+	byProc := map[string][]*ClientCost{}
+	var order []string
+	for i, c := range cs {
+		key := c.Process
+		if key == mergedProcess {
+			key = fmt.Sprintf("%s#%d", key, i) // already a sum over processes: add it
+		}
+		if _, ok := byProc[key]; !ok {
+			order = append(order, key)
+		}
+		byProc[key] = append(byProc[key], c)
+	}
+	m := &ClientCost{Process: cs[0].Process, Start: cs[0].Start, End: cs[0].End}
+	if len(order) > 1 {
+		m.Process = mergedProcess
+	}
+	for _, p := range order {
+		for _, c := range overlapMax(byProc[p]) {
+			m.add(c)
+		}
+		// Cores and Processes count each process once.
+		first := byProc[p][0]
+		m.Cores += first.Cores
+		m.Processes += max(first.Processes, 1)
+	}
+	return m
+}
+
+// overlapMax returns one cost per run of overlapping windows of one
+// process: the one with the most CPU.
+func overlapMax(cs []*ClientCost) []*ClientCost {
+	s := slices.Clone(cs)
+	slices.SortFunc(s, func(a, b *ClientCost) int { return a.Start.Compare(b.Start) })
+	var out []*ClientCost
+	var end time.Time
+	for _, c := range s {
+		if len(out) > 0 && c.Start.Before(end) {
+			if c.CPU() > out[len(out)-1].CPU() {
+				out[len(out)-1] = c
+			}
+			if c.End.After(end) {
+				end = c.End
+			}
+			continue
+		}
+		out = append(out, c)
+		end = c.End
+	}
+	return out
+}
+
+func (m *ClientCost) add(c *ClientCost) {
+	m.UserCPU += c.UserCPU
+	m.SystemCPU += c.SystemCPU
+	m.VoluntaryCtxSwitches += c.VoluntaryCtxSwitches
+	m.InvoluntaryCtxSwitches += c.InvoluntaryCtxSwitches
+	if c.Start.Before(m.Start) {
+		m.Start = c.Start
+	}
+	if c.End.After(m.End) {
+		m.End = c.End
+	}
+}

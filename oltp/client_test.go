@@ -1,0 +1,79 @@
+package oltp
+
+import (
+	"testing"
+	"time"
+)
+
+func cost(proc string, start, end int, cpuMs int64) *ClientCost {
+	return &ClientCost{
+		Process: proc, Processes: 1, Cores: 2,
+		UserCPU: time.Duration(cpuMs) * time.Millisecond, SystemCPU: time.Duration(cpuMs) * time.Millisecond,
+		VoluntaryCtxSwitches: cpuMs, InvoluntaryCtxSwitches: 1,
+		Start: t0.Add(time.Duration(start) * time.Second), End: t0.Add(time.Duration(end) * time.Second),
+	}
+}
+
+// TestMergeClientCost: one process's overlapping windows are one reading
+// of the process (the largest stands); disjoint windows and different
+// processes add up; a part without a cost makes the merge have none.
+func TestMergeClientCost(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		in              []*ClientCost
+		cpuMs           int64 // user+system of the merge
+		vcs             int64
+		procs, cores    int
+		start, end      int
+		nilWant, single bool
+	}{
+		{name: "one", in: []*ClientCost{cost("a", 0, 10, 5)}, cpuMs: 10, vcs: 5, procs: 1, cores: 2, end: 10},
+		{name: "same process at once", in: []*ClientCost{cost("a", 0, 10, 5), cost("a", 1, 11, 7), cost("a", 0, 10, 6)},
+			cpuMs: 14, vcs: 7, procs: 1, cores: 2, end: 11},
+		{name: "same process one after another", in: []*ClientCost{cost("a", 0, 10, 5), cost("a", 10, 20, 7)},
+			cpuMs: 24, vcs: 12, procs: 1, cores: 2, end: 20},
+		{name: "two processes", in: []*ClientCost{cost("a", 0, 10, 5), cost("b", 0, 10, 7)},
+			cpuMs: 24, vcs: 12, procs: 2, cores: 4, end: 10},
+		{name: "merged parts add up", in: []*ClientCost{
+			{Process: mergedProcess, Processes: 2, Cores: 4, UserCPU: time.Millisecond, Start: t0, End: t0.Add(time.Second)},
+			{Process: mergedProcess, Processes: 3, Cores: 6, UserCPU: time.Millisecond, Start: t0, End: t0.Add(time.Second)}},
+			cpuMs: 2, procs: 5, cores: 10, end: 1},
+		{name: "a part without", in: []*ClientCost{cost("a", 0, 10, 5), nil}, nilWant: true},
+		{name: "none", nilWant: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := MergeClientCost(tc.in)
+			if tc.nilWant {
+				if m != nil {
+					t.Fatalf("merge = %+v, want nil", m)
+				}
+				return
+			}
+			if m == nil {
+				t.Fatal("merge = nil")
+			}
+			if m.CPU() != time.Duration(tc.cpuMs)*time.Millisecond || m.VoluntaryCtxSwitches != tc.vcs ||
+				m.Processes != tc.procs || m.Cores != tc.cores {
+				t.Errorf("merge: cpu %v vcs %d processes %d cores %d, want %dms %d %d %d",
+					m.CPU(), m.VoluntaryCtxSwitches, m.Processes, m.Cores, tc.cpuMs, tc.vcs, tc.procs, tc.cores)
+			}
+			if !m.Start.Equal(t0.Add(time.Duration(tc.start)*time.Second)) || !m.End.Equal(t0.Add(time.Duration(tc.end)*time.Second)) {
+				t.Errorf("merge window %v..%v", m.Start.Sub(t0), m.End.Sub(t0))
+			}
+		})
+	}
+}
+
+// TestClientCostSummary: per-event figures and the share of the cores.
+func TestClientCostSummary(t *testing.T) {
+	c := &ClientCost{Processes: 1, Cores: 2, UserCPU: 6 * time.Second, SystemCPU: 2 * time.Second,
+		VoluntaryCtxSwitches: 150_000, InvoluntaryCtxSwitches: 50_000, Start: t0, End: t0.Add(10 * time.Second)}
+	got := c.Summary(100_000, "transaction")
+	want := "Client: 8.00 s CPU (80.0 µs per transaction, 40% of 2 cores), 1.50 voluntary and 0.50 involuntary context switches per transaction"
+	if got != want {
+		t.Errorf("summary\n got %s\nwant %s", got, want)
+	}
+	if cpu, _, _ := c.PerEvent(0); cpu != 0 {
+		t.Errorf("per event of none: %v", cpu)
+	}
+}
