@@ -291,18 +291,26 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 	defer w.busy.Store(false)
 	err := w.tx.Run(ctx, w.attemptFn)
 	w.actx = nil
+	if err == nil || err == ctx.Err() || dialect.Classify(err) == dialect.Canceled {
+		return 0, err
+	}
+	return 0, w.eventError(err)
+}
+
+// eventError words the error that ended an event. It is a function of its
+// own so that the error variables errors.As needs are allocated only on
+// this path, not for every event.
+func (w *worker) eventError(err error) error {
 	var gu *dialect.GiveUpError
 	var re *dialect.ReconnectError
 	switch {
-	case err == nil, err == ctx.Err(), dialect.Classify(err) == dialect.Canceled:
-		return 0, err
 	case errors.As(err, &gu):
-		return 0, fmt.Errorf("thread %d: gave up after %d restarts in a row of one %s transaction; last error: %w",
+		return fmt.Errorf("thread %d: gave up after %d restarts in a row of one %s transaction; last error: %w",
 			w.thread+1, w.tx.Policy.MaxFailures, w.s.cfg.Workload, gu.Err)
 	case errors.As(err, &re), !dialect.IsServerLimit(err):
-		return 0, fmt.Errorf("thread %d: %w", w.thread+1, err)
+		return fmt.Errorf("thread %d: %w", w.thread+1, err)
 	}
-	return 0, fmt.Errorf("thread %d: %w; %s", w.thread+1, err, dialect.LimitHint(err))
+	return fmt.Errorf("thread %d: %w; %s", w.thread+1, err, dialect.LimitHint(err))
 }
 
 // observe is the worker's dialect.TxHooks.Observe: every error an event
