@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # sysbench-compare.sh: run `vmbench sysbench` and sysbench 1.0.20 against the
 # same local MariaDB/MySQL with the same tables, rows, threads and time,
-# alternating A B A B for ROUNDS rounds, and print TPS, 95th-percentile latency
-# and the client's CPU seconds per 1,000 transactions side by side, with the
-# ratios vmbench/sysbench.
+# alternating A B A B for ROUNDS rounds, and print for every round TPS,
+# 95th-percentile latency, the client's CPU time per transaction and its
+# involuntary and voluntary context switches per transaction (from
+# /usr/bin/time: the whole client process, runtime threads included), then
+# the median and the spread (min-max) of the per-round ratios
+# vmbench/sysbench. WORKLOAD and THREADS may be lists: each pair is measured
+# in turn on the same prepared tables.
 #
 # Only a loopback server is accepted: this script creates and drops a database.
 #
 # Environment (defaults in brackets):
 #   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
 #   COMPARE_DB [vmbench_compare]  (created by prepare, dropped at the end)
-#   WORKLOAD [oltp_read_write]  TABLES [4]  TABLE_SIZE [10000]  THREADS [8]
+#   WORKLOAD [oltp_read_write] (or a list: "oltp_read_write oltp_read_only")
+#   TABLES [4]  TABLE_SIZE [10000]  THREADS [8] (or a list: "8 32")
 #   TIME [10] (seconds per run)  ROUNDS [2]  RAND_TYPE [uniform]
 #   VMBENCH [built from this checkout with go build]  SYSBENCH [sysbench]
 #
 # Example:
 #   TABLES=4 TABLE_SIZE=10000 THREADS=8 TIME=10 bench/sysbench-compare.sh
+#   WORKLOAD="oltp_read_write oltp_read_only oltp_point_select" THREADS="8 32" \
+#     TABLE_SIZE=100000 TIME=20 ROUNDS=4 bench/sysbench-compare.sh
 set -euo pipefail
 
 MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
@@ -38,9 +45,12 @@ case "$MYSQL_HOST" in
   127.*|localhost|::1) ;;
   *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
 esac
-for v in MYSQL_PORT TABLES TABLE_SIZE THREADS TIME ROUNDS; do
+for v in MYSQL_PORT TABLES TABLE_SIZE TIME ROUNDS; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v} is not a whole number"
 done
+[[ $THREADS =~ ^[0-9]+( [0-9]+)*$ ]] || die "THREADS=$THREADS is not a whole number or a list of them (e.g. \"8 32\")"
+[[ $WORKLOAD =~ ^[a-z_]+( [a-z_]+)*$ ]] || die "WORKLOAD=$WORKLOAD is not a workload name or a list of them"
+(( ROUNDS >= 1 )) || die "ROUNDS=$ROUNDS: at least 1"
 command -v "$SYSBENCH" >/dev/null ||
   die "sysbench not found; install sysbench 1.0.20 (Debian/Ubuntu: sudo apt-get install -y sysbench)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
@@ -58,7 +68,7 @@ fi
 
 conn=(--mysql-host="$MYSQL_HOST" --mysql-port="$MYSQL_PORT" --mysql-user="$MYSQL_USER" --mysql-db="$COMPARE_DB")
 [[ -n $MYSQL_PASSWORD ]] && conn+=(--mysql-password="$MYSQL_PASSWORD")
-shape=(--tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$THREADS" --rand-type="$RAND_TYPE")
+shape=(--tables="$TABLES" --table-size="$TABLE_SIZE" --rand-type="$RAND_TYPE")
 
 cleanup() {
   "$VMBENCH" sysbench cleanup "${conn[@]}" --tables="$TABLES" >/dev/null 2>&1 || true
@@ -74,43 +84,71 @@ echo "preparing $TABLES x $TABLE_SIZE rows in $COMPARE_DB on $MYSQL_HOST:$MYSQL_
 "$VMBENCH" sysbench cleanup "${conn[@]}" --tables="$TABLES" >/dev/null 2>&1 || true
 "$VMBENCH" sysbench prepare "${conn[@]}" "${shape[@]}" >&2
 
-# run TOOL ROUND: one timed run; appends "tool round tps p95 cpu tx" to results.
+# run WORKLOAD THREADS TOOL ROUND: one timed run; appends
+# "tool round tps p95 cpu tx ics vcs" to $work/results.W.T.
 run() {
-  local tool=$1 round=$2 out=$work/$1.$2.out tm=$work/$1.$2.time
+  local wl=$1 th=$2 tool=$3 round=$4 out=$work/$3.$4.out tm=$work/$3.$4.time
+  local shape=(--tables="$TABLES" --table-size="$TABLE_SIZE" --threads="$th" --rand-type="$RAND_TYPE")
   case $tool in
     vmbench)
-      /usr/bin/time -f '%U %S' -o "$tm" "$VMBENCH" sysbench run "$WORKLOAD" "${conn[@]}" "${shape[@]}" \
+      /usr/bin/time -f '%U %S %c %w' -o "$tm" "$VMBENCH" sysbench run "$wl" "${conn[@]}" "${shape[@]}" \
         --time="$TIME" --percentile=95 >"$out" 2>&1 || die "vmbench run failed: $(tail -5 "$out")" ;;
     sysbench)
-      /usr/bin/time -f '%U %S' -o "$tm" "$SYSBENCH" "$WORKLOAD" run "${conn[@]}" "${shape[@]}" \
+      /usr/bin/time -f '%U %S %c %w' -o "$tm" "$SYSBENCH" "$wl" run "${conn[@]}" "${shape[@]}" \
         --time="$TIME" --percentile=95 --mysql-ignore-errors=1213,1020,1205 >"$out" 2>&1 ||
         die "sysbench run failed: $(tail -5 "$out")" ;;
   esac
-  local tx tps p95 cpu
+  local tx tps p95 cpu ics vcs
   tx=$(awk '/transactions:/ {print $2; exit}' "$out")
   tps=$(awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}' "$out")
   p95=$(awk '/95th percentile:/ {print $3; exit}' "$out")
-  cpu=$(awk '{print $1 + $2}' "$tm")
-  [[ -n $tx && -n $tps && -n $p95 ]] || die "could not read the $tool report: $(cat "$out")"
-  echo "$tool $round $tps $p95 $cpu $tx" >>"$work/results"
-  echo "round $round $tool: $tps tps, p95 $p95 ms, client CPU ${cpu}s" >&2
+  read -r cpu ics vcs < <(awk '{print $1 + $2, $3, $4}' "$tm")
+  [[ -n $tx && -n $tps && -n $p95 && -n $cpu ]] || die "could not read the $tool report: $(cat "$out")"
+  echo "$tool $round $tps $p95 $cpu $tx $ics $vcs" >>"$work/results.$wl.$th"
+  echo "$wl $th threads, round $round $tool: $tps tps, p95 $p95 ms, client CPU ${cpu}s" >&2
 }
 
-for ((r = 1; r <= ROUNDS; r++)); do
-  run vmbench "$r"   # A
-  run sysbench "$r"  # B
-done
+# report W T: every round, and the median and spread of the per-round
+# ratios vmbench/sysbench (a round is one vmbench run and the sysbench run
+# right after it, so each ratio compares runs made minutes apart at most).
+report() {
+  local wl=$1 th=$2
+  echo
+  echo "$wl, $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $ROUNDS rounds (A B A B)"
+  awk '
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+    function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+    { t = $1; r = $2; tps[t, r] = $3; p95[t, r] = $4; cpt[t, r] = 1e6 * $5 / $6; ics[t, r] = $7 / $6; vcs[t, r] = $8 / $6
+      if (r > rounds) rounds = r
+      printf "%-6s %-9s %10.2f %9.2f %9.2f %12.1f %9.3f %9.3f\n", r, t, $3, $4, $5, 1e6 * $5 / $6, $7 / $6, $8 / $6 > "/dev/stderr" }
+    END {
+      for (r = 1; r <= rounds; r++) {
+        a[r] = tps["vmbench", r] / tps["sysbench", r]; b[r] = p95["vmbench", r] / p95["sysbench", r]
+        c[r] = cpt["vmbench", r] / cpt["sysbench", r]
+        d[r] = ics["sysbench", r] > 0 ? ics["vmbench", r] / ics["sysbench", r] : 0
+      }
+      printf "%-16s %10s %9s %12s %9s\n", "vmbench/sysbench", "tps", "p95", "cpu_per_tx", "invcs/tx"
+      printf "%-16s %10.3f %9.3f %12.3f %9.2f\n", "median", median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds)
+      printf "%-16s %4.2f-%-5.2f %4.2f-%-4.2f %6.2f-%-5.2f %4.1f-%-4.1f\n", "spread (min-max)", lo(a, rounds), hi(a, rounds), lo(b, rounds), hi(b, rounds), lo(c, rounds), hi(c, rounds), lo(d, rounds), hi(d, rounds)
+    }' "$work/results.$wl.$th" 2>"$work/rounds" >"$work/ratios"
+  printf "%-6s %-9s %10s %9s %9s %12s %9s %9s\n" round tool tps p95_ms cpu_s cpu_us/tx invcs/tx volcs/tx
+  cat "$work/rounds" "$work/ratios"
+}
 
-echo
-echo "$WORKLOAD, $TABLES tables x $TABLE_SIZE rows, $THREADS threads, ${TIME}s per run, rand-type $RAND_TYPE, $ROUNDS rounds (A B A B)"
-awk '
-  { tps[$1] += $3; p95[$1] += $4; cpu[$1] += $5; tx[$1] += $6; n[$1]++
-    rows[NR] = sprintf("%-6s %-9s %10.2f %9.2f %9.2f %14.3f", $2, $1, $3, $4, $5, 1000 * $5 / $6) }
-  END {
-    printf "%-6s %-9s %10s %9s %9s %14s\n", "round", "tool", "tps", "p95_ms", "cpu_s", "cpu_s/1000tx"
-    for (i = 1; i <= NR; i++) print rows[i]
-    for (t in n) { mt[t] = tps[t] / n[t]; mp[t] = p95[t] / n[t]; mc[t] = 1000 * cpu[t] / tx[t] }
-    printf "%-6s %-9s %10.2f %9.2f %9s %14.3f\n", "mean", "vmbench", mt["vmbench"], mp["vmbench"], "", mc["vmbench"]
-    printf "%-6s %-9s %10.2f %9.2f %9s %14.3f\n", "mean", "sysbench", mt["sysbench"], mp["sysbench"], "", mc["sysbench"]
-    printf "%-16s %10.3f %9.3f %9s %14.3f\n", "vmbench/sysbench", mt["vmbench"] / mt["sysbench"], mp["vmbench"] / mp["sysbench"], "", mc["vmbench"] / mc["sysbench"]
-  }' "$work/results"
+for wl in $WORKLOAD; do
+  for th in $THREADS; do
+    for ((r = 1; r <= ROUNDS; r++)); do
+      run "$wl" "$th" vmbench "$r"   # A
+      run "$wl" "$th" sysbench "$r"  # B
+    done
+  done
+done
+for wl in $WORKLOAD; do
+  for th in $THREADS; do
+    report "$wl" "$th"
+  done
+done
