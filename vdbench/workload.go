@@ -69,6 +69,7 @@ type sdLoad struct {
 	mixes   []*mix
 	cum     []float64 // cumulative WD weights, last = 1
 	bufSize int64
+	ring    *ring // the io_uring engine's ring; nil for psync
 }
 
 // newMix checks wd on sd (spans, transfer sizes) and returns its mix.
@@ -140,10 +141,18 @@ func (s *stream) claim(size int64) (off, n int64, ok bool) {
 // I/O continues from the last I/O of the stream, random or not).
 func (s *stream) jump(to int64) { s.next.Store(to) }
 
+// ioPath is how a worker issues its I/O: ReadAt and WriteAt of a Backend,
+// or of its slot of the SD's io_uring.
+type ioPath interface {
+	ReadAt(p []byte, off int64) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+}
+
 // worker is one thread of one SD: an oltp.Worker whose Event issues one
 // I/O of the SD's WD mix.
 type worker struct {
 	load    *sdLoad
+	dev     ioPath // the backend, or the thread's slot of the SD's ring
 	streams []*stream
 	rng     *rand.Rand
 	buf     []byte
@@ -177,7 +186,11 @@ func (l *sdLoad) newWorker(streams []*stream, seed uint64, t int, h *hist.Handle
 	}
 	thread := uint64(l.index)<<32 | uint64(t)
 	fillPattern(buf, seed^thread)
-	return &worker{load: l, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h}, nil
+	var dev ioPath = l.backend
+	if l.ring != nil {
+		dev = l.ring.slots[t]
+	}
+	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h}, nil
 }
 
 // Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
@@ -216,10 +229,10 @@ func (w *worker) Event(context.Context) (int, error) {
 	op, ctr := OpRead, ctrBytesRead
 	var err error
 	if read {
-		_, err = w.load.backend.ReadAt(p, off)
+		_, err = w.dev.ReadAt(p, off)
 	} else {
 		op, ctr = OpWrite, ctrBytesWritten
-		_, err = w.load.backend.WriteAt(p, off)
+		_, err = w.dev.WriteAt(p, off)
 	}
 	if err != nil {
 		return op, w.ioError(op, off, size, err)
