@@ -17,9 +17,13 @@ import (
 // The io_uring ABI (include/uapi/linux/io_uring.h), as far as the ring
 // uses it: x/sys/unix has the system-call numbers but not these.
 const (
-	iouOpNop   = 0  // IORING_OP_NOP
-	iouOpRead  = 22 // IORING_OP_READ (Linux 5.6)
-	iouOpWrite = 23 // IORING_OP_WRITE
+	iouOpNop        = 0  // IORING_OP_NOP
+	iouOpReadFixed  = 4  // IORING_OP_READ_FIXED: on a registered buffer
+	iouOpWriteFixed = 5  // IORING_OP_WRITE_FIXED
+	iouOpRead       = 22 // IORING_OP_READ (Linux 5.6)
+	iouOpWrite      = 23 // IORING_OP_WRITE
+
+	iouRegisterBuffers = 0 // IORING_REGISTER_BUFFERS
 
 	iouOffSQRing = 0          // IORING_OFF_SQ_RING
 	iouOffCQRing = 0x8000000  // IORING_OFF_CQ_RING
@@ -103,6 +107,12 @@ type ring struct {
 	cqMask uint32
 	cqes   []iouCQE
 	slots  []*ringSlot
+	// fixed is set when the slots' buffers are registered with the ring
+	// (IORING_REGISTER_BUFFERS): an I/O on its slot's buffer is then a
+	// READ_FIXED or WRITE_FIXED, which spares the kernel pinning its pages
+	// on every I/O. Registration counts against RLIMIT_MEMLOCK; when it
+	// is refused the buffers are used unregistered.
+	fixed bool
 
 	mu      sync.Mutex    // guards the SQ tail and the SQEs
 	pending atomic.Uint32 // SQEs queued and not yet submitted
@@ -117,6 +127,7 @@ type ring struct {
 type ringSlot struct {
 	ring *ring
 	id   uint64
+	buf  []byte      // the thread's I/O buffer (alignedBuffer), owned by the ring
 	busy atomic.Bool // an I/O of this slot is queued or in flight
 	done chan int32
 }
@@ -124,11 +135,12 @@ type ringSlot struct {
 // errURingUnavailable wraps every failure to set up a ring.
 var errURingUnavailable = errors.New("io_uring is unavailable")
 
-// newRing sets up an io_uring for slots I/Os in flight on fd and starts
-// its reaper. An error wraps errURingUnavailable and says why (ENOSYS: a
+// newRing sets up an io_uring for slots I/Os in flight on fd, with an
+// aligned I/O buffer of bufSize bytes per slot (registered with the ring
+// when RLIMIT_MEMLOCK allows), and starts its reaper. An error wraps errURingUnavailable and says why (ENOSYS: a
 // kernel without io_uring; EPERM: refused by seccomp, a container's
 // profile or the kernel.io_uring_disabled sysctl).
-func newRing(fd, slots int) (*ring, error) {
+func newRing(fd, slots int, bufSize int64) (*ring, error) {
 	if slots < 1 || slots+1 > iouMaxEntries {
 		return nil, fmt.Errorf("%w: threads=%d: io_uring takes 1 to %d I/Os in flight per target", errURingUnavailable, slots, iouMaxEntries-1)
 	}
@@ -143,8 +155,21 @@ func newRing(fd, slots int) (*ring, error) {
 		return nil, fmt.Errorf("%w: %w", errURingUnavailable, err)
 	}
 	r.slots = make([]*ringSlot, slots)
+	iovs := make([]unix.Iovec, slots)
 	for i := range r.slots {
-		r.slots[i] = &ringSlot{ring: r, id: uint64(i), done: make(chan int32, 1)}
+		buf, err := alignedBuffer(int(bufSize))
+		if err != nil {
+			r.unmap()
+			return nil, err
+		}
+		r.slots[i] = &ringSlot{ring: r, id: uint64(i), buf: buf, done: make(chan int32, 1)}
+		iovs[i].Base = &buf[:1][0]
+		iovs[i].SetLen(len(buf))
+	}
+	if bufSize > 0 {
+		_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), iouRegisterBuffers,
+			uintptr(unsafe.Pointer(&iovs[0])), uintptr(slots), 0, 0)
+		r.fixed = e == 0
 	}
 	go r.reap()
 	return r, nil
@@ -214,7 +239,11 @@ func (r *ring) unmap() {
 		}
 	}
 	r.sqeMem, r.cqMem, r.sqMem = nil, nil, nil
-	_ = unix.Close(r.fd)
+	_ = unix.Close(r.fd) // unregisters the buffers
+	for _, s := range r.slots {
+		freeBuffer(s.buf)
+		s.buf = nil
+	}
 }
 
 // enter is io_uring_enter(2): it submits toSubmit queued SQEs and, with
@@ -231,11 +260,11 @@ func (r *ring) enter(toSubmit uint32, wait bool) (uint32, syscall.Errno) {
 // queue puts one SQE on the submission ring and makes sure it will be
 // submitted: by the reaper's next enter, or here when the reaper is
 // already waiting (its enter has taken its count of pending SQEs).
-func (r *ring) queue(op uint8, p []byte, off int64, tag uint64) {
+func (r *ring) queue(op uint8, p []byte, off int64, tag uint64, bufIndex uint16) {
 	r.mu.Lock()
 	tail := *r.sqTail // only the submitters write it, under mu
 	sqe := &r.sqes[tail&r.sqMask]
-	*sqe = iouSQE{opcode: op, fd: r.target, off: uint64(off), len: uint32(len(p)), userData: tag}
+	*sqe = iouSQE{opcode: op, fd: r.target, off: uint64(off), len: uint32(len(p)), userData: tag, bufIndex: bufIndex}
 	if len(p) > 0 {
 		sqe.addr = uint64(uintptr(unsafe.Pointer(&p[0])))
 	}
@@ -335,7 +364,7 @@ func (r *ring) Close() error {
 	}
 	r.closed = true
 	if r.failed.Load() == nil {
-		r.queue(iouOpNop, nil, 0, closeTag)
+		r.queue(iouOpNop, nil, 0, closeTag, 0)
 		r.flush()
 		<-r.done
 	}
@@ -344,10 +373,30 @@ func (r *ring) Close() error {
 }
 
 // ReadAt reads len(p) bytes at off through the ring and waits for them.
-func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) { return s.do(iouOpRead, p, off) }
+func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) {
+	if s.registered(p) {
+		return s.do(iouOpReadFixed, p, off)
+	}
+	return s.do(iouOpRead, p, off)
+}
 
 // WriteAt writes p at off through the ring and waits for it.
-func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) { return s.do(iouOpWrite, p, off) }
+func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) {
+	if s.registered(p) {
+		return s.do(iouOpWriteFixed, p, off)
+	}
+	return s.do(iouOpWrite, p, off)
+}
+
+// registered reports whether p lies in the slot's registered buffer.
+func (s *ringSlot) registered(p []byte) bool {
+	if !s.ring.fixed || len(p) == 0 || len(s.buf) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(&s.buf[0]))
+	at := uintptr(unsafe.Pointer(&p[0]))
+	return at >= lo && at+uintptr(len(p)) <= lo+uintptr(len(s.buf))
+}
 
 // do queues one I/O of the slot and waits for its completion: res is the
 // bytes transferred or a negative errno. A short transfer is an error
@@ -361,7 +410,7 @@ func (s *ringSlot) do(op uint8, p []byte, off int64) (int, error) {
 		}
 		return 0, *perr
 	}
-	r.queue(op, p, off, s.id)
+	r.queue(op, p, off, s.id, uint16(s.id))
 	res := <-s.done
 	runtime.KeepAlive(p)
 	if res < 0 {

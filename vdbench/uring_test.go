@@ -47,7 +47,7 @@ func tempFile(t *testing.T, size int64, flag int) *os.File {
 func testRing(t *testing.T, fd, slots int) *ring {
 	t.Helper()
 	needURing(t)
-	r, err := newRing(fd, slots)
+	r, err := newRing(fd, slots, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,22 +55,21 @@ func testRing(t *testing.T, fd, slots int) *ring {
 	return r
 }
 
-// Data written through the ring reads back with pread, and data written
-// with pwrite reads back through the ring, from 8 slots at once.
+// Data written through the ring (from the slots' registered buffers)
+// reads back with pread, and data written with pwrite reads back through
+// the ring (into Go buffers), from 8 slots at once.
 func TestURingReadBack(t *testing.T) {
 	const slots, block, blocks = 8, 4096, 64
 	f := tempFile(t, block*blocks, os.O_RDWR)
 	fd := int(f.Fd())
 	r := testRing(t, fd, slots)
+	if !r.fixed {
+		t.Log("the slots' buffers could not be registered (RLIMIT_MEMLOCK?): plain WRITE")
+	}
 	var wg sync.WaitGroup
 	for s := range slots {
 		wg.Go(func() {
-			buf, err := alignedBuffer(block)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer freeBuffer(buf)
+			buf := r.slots[s].buf // registered: WRITE_FIXED
 			for b := s; b < blocks; b += slots {
 				fillPattern(buf, uint64(b))
 				if n, err := r.slots[s].WriteAt(buf, int64(b*block)); n != block || err != nil {
@@ -116,7 +115,13 @@ func TestURingReadBack(t *testing.T) {
 func TestURingErrors(t *testing.T) {
 	f := tempFile(t, 6144, os.O_RDONLY)
 	r := testRing(t, int(f.Fd()), 2)
-	buf := make([]byte, 4096)
+	for _, buf := range [][]byte{make([]byte, 4096), r.slots[1].buf} {
+		uringErrors(t, r, buf)
+	}
+}
+
+func uringErrors(t *testing.T, r *ring, buf []byte) {
+	t.Helper()
 	for _, tc := range []struct {
 		name  string
 		write bool
@@ -138,7 +143,7 @@ func TestURingErrors(t *testing.T) {
 			n, err = r.slots[1].ReadAt(buf, tc.off)
 		}
 		if n != tc.n || !errors.Is(err, tc.want) || (err != nil && !strings.Contains(err.Error(), tc.msg)) {
-			t.Errorf("%s: %d, %v; want %d, %v (%q)", tc.name, n, err, tc.n, tc.want, tc.msg)
+			t.Errorf("%s (registered %v): %d, %v; want %d, %v (%q)", tc.name, r.slots[1].registered(buf), n, err, tc.n, tc.want, tc.msg)
 		}
 	}
 }
@@ -147,7 +152,7 @@ func TestURingErrors(t *testing.T) {
 // unavailable for it.
 func TestURingDepthBounds(t *testing.T) {
 	for _, slots := range []int{0, iouMaxEntries} {
-		if _, err := newRing(0, slots); !errors.Is(err, errURingUnavailable) || !strings.Contains(err.Error(), "threads=") {
+		if _, err := newRing(0, slots, 0); !errors.Is(err, errURingUnavailable) || !strings.Contains(err.Error(), "threads=") {
 			t.Errorf("newRing(%d slots): %v", slots, err)
 		}
 	}

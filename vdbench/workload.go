@@ -156,6 +156,7 @@ type worker struct {
 	streams []*stream
 	rng     *rand.Rand
 	buf     []byte
+	ownBuf  bool // buf is the worker's to free (not its ring slot's)
 	h       *hist.Handle
 }
 
@@ -179,18 +180,23 @@ func (l *sdLoad) spec(workload string, point int) oltp.Spec {
 	}
 }
 
+// newWorker makes thread t's worker. With the io_uring engine the buffer
+// is the thread's slot's (registered with the ring), else its own.
 func (l *sdLoad) newWorker(streams []*stream, seed uint64, t int, h *hist.Handle) (*worker, error) {
-	buf, err := alignedBuffer(int(l.bufSize))
-	if err != nil {
-		return nil, err
+	var dev ioPath = l.backend
+	var buf []byte
+	if l.ring != nil {
+		slot := l.ring.slots[t]
+		dev, buf = slot, slot.buf
+	} else {
+		var err error
+		if buf, err = alignedBuffer(int(l.bufSize)); err != nil {
+			return nil, err
+		}
 	}
 	thread := uint64(l.index)<<32 | uint64(t)
 	fillPattern(buf, seed^thread)
-	var dev ioPath = l.backend
-	if l.ring != nil {
-		dev = l.ring.slots[t]
-	}
-	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h}, nil
+	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h, ownBuf: l.ring == nil}, nil
 }
 
 // Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
@@ -276,9 +282,11 @@ func (w *worker) random(lo, hi, size, grid int64) int64 {
 	return lo + w.rng.Int64N(slots)*grid
 }
 
-// Close frees the thread's buffer.
+// Close frees the thread's buffer, unless it is its ring slot's.
 func (w *worker) Close() error {
-	freeBuffer(w.buf)
+	if w.ownBuf {
+		freeBuffer(w.buf)
+	}
 	w.buf = nil
 	return nil
 }
