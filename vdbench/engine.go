@@ -55,10 +55,16 @@ const startDelay = 100 * time.Millisecond
 // SD's run normally (a warning says when).
 //
 // A blocked pread holds its P until sysmon hands it off, so the I/O in
-// flight is capped near GOMAXPROCS, not by the thread count: Execute
-// raises runtime.GOMAXPROCS (and debug.SetMaxThreads when needed) to the
-// total thread count for its duration and restores them after; each
-// Result's Measured text says so.
+// flight is capped near GOMAXPROCS, not by the thread count: with the
+// psync engine Execute raises runtime.GOMAXPROCS (and debug.SetMaxThreads
+// when needed) to the total thread count for its duration and restores
+// them after. With opts.Engine EngineURing each SD gets one io_uring of
+// threads= slots (uring_linux.go: a thread's Event queues its I/O and
+// waits for the reaper to hand it the completion), so the threads are
+// goroutines parked on a channel, not OS threads, and GOMAXPROCS is left
+// as it is; an SD whose backend has no descriptor, or a host where
+// io_uring cannot be set up, is an error. Each Result's Measured text
+// says which.
 //
 // Warnings (CurveResult.Warnings) are also written to opts.Out. On error
 // or cancellation the points completed so far are returned with the
