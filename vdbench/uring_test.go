@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/workload"
 
 	"golang.org/x/sys/unix"
 )
@@ -281,4 +282,27 @@ func processCPU() (user, sys time.Duration) {
 		return 0, 0
 	}
 	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// --ioengine reaches the run: io_uring is kept (and recorded in Flags),
+// psync is the default and reads back as unset.
+func TestCLIEngine(t *testing.T) {
+	lun := filepath.Join(t.TempDir(), "a.img")
+	for _, tc := range []struct {
+		args []string
+		want string
+		flag bool
+	}{
+		{nil, EnginePsync, false},
+		{[]string{"--ioengine", "psync"}, EnginePsync, false},
+		{[]string{"--ioengine", "io_uring"}, EngineURing, true},
+	} {
+		c, err := cliConfig(t, workload.VerbRun, append([]string{"--profile", "4k-random-read", "--target", lun}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c.Flags()["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
+			t.Errorf("%q: engine %s, Flags ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
+		}
+	}
 }
