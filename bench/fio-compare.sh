@@ -30,6 +30,13 @@
 # the other equivalent: one job with iodepth=N over the whole file, one stream
 # with N consecutive reads in flight as in vdbench, but an asynchronous engine
 # on one thread, so its CPU figure is not the same model as vmbench's.
+# FIO_ENGINE=io_uring is the same shape with fio's io_uring engine (one job,
+# iodepth=N), the peer of VMBENCH_ENGINE=io_uring (vmbench --ioengine
+# io_uring: the same N I/Os in flight through one io_uring per target).
+#
+# Besides the medians of each tool, the ratios vmbench/fio are given per
+# round (round k of vmbench against round k of fio, run next to each other),
+# as their median and their spread (min-max over the rounds).
 #
 # Safety: the test file is created by this script (and removed at the end) in
 # DIR, by default a temporary directory under the current directory, so on its
@@ -41,7 +48,8 @@
 # Environment (defaults in brackets):
 #   DIR [a new temporary directory under $PWD]  SIZE [1g] (k, m, g, t: binary)
 #   THREADS [16] (outstanding I/Os)  TIME [10] (seconds per run)  RAMP [1]
-#   ROUNDS [2]  FIO_ENGINE [psync] (or libaio)  FORCE [0]
+#   ROUNDS [2]  FIO_ENGINE [psync] (or libaio, io_uring)  FORCE [0]
+#   VMBENCH_ENGINE [psync] (or io_uring: vmbench vdbench run --ioengine)
 #   VMBENCH [built from this checkout with go build]  FIO [fio]
 #
 # Example:
@@ -55,6 +63,7 @@ RAMP=${RAMP:-1}
 ROUNDS=${ROUNDS:-2}
 FIO=${FIO:-fio}
 FIO_ENGINE=${FIO_ENGINE:-psync}
+VMBENCH_ENGINE=${VMBENCH_ENGINE:-psync}
 FORCE=${FORCE:-0}
 
 die() { echo "fio-compare: $*" >&2; exit 1; }
@@ -63,7 +72,10 @@ for v in THREADS TIME RAMP ROUNDS; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v} is not a whole number"
 done
 ((THREADS >= 1 && TIME >= 1 && ROUNDS >= 1)) || die "THREADS, TIME and ROUNDS must be at least 1"
-[[ $FIO_ENGINE == psync || $FIO_ENGINE == libaio ]] || die "FIO_ENGINE=$FIO_ENGINE: use psync or libaio"
+[[ $FIO_ENGINE == psync || $FIO_ENGINE == libaio || $FIO_ENGINE == io_uring ]] ||
+  die "FIO_ENGINE=$FIO_ENGINE: use psync, libaio or io_uring"
+[[ $VMBENCH_ENGINE == psync || $VMBENCH_ENGINE == io_uring ]] ||
+  die "VMBENCH_ENGINE=$VMBENCH_ENGINE: use psync or io_uring"
 [[ ${SIZE,,} =~ ^([0-9]+)([kmgt]?)$ ]] || die "SIZE=$SIZE is not a size (e.g. 512m, 1g)"
 case ${BASH_REMATCH[2]} in
   k) shift_by=10 ;; m) shift_by=20 ;; g) shift_by=30 ;; t) shift_by=40 ;; *) shift_by=0 ;;
@@ -146,15 +158,15 @@ sd=sd1,lun=$target,size=$bytes,threads=$THREADS,openflags=o_direct
 wd=$wl,sd=sd1,xfersize=$xfer,rdpct=100,seekpct=$seekpct
 rd=$wl,wd=$wl,iorate=max,elapsed=$TIME,interval=1,warmup=$RAMP
 EOF
-      /usr/bin/time -f '%U %S' -o "$tm" "$VMBENCH" vdbench run "$work/$wl.vdb" -o "$out.d" >"$out" 2>&1 ||
+      /usr/bin/time -f '%U %S' -o "$tm" "$VMBENCH" vdbench run --ioengine "$VMBENCH_ENGINE" "$work/$wl.vdb" -o "$out.d" >"$out" 2>&1 ||
         die "vmbench run failed: $(tail -5 "$out")"
       read -r iops lat < <(jq -r '.points[0] | "\(.achieved_iops) \(.service_time.mean_ns / 1000)"' "$out.d/$wl.json") ||
         die "could not read $out.d/$wl.json"
       grep -o 'GOMAXPROCS [0-9]*' "$out.d/$wl.json" | head -1 >"$work/procs.$wl" || true ;;
     fio)
       local -a shape=(--ioengine=psync --numjobs="$THREADS" --size="$bytes")
-      if [[ $FIO_ENGINE == libaio ]]; then
-        shape=(--ioengine=libaio --iodepth="$THREADS" --numjobs=1 --size="$bytes")
+      if [[ $FIO_ENGINE != psync ]]; then
+        shape=(--ioengine="$FIO_ENGINE" --iodepth="$THREADS" --numjobs=1 --size="$bytes")
       elif [[ $rw == read ]]; then
         shape=(--ioengine=psync --numjobs="$THREADS" --size="$slice" --offset_increment="$slice")
       fi
@@ -179,8 +191,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
   done
 done
 
-if [[ $FIO_ENGINE == libaio ]]; then
-  fio_shape="fio libaio, 1 job, iodepth=$THREADS"
+if [[ $FIO_ENGINE != psync ]]; then
+  fio_shape="fio $FIO_ENGINE, 1 job, iodepth=$THREADS"
 else
   fio_shape="fio psync, numjobs=$THREADS"
 fi
@@ -189,7 +201,7 @@ for wl in randread seqread; do
   extra=
   [[ $wl == seqread && $FIO_ENGINE == psync ]] && extra=" (each job a $((slice >> 20)) MiB slice)"
   echo
-  echo "$title, $THREADS outstanding I/Os: vmbench threads=$THREADS ($(cat "$work/procs.$wl" 2>/dev/null)), $fio_shape$extra"
+  echo "$title, $THREADS outstanding I/Os: vmbench threads=$THREADS --ioengine $VMBENCH_ENGINE ($(cat "$work/procs.$wl" 2>/dev/null)), $fio_shape$extra"
   echo "$SIZE file on $where, ${TIME}s (+${RAMP}s ramp) per run, $ROUNDS rounds (A B A B), $("$FIO" --version)"
   awk -v wl="$wl" -v secs=$((TIME + RAMP)) '
     function median(a, n,   i, j, t) {
@@ -212,5 +224,21 @@ for wl in randread seqread; do
       }
       printf "%-17s %11.3f %11.3f %9.3f %13.3f\n", "vmbench/fio", mi["vmbench"] / mi["fio"], ml["vmbench"] / ml["fio"],
         mc["vmbench"] / mc["fio"], mm["vmbench"] / mm["fio"]
+      # per-round ratios: round k of vmbench over round k of fio
+      m = n["vmbench"] < n["fio"] ? n["vmbench"] : n["fio"]
+      printf "per-round vmbench/fio (median, min-max of %d rounds):\n", m
+      split("IOPS mean_latency CPU_per_IO", what, " ")
+      for (q = 1; q <= 3; q++) {
+        lo = hi = ""
+        for (k = 1; k <= m; k++) {
+          if (q == 1) v = iops["vmbench", k] / iops["fio", k]
+          if (q == 2) v = lat["vmbench", k] / lat["fio", k]
+          if (q == 3) v = mio["vmbench", k] / mio["fio", k]
+          a[k] = v
+          if (lo == "" || v < lo) lo = v
+          if (hi == "" || v > hi) hi = v
+        }
+        printf "  %-13s %7.3f  (%.3f-%.3f)\n", what[q], median(a, m), lo, hi
+      }
     }' "$work/results"
 done

@@ -31,6 +31,9 @@ type Options struct {
 	// (OpenTarget). A Backend that implements Geometry gives the capacity
 	// and block size; otherwise size= and 512-byte blocks are used.
 	Backend func(sd SD) (Backend, error)
+	// Engine is the I/O engine: EnginePsync ("" too) or EngineURing,
+	// which needs backends with a descriptor (Target) and io_uring.
+	Engine string
 }
 
 // startDelay is how far ahead Execute sets each point's common start, so
@@ -52,10 +55,16 @@ const startDelay = 100 * time.Millisecond
 // SD's run normally (a warning says when).
 //
 // A blocked pread holds its P until sysmon hands it off, so the I/O in
-// flight is capped near GOMAXPROCS, not by the thread count: Execute
-// raises runtime.GOMAXPROCS (and debug.SetMaxThreads when needed) to the
-// total thread count for its duration and restores them after; each
-// Result's Measured text says so.
+// flight is capped near GOMAXPROCS, not by the thread count: with the
+// psync engine Execute raises runtime.GOMAXPROCS (and debug.SetMaxThreads
+// when needed) to the total thread count for its duration and restores
+// them after. With opts.Engine EngineURing each SD gets one io_uring of
+// threads= slots (uring_linux.go: a thread's Event queues its I/O and
+// waits for the reaper to hand it the completion), so the threads are
+// goroutines parked on a channel, not OS threads, and GOMAXPROCS is left
+// as it is; an SD whose backend has no descriptor, or a host where
+// io_uring cannot be set up, is an error. Each Result's Measured text
+// says which.
 //
 // Warnings (CurveResult.Warnings) are also written to opts.Out. On error
 // or cancellation the points completed so far are returned with the
@@ -63,12 +72,16 @@ const startDelay = 100 * time.Millisecond
 func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err error) {
 	loads, err := prepare(ctx, run, opts)
 	defer func() {
+		err = errors.Join(err, closeRings(loads))
 		for _, l := range loads {
 			if cerr := l.backend.Close(); cerr != nil {
 				err = errors.Join(err, fmt.Errorf("sd=%s: closing %s: %w", l.sd.Name, l.sd.Lun, cerr))
 			}
 		}
 	}()
+	if err == nil && opts.Engine == EngineURing {
+		err = setUpRings(loads)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +89,9 @@ func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err e
 	for _, l := range loads {
 		threads += l.sd.Threads
 	}
-	procs, restore := raiseProcs(threads)
+	note, restore := engineNote(opts.Engine, threads)
 	defer restore()
-	e := &engine{run: run, opts: opts, loads: loads,
-		note: fmt.Sprintf("each I/O one blocking pread/pwrite, one goroutine per thread; GOMAXPROCS %d for %d threads", procs, threads)}
+	e := &engine{run: run, opts: opts, loads: loads, note: note}
 	cr = &CurveResult{Run: run.Name}
 	points, warnings, err := runPoints(run.RD, func(label string, rate float64) (Point, error) {
 		return e.point(ctx, label, rate)

@@ -65,6 +65,7 @@ type Config struct {
 	curve            curveFlag
 	force            bool
 	temporaryTargets bool
+	engine           engineFlag
 
 	// set by Validate
 	params *Params
@@ -85,6 +86,7 @@ func (c *Config) BindFlags(f *pflag.FlagSet) {
 	f.VarP(&c.elapsed, "elapsed", "e", "replace every rd's elapsed= (seconds, as vdbench -e)")
 	f.VarP(&c.interval, "interval", "i", "replace every rd's interval= (seconds, as vdbench -i)")
 	f.VarP(&c.warmup, "warmup", "w", "replace every rd's warmup= (seconds, as vdbench -w)")
+	f.Var(&c.engine, "ioengine", "how each target's threads= I/Os are issued: psync (one blocking pread/pwrite per thread, vdbench's model; the default) or io_uring (the same I/Os in flight, through one io_uring per target)")
 	f.BoolVar(&c.force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
 	f.Var(&c.size, "size", "use the first SIZE bytes of each target (every sd's size=; 256m, 1g); 0 = all")
 	f.Var(&c.curve, "curve", "replace the curve= points of every iorate=curve rd (percentages, comma-separated)")

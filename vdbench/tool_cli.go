@@ -26,7 +26,7 @@ import (
 var sourceFlags = []string{"file", "profile", "target", "threads", "elapsed", "interval", "warmup"}
 
 // BindCommand implements workload.Commander: run takes sourceFlags,
-// --force and -o/--results-dir; parse sourceFlags; profiles --target and
+// --force, --ioengine and -o/--results-dir; parse sourceFlags; profiles --target and
 // --threads, with help of its own. The block suite's --size, --curve
 // and --temporary-targets are a campaign's.
 func (c *Config) BindCommand(verb workload.Verb, fs *pflag.FlagSet) {
@@ -40,7 +40,7 @@ func (c *Config) BindCommand(verb workload.Verb, fs *pflag.FlagSet) {
 	c.BindFlags(all)
 	names := sourceFlags
 	if verb == workload.VerbRun {
-		names = slices.Concat(names, []string{"force"})
+		names = slices.Concat(names, []string{"force", "ioengine"})
 		fs.StringVarP(&c.resultsDir, "results-dir", "o", "output", "directory for the results (created if missing, as vdbench's -o)")
 	}
 	for _, n := range names {

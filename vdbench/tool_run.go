@@ -84,7 +84,7 @@ func (c *Config) RunOne(ctx context.Context, env workload.Env, i int) (*workload
 		log = io.Discard
 	}
 	pw := newProgressWriter(out, log, pointCount(run))
-	cr, runErr := Execute(ctx, run, Options{Force: c.force, Out: pw, Labels: c.labels(env)})
+	cr, runErr := Execute(ctx, run, Options{Force: c.force, Out: pw, Labels: c.labels(env), Engine: c.engine.engine()})
 	pw.flush()
 	if cr == nil {
 		return nil, runErr
@@ -213,7 +213,8 @@ func (c *Config) CheckTargets() error { return CheckTargets(c.runs, c.force) }
 
 // checkBeforeRun is the CLI's check before anything is created: the
 // host's bounds, the targets and the free space, as CheckHost and
-// CheckTargets check them, with the messages naming the parameter file's
+// CheckTargets check them, and that io_uring is available for
+// --ioengine io_uring, with the messages naming the parameter file's
 // lines, or "--profile NAME".
 func (c *Config) checkBeforeRun() error {
 	source, file := c.params.File, c.params.File
@@ -231,6 +232,11 @@ func (c *Config) checkBeforeRun() error {
 	}
 	if err := CheckSpace(c.runs); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
+	}
+	if c.engine.engine() == EngineURing {
+		if err := ProbeURing(); err != nil {
+			return c.errf("--ioengine %s: %v (--ioengine %s works without it)", EngineURing, err, EnginePsync)
+		}
 	}
 	return nil
 }

@@ -69,6 +69,7 @@ type sdLoad struct {
 	mixes   []*mix
 	cum     []float64 // cumulative WD weights, last = 1
 	bufSize int64
+	ring    *ring // the io_uring engine's ring; nil for psync
 }
 
 // newMix checks wd on sd (spans, transfer sizes) and returns its mix.
@@ -140,13 +141,22 @@ func (s *stream) claim(size int64) (off, n int64, ok bool) {
 // I/O continues from the last I/O of the stream, random or not).
 func (s *stream) jump(to int64) { s.next.Store(to) }
 
+// ioPath is how a worker issues its I/O: ReadAt and WriteAt of a Backend,
+// or of its slot of the SD's io_uring.
+type ioPath interface {
+	ReadAt(p []byte, off int64) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+}
+
 // worker is one thread of one SD: an oltp.Worker whose Event issues one
 // I/O of the SD's WD mix.
 type worker struct {
 	load    *sdLoad
+	dev     ioPath // the backend, or the thread's slot of the SD's ring
 	streams []*stream
 	rng     *rand.Rand
 	buf     []byte
+	ownBuf  bool // buf is the worker's to free (not its ring slot's)
 	h       *hist.Handle
 }
 
@@ -170,14 +180,23 @@ func (l *sdLoad) spec(workload string, point int) oltp.Spec {
 	}
 }
 
+// newWorker makes thread t's worker. With the io_uring engine the buffer
+// is the thread's slot's (registered with the ring), else its own.
 func (l *sdLoad) newWorker(streams []*stream, seed uint64, t int, h *hist.Handle) (*worker, error) {
-	buf, err := alignedBuffer(int(l.bufSize))
-	if err != nil {
-		return nil, err
+	var dev ioPath = l.backend
+	var buf []byte
+	if l.ring != nil {
+		slot := l.ring.slots[t]
+		dev, buf = slot, slot.buf
+	} else {
+		var err error
+		if buf, err = alignedBuffer(int(l.bufSize)); err != nil {
+			return nil, err
+		}
 	}
 	thread := uint64(l.index)<<32 | uint64(t)
 	fillPattern(buf, seed^thread)
-	return &worker{load: l, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h}, nil
+	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h, ownBuf: l.ring == nil}, nil
 }
 
 // Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
@@ -216,10 +235,10 @@ func (w *worker) Event(context.Context) (int, error) {
 	op, ctr := OpRead, ctrBytesRead
 	var err error
 	if read {
-		_, err = w.load.backend.ReadAt(p, off)
+		_, err = w.dev.ReadAt(p, off)
 	} else {
 		op, ctr = OpWrite, ctrBytesWritten
-		_, err = w.load.backend.WriteAt(p, off)
+		_, err = w.dev.WriteAt(p, off)
 	}
 	if err != nil {
 		return op, w.ioError(op, off, size, err)
@@ -263,9 +282,11 @@ func (w *worker) random(lo, hi, size, grid int64) int64 {
 	return lo + w.rng.Int64N(slots)*grid
 }
 
-// Close frees the thread's buffer.
+// Close frees the thread's buffer, unless it is its ring slot's.
 func (w *worker) Close() error {
-	freeBuffer(w.buf)
+	if w.ownBuf {
+		freeBuffer(w.buf)
+	}
 	w.buf = nil
 	return nil
 }

@@ -1,0 +1,96 @@
+package vdbench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// The I/O engines of `vmbench vdbench run --ioengine` (Options.Engine).
+// EnginePsync is vdbench's model: each thread issues one blocking
+// pread/pwrite at a time. EngineURing keeps the same threads= I/Os in
+// flight per SD (each thread still has one I/O at a time, so threads= is
+// the queue depth) but submits them to one io_uring per SD and reaps the
+// completions from one goroutine per SD: no OS thread blocks per I/O.
+const (
+	EnginePsync = "psync"
+	EngineURing = "io_uring"
+)
+
+// Engines are the valid --ioengine values, the default first.
+var Engines = []string{EnginePsync, EngineURing}
+
+// engineFlag is --ioengine: psync (the default, read back as "") or
+// io_uring.
+type engineFlag string
+
+func (e *engineFlag) String() string { return string(*e) }
+func (e *engineFlag) Type() string   { return "engine" }
+
+func (e *engineFlag) Set(v string) error {
+	switch v {
+	case EnginePsync:
+		*e = ""
+	case EngineURing:
+		*e = engineFlag(v)
+	default:
+		return fmt.Errorf("not an I/O engine (valid: %s)", strings.Join(Engines, ", "))
+	}
+	return nil
+}
+
+// engine is the flag's engine name, psync when unset.
+func (e engineFlag) engine() string {
+	if e == "" {
+		return EnginePsync
+	}
+	return string(e)
+}
+
+// descriptorOf is implemented by backends with a file descriptor (Target),
+// which the io_uring engine submits to.
+type descriptorOf interface{ descriptor() int }
+
+func (t *Target) descriptor() int { return t.fd }
+
+// setUpRings gives every load a ring of its threads= slots for the
+// io_uring engine, each slot with its thread's I/O buffer. Loads with a ring must have it closed (closeRings)
+// even on error. An error names the SD and, for an unavailable io_uring,
+// says why.
+func setUpRings(loads []*sdLoad) error {
+	for _, l := range loads {
+		d, ok := l.backend.(descriptorOf)
+		if !ok {
+			return fmt.Errorf("sd=%s: --ioengine %s needs a file or block device target", l.sd.Name, EngineURing)
+		}
+		r, err := newRing(d.descriptor(), l.sd.Threads, l.bufSize)
+		if err != nil {
+			return fmt.Errorf("sd=%s: --ioengine %s: %w", l.sd.Name, EngineURing, err)
+		}
+		l.ring = r
+	}
+	return nil
+}
+
+func closeRings(loads []*sdLoad) error {
+	var errs []error
+	for _, l := range loads {
+		if l.ring != nil {
+			errs = append(errs, l.ring.Close())
+			l.ring = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// engineNote is what each Result's Measured says of how the I/O was
+// issued, for threads in all.
+func engineNote(engine string, threads int) (note string, restore func()) {
+	if engine == EngineURing {
+		return fmt.Sprintf("each I/O submitted to an io_uring (queue depth threads= per SD, one goroutine per thread, completions reaped by one goroutine per SD); GOMAXPROCS %d for %d threads",
+			runtime.GOMAXPROCS(0), threads), func() {}
+	}
+	procs, restore := raiseProcs(threads)
+	return fmt.Sprintf("each I/O one blocking pread/pwrite, one goroutine per thread; GOMAXPROCS %d for %d threads", procs, threads), restore
+}

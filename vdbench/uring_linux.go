@@ -1,0 +1,423 @@
+//go:build linux
+
+package vdbench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The io_uring ABI (include/uapi/linux/io_uring.h), as far as the ring
+// uses it: x/sys/unix has the system-call numbers but not these.
+const (
+	iouOpNop        = 0  // IORING_OP_NOP
+	iouOpReadFixed  = 4  // IORING_OP_READ_FIXED: on a registered buffer
+	iouOpWriteFixed = 5  // IORING_OP_WRITE_FIXED
+	iouOpRead       = 22 // IORING_OP_READ (Linux 5.6)
+	iouOpWrite      = 23 // IORING_OP_WRITE
+
+	iouRegisterBuffers = 0 // IORING_REGISTER_BUFFERS
+
+	iouOffSQRing = 0          // IORING_OFF_SQ_RING
+	iouOffCQRing = 0x8000000  // IORING_OFF_CQ_RING
+	iouOffSQEs   = 0x10000000 // IORING_OFF_SQES
+
+	iouEnterGetEvents = 1 // IORING_ENTER_GETEVENTS
+
+	iouMaxEntries = 32768 // IORING_MAX_ENTRIES
+
+	sqeSize = 64
+	cqeSize = 16
+
+	// closeTag is the user_data of the NOP that stops the reaper.
+	closeTag = ^uint64(0)
+)
+
+// iouParams is struct io_uring_params (120 bytes).
+type iouParams struct {
+	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
+	resv                                                                   [3]uint32
+	sqOff                                                                  iouRingOffsets
+	cqOff                                                                  iouRingOffsets
+}
+
+// iouRingOffsets is struct io_sqring_offsets or io_cqring_offsets: the
+// same layout of eight 32-bit offsets and a 64-bit address. After head,
+// tail, ring_mask and ring_entries the SQ has flags, dropped, array; the
+// CQ overflow, cqes, flags.
+type iouRingOffsets struct {
+	head, tail, ringMask, ringEntries, f4, f5, f6, resv1 uint32
+	userAddr                                             uint64
+}
+
+func (o *iouRingOffsets) sqArray() uint32 { return o.f6 }
+func (o *iouRingOffsets) cqes() uint32    { return o.f5 }
+
+// iouSQE is struct io_uring_sqe (64 bytes), with the fields a read or
+// write sets.
+type iouSQE struct {
+	opcode      uint8
+	flags       uint8
+	ioprio      uint16
+	fd          int32
+	off         uint64
+	addr        uint64
+	len         uint32
+	rwFlags     uint32
+	userData    uint64
+	bufIndex    uint16
+	personality uint16
+	spliceFdIn  int32
+	addr3       uint64
+	pad         uint64
+}
+
+// iouCQE is struct io_uring_cqe (16 bytes).
+type iouCQE struct {
+	userData uint64
+	res      int32
+	flags    uint32
+}
+
+// ring is one io_uring on one SD's descriptor, for the SD's threads= I/Os
+// in flight: each thread (a slot) has at most one I/O in it, so the
+// submission queue never fills. A thread queues its SQE under mu and
+// submits it itself only when the reaper is blocked waiting; otherwise
+// the reaper's next io_uring_enter submits every queued SQE with its wait
+// (submit + wait in one call, as fio's io_uring engine does). The reaper
+// goroutine reaps the completions and hands each to its slot's goroutine.
+type ring struct {
+	fd     int
+	target int32 // the SD's descriptor
+	sqMem  []byte
+	cqMem  []byte
+	sqeMem []byte
+	sqes   []iouSQE
+	sqTail *uint32
+	sqMask uint32
+	cqHead *uint32
+	cqTail *uint32
+	cqMask uint32
+	cqes   []iouCQE
+	slots  []*ringSlot
+	// fixed is set when the slots' buffers are registered with the ring
+	// (IORING_REGISTER_BUFFERS): an I/O on its slot's buffer is then a
+	// READ_FIXED or WRITE_FIXED, which spares the kernel pinning its pages
+	// on every I/O. Registration counts against RLIMIT_MEMLOCK; when it
+	// is refused the buffers are used unregistered.
+	fixed bool
+
+	mu      sync.Mutex    // guards the SQ tail and the SQEs
+	pending atomic.Uint32 // SQEs queued and not yet submitted
+	waiting atomic.Bool   // the reaper is in (or about to enter) its wait
+	failed  atomic.Pointer[error]
+	done    chan struct{} // closed when the reaper returns
+	closed  bool
+}
+
+// ringSlot is one thread's place in the ring: its I/O's result arrives on
+// done.
+type ringSlot struct {
+	ring *ring
+	id   uint64
+	buf  []byte      // the thread's I/O buffer (alignedBuffer), owned by the ring
+	busy atomic.Bool // an I/O of this slot is queued or in flight
+	done chan int32
+}
+
+// errURingUnavailable wraps every failure to set up a ring.
+var errURingUnavailable = errors.New("io_uring is unavailable")
+
+// newRing sets up an io_uring for slots I/Os in flight on fd, with an
+// aligned I/O buffer of bufSize bytes per slot (registered with the ring
+// when RLIMIT_MEMLOCK allows), and starts its reaper. An error wraps errURingUnavailable and says why (ENOSYS: a
+// kernel without io_uring; EPERM: refused by seccomp, a container's
+// profile or the kernel.io_uring_disabled sysctl).
+func newRing(fd, slots int, bufSize int64) (*ring, error) {
+	if slots < 1 || slots+1 > iouMaxEntries {
+		return nil, fmt.Errorf("%w: threads=%d: io_uring takes 1 to %d I/Os in flight per target", errURingUnavailable, slots, iouMaxEntries-1)
+	}
+	var p iouParams
+	rfd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(slots+1), uintptr(unsafe.Pointer(&p)), 0)
+	if e != 0 {
+		return nil, fmt.Errorf("%w: io_uring_setup: %w%s", errURingUnavailable, e, setupHint(e))
+	}
+	r := &ring{fd: int(rfd), target: int32(fd), done: make(chan struct{})}
+	if err := r.mapRings(&p); err != nil {
+		r.unmap()
+		return nil, fmt.Errorf("%w: %w", errURingUnavailable, err)
+	}
+	r.slots = make([]*ringSlot, slots)
+	iovs := make([]unix.Iovec, slots)
+	for i := range r.slots {
+		buf, err := alignedBuffer(int(bufSize))
+		if err != nil {
+			r.unmap()
+			return nil, err
+		}
+		r.slots[i] = &ringSlot{ring: r, id: uint64(i), buf: buf, done: make(chan int32, 1)}
+		iovs[i].Base = &buf[:1][0]
+		iovs[i].SetLen(len(buf))
+	}
+	if bufSize > 0 {
+		_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), iouRegisterBuffers,
+			uintptr(unsafe.Pointer(&iovs[0])), uintptr(slots), 0, 0)
+		r.fixed = e == 0
+	}
+	go r.reap()
+	return r, nil
+}
+
+func setupHint(e syscall.Errno) string {
+	switch e {
+	case unix.ENOSYS:
+		return " (this kernel has no io_uring)"
+	case unix.EPERM, unix.EACCES:
+		return " (refused: seccomp, a container's profile, or the kernel.io_uring_disabled sysctl)"
+	case unix.ENOMEM:
+		return " (the locked-memory limit, RLIMIT_MEMLOCK, is too low)"
+	}
+	return ""
+}
+
+// ProbeURing reports whether io_uring can be set up here: nil, or an
+// error wrapping errURingUnavailable that says why.
+func ProbeURing() error {
+	var p iouParams
+	rfd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&p)), 0)
+	if e != 0 {
+		return fmt.Errorf("%w: io_uring_setup: %w%s", errURingUnavailable, e, setupHint(e))
+	}
+	return unix.Close(int(rfd))
+}
+
+// mapRings maps the SQ ring, the CQ ring and the SQE array and points the
+// ring's fields into them. The SQ array is set once to the identity: SQE
+// i is always at SQ index i.
+func (r *ring) mapRings(p *iouParams) error {
+	var err error
+	sqLen := int(p.sqOff.sqArray() + p.sqEntries*4) // array: u32 per entry
+	if r.sqMem, err = mmapRing(r.fd, sqLen, iouOffSQRing); err != nil {
+		return fmt.Errorf("mapping the submission ring: %w", err)
+	}
+	cqLen := int(p.cqOff.cqes() + p.cqEntries*cqeSize) // cqes
+	if r.cqMem, err = mmapRing(r.fd, cqLen, iouOffCQRing); err != nil {
+		return fmt.Errorf("mapping the completion ring: %w", err)
+	}
+	if r.sqeMem, err = mmapRing(r.fd, int(p.sqEntries)*sqeSize, iouOffSQEs); err != nil {
+		return fmt.Errorf("mapping the SQE array: %w", err)
+	}
+	r.sqes = unsafe.Slice((*iouSQE)(unsafe.Pointer(&r.sqeMem[0])), p.sqEntries)
+	r.sqTail = (*uint32)(unsafe.Pointer(&r.sqMem[p.sqOff.tail]))
+	r.sqMask = *(*uint32)(unsafe.Pointer(&r.sqMem[p.sqOff.ringMask]))
+	array := unsafe.Slice((*uint32)(unsafe.Pointer(&r.sqMem[p.sqOff.sqArray()])), p.sqEntries)
+	for i := range array {
+		array[i] = uint32(i)
+	}
+	r.cqHead = (*uint32)(unsafe.Pointer(&r.cqMem[p.cqOff.head]))
+	r.cqTail = (*uint32)(unsafe.Pointer(&r.cqMem[p.cqOff.tail]))
+	r.cqMask = *(*uint32)(unsafe.Pointer(&r.cqMem[p.cqOff.ringMask]))
+	r.cqes = unsafe.Slice((*iouCQE)(unsafe.Pointer(&r.cqMem[p.cqOff.cqes()])), p.cqEntries)
+	return nil
+}
+
+func mmapRing(fd, n int, off int64) ([]byte, error) {
+	return unix.Mmap(fd, off, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+}
+
+func (r *ring) unmap() {
+	for _, m := range [][]byte{r.sqeMem, r.cqMem, r.sqMem} {
+		if m != nil {
+			_ = unix.Munmap(m)
+		}
+	}
+	r.sqeMem, r.cqMem, r.sqMem = nil, nil, nil
+	_ = unix.Close(r.fd) // unregisters the buffers
+	for _, s := range r.slots {
+		freeBuffer(s.buf)
+		s.buf = nil
+	}
+}
+
+// enter is io_uring_enter(2): it submits toSubmit queued SQEs and, with
+// wait, waits for at least one completion. It returns the SQEs submitted.
+func (r *ring) enter(toSubmit uint32, wait bool) (uint32, syscall.Errno) {
+	var minComplete, flags uintptr
+	if wait {
+		minComplete, flags = 1, iouEnterGetEvents
+	}
+	n, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), minComplete, flags, 0, 0)
+	return uint32(n), e
+}
+
+// queue puts one SQE on the submission ring and makes sure it will be
+// submitted: by the reaper's next enter, or here when the reaper is
+// already waiting (its enter has taken its count of pending SQEs).
+func (r *ring) queue(op uint8, p []byte, off int64, tag uint64, bufIndex uint16) {
+	r.mu.Lock()
+	tail := *r.sqTail // only the submitters write it, under mu
+	sqe := &r.sqes[tail&r.sqMask]
+	*sqe = iouSQE{opcode: op, fd: r.target, off: uint64(off), len: uint32(len(p)), userData: tag, bufIndex: bufIndex}
+	if len(p) > 0 {
+		sqe.addr = uint64(uintptr(unsafe.Pointer(&p[0])))
+	}
+	atomic.StoreUint32(r.sqTail, tail+1) // release: the kernel reads the SQE after it sees the tail
+	r.mu.Unlock()
+	r.pending.Add(1)
+	if r.waiting.Load() {
+		r.flush()
+	}
+}
+
+// flush submits the SQEs queued and not yet submitted, without waiting.
+func (r *ring) flush() {
+	n := r.pending.Swap(0)
+	if n == 0 {
+		return
+	}
+	got, e := r.enter(n, false)
+	if e != 0 {
+		got = 0
+	}
+	if got < n {
+		r.pending.Add(n - got) // the reaper's next enter retries them
+	}
+}
+
+// reap is the reaper: it submits what is pending with each wait for a
+// completion, and hands every completion to its slot. It yields once
+// after handing completions out, so the woken threads queue their next
+// I/Os before its next enter submits them together. A failing
+// io_uring_enter (other than EINTR and EAGAIN) fails every I/O in flight
+// and every later one.
+func (r *ring) reap() {
+	defer close(r.done)
+	for {
+		r.waiting.Store(true)
+		n := r.pending.Swap(0)
+		got, e := r.enter(n, true)
+		r.waiting.Store(false)
+		switch {
+		case e == 0:
+		case e == unix.EINTR || e == unix.EAGAIN || e == unix.EBUSY:
+			got = 0
+		default:
+			r.fail(fmt.Errorf("io_uring_enter: %w", e))
+			return
+		}
+		if got < n {
+			r.pending.Add(n - got)
+		}
+		handed, stop := r.complete()
+		if stop {
+			return
+		}
+		if handed > 0 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// complete hands the completions on the CQ ring to their slots; stop is
+// set when the reaper's own NOP (Close) is among them.
+func (r *ring) complete() (handed int, stop bool) {
+	head := *r.cqHead                   // only the reaper writes it
+	tail := atomic.LoadUint32(r.cqTail) // acquire: the CQEs up to tail are written
+	for ; head != tail; head++ {
+		c := r.cqes[head&r.cqMask]
+		if c.userData == closeTag {
+			stop = true
+			continue
+		}
+		s := r.slots[c.userData]
+		if s.busy.CompareAndSwap(true, false) {
+			s.done <- c.res
+			handed++
+		}
+	}
+	atomic.StoreUint32(r.cqHead, head) // release: the kernel may reuse the CQEs
+	return handed, stop
+}
+
+// fail records err and fails every slot's I/O in flight with it.
+func (r *ring) fail(err error) {
+	r.failed.Store(&err)
+	for _, s := range r.slots {
+		if s.busy.CompareAndSwap(true, false) {
+			s.done <- -int32(unix.EIO)
+		}
+	}
+}
+
+// Close stops the reaper (with a NOP it recognizes) and unmaps the ring.
+// Every slot must be idle: the engine closes the ring after its runs.
+func (r *ring) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.failed.Load() == nil {
+		r.queue(iouOpNop, nil, 0, closeTag, 0)
+		r.flush()
+		<-r.done
+	}
+	r.unmap()
+	return nil
+}
+
+// ReadAt reads len(p) bytes at off through the ring and waits for them.
+func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) {
+	if s.registered(p) {
+		return s.do(iouOpReadFixed, p, off)
+	}
+	return s.do(iouOpRead, p, off)
+}
+
+// WriteAt writes p at off through the ring and waits for it.
+func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) {
+	if s.registered(p) {
+		return s.do(iouOpWriteFixed, p, off)
+	}
+	return s.do(iouOpWrite, p, off)
+}
+
+// registered reports whether p lies in the slot's registered buffer.
+func (s *ringSlot) registered(p []byte) bool {
+	if !s.ring.fixed || len(p) == 0 || len(s.buf) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(&s.buf[0]))
+	at := uintptr(unsafe.Pointer(&p[0]))
+	return at >= lo && at+uintptr(len(p)) <= lo+uintptr(len(s.buf))
+}
+
+// do queues one I/O of the slot and waits for its completion: res is the
+// bytes transferred or a negative errno. A short transfer is an error
+// (io.ErrUnexpectedEOF), as with pread.
+func (s *ringSlot) do(op uint8, p []byte, off int64) (int, error) {
+	r := s.ring
+	s.busy.Store(true)
+	if perr := r.failed.Load(); perr != nil { // fail() either saw busy or is seen here
+		if !s.busy.CompareAndSwap(true, false) {
+			<-s.done
+		}
+		return 0, *perr
+	}
+	r.queue(op, p, off, s.id, uint16(s.id))
+	res := <-s.done
+	runtime.KeepAlive(p)
+	if res < 0 {
+		if perr := r.failed.Load(); perr != nil {
+			return 0, *perr
+		}
+		return 0, syscall.Errno(-res)
+	}
+	return checkIO(int(res), len(p), nil)
+}

@@ -1,0 +1,34 @@
+//go:build !linux
+
+package vdbench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// errURingUnavailable wraps every failure to set up a ring.
+var errURingUnavailable = errors.New("io_uring is unavailable")
+
+// ring is Linux's io_uring; elsewhere newRing refuses.
+type ring struct{ slots []*ringSlot }
+
+type ringSlot struct{ buf []byte }
+
+// newRing always fails here: io_uring is Linux's.
+func newRing(fd, slots int, bufSize int64) (*ring, error) { return nil, ProbeURing() }
+
+// ProbeURing reports that io_uring is Linux only.
+func ProbeURing() error {
+	return fmt.Errorf("%w: it is Linux only (this is %s)", errURingUnavailable, runtime.GOOS)
+}
+
+// Close does nothing.
+func (r *ring) Close() error { return nil }
+
+// ReadAt is never called: newRing makes no ring.
+func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) { return 0, ProbeURing() }
+
+// WriteAt is never called: newRing makes no ring.
+func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) { return 0, ProbeURing() }

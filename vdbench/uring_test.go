@@ -1,0 +1,308 @@
+//go:build linux
+
+package vdbench
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/workload"
+
+	"golang.org/x/sys/unix"
+)
+
+// needURing skips the test, saying why, where io_uring cannot be set up
+// (a kernel without it, seccomp, kernel.io_uring_disabled).
+func needURing(t testing.TB) {
+	t.Helper()
+	if err := ProbeURing(); err != nil {
+		t.Skipf("skipped: %v", err)
+	}
+}
+
+// tempFile returns an open file of size bytes (zeros) in t.TempDir(),
+// buffered: O_DIRECT is refused on tmpfs, and data read back does not
+// depend on it.
+func tempFile(t *testing.T, size int64, flag int) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ring.img")
+	if err := os.WriteFile(path, make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func testRing(t *testing.T, fd, slots int) *ring {
+	t.Helper()
+	needURing(t)
+	r, err := newRing(fd, slots, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// Data written through the ring (from the slots' registered buffers)
+// reads back with pread, and data written with pwrite reads back through
+// the ring (into Go buffers), from 8 slots at once.
+func TestURingReadBack(t *testing.T) {
+	const slots, block, blocks = 8, 4096, 64
+	f := tempFile(t, block*blocks, os.O_RDWR)
+	fd := int(f.Fd())
+	r := testRing(t, fd, slots)
+	if !r.fixed {
+		t.Log("the slots' buffers could not be registered (RLIMIT_MEMLOCK?): plain WRITE")
+	}
+	var wg sync.WaitGroup
+	for s := range slots {
+		wg.Go(func() {
+			buf := r.slots[s].buf // registered: WRITE_FIXED
+			for b := s; b < blocks; b += slots {
+				fillPattern(buf, uint64(b))
+				if n, err := r.slots[s].WriteAt(buf, int64(b*block)); n != block || err != nil {
+					t.Errorf("ring write of block %d: %d, %v", b, n, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	want := make([]byte, block)
+	got := make([]byte, block)
+	for b := range blocks {
+		fillPattern(want, uint64(b))
+		if _, err := unix.Pread(fd, got, int64(b*block)); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("pread of block %d after the ring's write: %v, data equal %v", b, err, bytes.Equal(got, want))
+		}
+		fillPattern(want, uint64(b)+1000)
+		if _, err := unix.Pwrite(fd, want, int64(b*block)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for s := range slots {
+		wg.Go(func() {
+			buf := make([]byte, block) // a Go heap buffer works as well as an aligned one for buffered I/O
+			for b := s; b < blocks; b += slots {
+				if n, err := r.slots[s].ReadAt(buf, int64(b*block)); n != block || err != nil {
+					t.Errorf("ring read of block %d: %d, %v", b, n, err)
+				}
+				exp := make([]byte, block)
+				fillPattern(exp, uint64(b)+1000)
+				if !bytes.Equal(buf, exp) {
+					t.Errorf("ring read of block %d after pwrite: data differ", b)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// The ring's errors are pread's: a read past the end is short
+// (io.ErrUnexpectedEOF with the bytes read), a write on a read-only
+// descriptor is EBADF, and the slot works again after either.
+func TestURingErrors(t *testing.T) {
+	f := tempFile(t, 6144, os.O_RDONLY)
+	r := testRing(t, int(f.Fd()), 2)
+	for _, buf := range [][]byte{make([]byte, 4096), r.slots[1].buf} {
+		uringErrors(t, r, buf)
+	}
+}
+
+func uringErrors(t *testing.T, r *ring, buf []byte) {
+	t.Helper()
+	for _, tc := range []struct {
+		name  string
+		write bool
+		off   int64
+		n     int
+		want  error
+		msg   string
+	}{
+		{"short read", false, 4096, 2048, io.ErrUnexpectedEOF, "2048 of 4096 bytes transferred"},
+		{"read at the end", false, 6144, 0, io.ErrUnexpectedEOF, "0 of 4096 bytes"},
+		{"write on a read-only descriptor", true, 0, 0, unix.EBADF, "bad file descriptor"},
+		{"full read", false, 0, 4096, nil, ""},
+	} {
+		var n int
+		var err error
+		if tc.write {
+			n, err = r.slots[1].WriteAt(buf, tc.off)
+		} else {
+			n, err = r.slots[1].ReadAt(buf, tc.off)
+		}
+		if n != tc.n || !errors.Is(err, tc.want) || (err != nil && !strings.Contains(err.Error(), tc.msg)) {
+			t.Errorf("%s (registered %v): %d, %v; want %d, %v (%q)", tc.name, r.slots[1].registered(buf), n, err, tc.n, tc.want, tc.msg)
+		}
+	}
+}
+
+// newRing refuses a queue depth io_uring cannot take, saying io_uring is
+// unavailable for it.
+func TestURingDepthBounds(t *testing.T) {
+	for _, slots := range []int{0, iouMaxEntries} {
+		if _, err := newRing(0, slots, 0); !errors.Is(err, errURingUnavailable) || !strings.Contains(err.Error(), "threads=") {
+			t.Errorf("newRing(%d slots): %v", slots, err)
+		}
+	}
+}
+
+// A run with the io_uring engine on a real file counts exactly as psync
+// does: bytes are 4096 × I/Os in every interval, the measure phase starts
+// where the precondition ended, in closed loop and in open loop (the
+// latency from the intended start is recorded for every I/O).
+func TestURingExecuteCounts(t *testing.T) {
+	needURing(t)
+	lun := filepath.Join(t.TempDir(), "uring.img")
+	for _, rd := range []RD{
+		{IORate: IORate{Max: true}},
+		{IORate: IORate{Rates: []float64{2000}}, Distribution: "deterministic"},
+	} {
+		rd.Elapsed, rd.Warmup, rd.Interval = 600*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
+		run := testRun(rd, WD{RdPct: 70, Seek: Seek{Pct: 100}},
+			SD{Name: "sd1", Lun: lun, Size: 4 << 20, Threads: 8, OpenFlags: []string{"none"}})
+		cr, err := Execute(t.Context(), run, Options{Engine: EngineURing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cr.Points[0]
+		checkBytesExact(t, p, 4096)
+		res := p.PerSD[0]
+		if !res.Start.Equal(res.Precondition.End) {
+			t.Errorf("measure starts %v after the precondition's end", res.Start.Sub(res.Precondition.End))
+		}
+		ios := res.Ops[OpRead].Latency.Count + res.Ops[OpWrite].Latency.Count
+		if ios == 0 || !strings.Contains(res.Measured, "io_uring") {
+			t.Errorf("%s: %d I/Os; measured %q", p.Label, ios, res.Measured)
+		}
+		if rd.IORate.Max {
+			continue
+		}
+		if in := res.Ops[OpRead].Intended; in == nil || in.Count != res.Ops[OpRead].Latency.Count {
+			t.Errorf("open loop: intended-start latency %+v for %d reads", in, res.Ops[OpRead].Latency.Count)
+		}
+	}
+}
+
+// The io_uring engine needs a target with a descriptor: a fake device is
+// refused by name.
+func TestURingNeedsDescriptor(t *testing.T) {
+	dev := &fakeDevice{service: time.Millisecond, block: 512, capacity: gib}
+	run := testRun(RD{IORate: IORate{Max: true}, Elapsed: 2 * time.Second, Interval: time.Second},
+		WD{RdPct: 100, Seek: Seek{Pct: 100}}, SD{Name: "sd1", Lun: "fake0", Threads: 2})
+	opts := fakeOpts(map[string]*fakeDevice{"sd1": dev})
+	opts.Engine = EngineURing
+	if _, err := Execute(t.Context(), run, opts); err == nil || !strings.Contains(err.Error(), "sd=sd1: --ioengine io_uring needs a file or block device") {
+		t.Errorf("Execute on a fake device with io_uring: %v", err)
+	}
+}
+
+func TestEngineFlag(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{"psync", EnginePsync, ""},
+		{"io_uring", EngineURing, ""},
+		{"libaio", "", "not an I/O engine (valid: psync, io_uring)"},
+		{"", "", "not an I/O engine"},
+	} {
+		var e engineFlag
+		err := e.Set(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Set(%q): %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || e.engine() != tc.want {
+			t.Errorf("Set(%q): %q, %v", tc.in, e.engine(), err)
+		}
+	}
+}
+
+// BenchmarkEngineCPU measures the client CPU (user + system, of the whole
+// process) per I/O of each engine, 4 KiB random reads from 8 threads on a
+// small file held in the page cache, through oltp.Run as a real run does
+// (the run stops after b.N I/Os): the cost of issuing, waiting for and
+// recording an I/O, with the device's own time out of it. It reports
+// cpu-us/IO, and allocs/op per I/O.
+func BenchmarkEngineCPU(b *testing.B) {
+	for _, engine := range Engines {
+		b.Run(engine, func(b *testing.B) {
+			if engine == EngineURing {
+				needURing(b)
+			}
+			lun := filepath.Join(b.TempDir(), "cached.img")
+			run := testRun(RD{IORate: IORate{Max: true}}, WD{Name: "wd1", RdPct: 100, Seek: Seek{Pct: 100}, Xfer: Single(4096)},
+				SD{Name: "sd1", Lun: lun, Size: 16 << 20, Threads: 8, OpenFlags: []string{"none"}})
+			loads, err := prepare(b.Context(), run, Options{})
+			if err == nil && engine == EngineURing {
+				err = setUpRings(loads)
+			}
+			b.Cleanup(func() { closeRings(loads); loads[0].backend.Close() })
+			if err != nil {
+				b.Fatal(err)
+			}
+			note, restore := engineNote(engine, 8)
+			defer restore()
+			cfg := oltp.RunConfig{Threads: 8, Events: int64(b.N), Time: time.Hour, ReportInterval: time.Hour}
+			u0, s0 := processCPU()
+			b.ReportAllocs()
+			b.ResetTimer()
+			res, err := oltp.Run(b.Context(), loads[0].spec("bench", 0), cfg)
+			b.StopTimer()
+			u1, s1 := processCPU()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if n := res.Ops[OpRead].Latency.Count; n != int64(b.N) {
+				b.Fatalf("%d I/Os counted, want %d (%s)", n, b.N, note)
+			}
+			b.ReportMetric(float64((u1-u0)+(s1-s0))/float64(time.Microsecond)/float64(b.N), "cpu-us/IO")
+		})
+	}
+}
+
+// processCPU returns the user and system CPU time of this process so far.
+func processCPU() (user, sys time.Duration) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// --ioengine reaches the run: io_uring is kept (and recorded in Flags),
+// psync is the default and reads back as unset.
+func TestCLIEngine(t *testing.T) {
+	lun := filepath.Join(t.TempDir(), "a.img")
+	for _, tc := range []struct {
+		args []string
+		want string
+		flag bool
+	}{
+		{nil, EnginePsync, false},
+		{[]string{"--ioengine", "psync"}, EnginePsync, false},
+		{[]string{"--ioengine", "io_uring"}, EngineURing, true},
+	} {
+		c, err := cliConfig(t, workload.VerbRun, append([]string{"--profile", "4k-random-read", "--target", lun}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := c.Flags()["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
+			t.Errorf("%q: engine %s, Flags ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
+		}
+	}
+}
