@@ -14,7 +14,7 @@ import (
 )
 
 // RecordKind and RecordVersion identify a RunRecord file. Version 2 added
-// the points' Overshot and Flag, and holds oltp.Result version 2 (status,
+// the points' Overshot and Flag, and holds oltp.Result version 2 or later (status,
 // overruns, backlog). ReadRunRecord reads versions 1 and 2 (a version 1
 // point has no flag but its saturation); a newer version is refused.
 const (

@@ -283,7 +283,8 @@ func (p *intervalPrinter) average(merged *oltp.Result) {
 // WriteCurve writes a run's table: one row per point with the requested
 // and achieved rate, MB/s, the service time (mean, p50, p99, max), the
 // latency from the intended start (mean, p99; open loop only) and the
-// point's flag (Point.Flag: saturated or above its request, with the share
+// client's CPU time per I/O (the whole vmbench process, see
+// oltp.ClientCost) and the point's flag (Point.Flag: saturated or above its request, with the share
 // of the request achieved; a late runner), then the run's warnings.
 func WriteCurve(w io.Writer, c *CurveResult) error {
 	var b strings.Builder
@@ -314,7 +315,7 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 		}
 		t.Rows = append(t.Rows, []string{p.Label, req, fmt.Sprintf("%.2f", p.Achieved), fmt.Sprintf("%.2f", bytesPerSec(p.Result)/float64(report.MiB)),
 			report.FormatMillis(s.Mean(), 3), report.FormatMillis(s.Percentile(50), 3),
-			report.FormatMillis(s.Percentile(99), 3), report.FormatMillis(s.Max(), 3), ia, ip, sat})
+			report.FormatMillis(s.Percentile(99), 3), report.FormatMillis(s.Max(), 3), ia, ip, clientPerIO(p.Result), sat})
 	}
 	if err := t.WriteText(&b); err != nil {
 		return err
@@ -334,11 +335,26 @@ func curveTable() *report.Table {
 		h string
 		w int
 	}{{"requested", 10}, {"IOPS", 11}, {"MB/sec", 9}, {"avg ms", 9}, {"p50 ms", 9}, {"p99 ms", 9}, {"max ms", 9},
-		{"intended avg", 12}, {"intended p99", 12}} {
+		{"intended avg", 12}, {"intended p99", 12}, {"client us/io", 12}} {
 		t.Columns = append(t.Columns, report.Column{Header: c.h, Align: report.Right, Width: c.w})
 	}
 	t.Columns = append(t.Columns, report.Column{Header: "flag", Gap: 2})
 	return t
+}
+
+// clientPerIO is the client process's CPU time per I/O of a point, in µs
+// (oltp.ClientCost), or "-" when the Result has none (files before
+// Result version 3).
+func clientPerIO(res *oltp.Result) string {
+	if res == nil || res.Client == nil {
+		return "-"
+	}
+	var n int64
+	for _, op := range res.Ops {
+		n += op.Latency.Count
+	}
+	cpu, _, _ := res.Client.PerEvent(n)
+	return fmt.Sprintf("%.2f", float64(cpu)/float64(time.Microsecond))
 }
 
 func bytesPerSec(res *oltp.Result) float64 {

@@ -52,6 +52,10 @@ func testCurve() *CurveResult {
 				res.Ops[i].Intended = &s
 			}
 		}
+		if p.label != "120%" { // a point without a client cost prints "-"
+			res.Client = &oltp.ClientCost{Processes: 1, Cores: 2, UserCPU: time.Duration(n) * 9 * time.Microsecond,
+				SystemCPU: time.Duration(n) * 3 * time.Microsecond, Start: reportStart, End: reportStart.Add(time.Second)}
+		}
 		pt := Point{Label: p.label, Requested: p.req, Achieved: p.got,
 			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res}
 		pt.Flag = pointFlag(pt)
