@@ -93,10 +93,12 @@ func (o *Overhead) Harness() time.Duration { return o.Total - o.Workload() }
 // the provisioning's goroutines.
 type timeline struct {
 	now   func() time.Time
-	start time.Time
+	start time.Time // the first step's start
 	steps []StepTime
 	cur   string // the step running, "" when none
 	at    time.Time
+	// results are the run step's Results (endRun).
+	results []*oltp.Result
 
 	mu      sync.Mutex
 	vmSteps []VMStepTime
@@ -106,9 +108,7 @@ func newTimeline(now func() time.Time) *timeline {
 	if now == nil {
 		now = time.Now
 	}
-	t := &timeline{now: now}
-	t.start = now()
-	return t
+	return &timeline{now: now}
 }
 
 // begin ends the step running and starts step; nothing when step is
@@ -118,13 +118,20 @@ func (t *timeline) begin(step string) {
 		return
 	}
 	now := t.now()
+	if t.start.IsZero() {
+		t.start = now
+	}
 	t.close(now)
 	t.cur, t.at = step, now
 }
 
 // close ends the step running at now.
 func (t *timeline) close(now time.Time) {
-	if t.cur != "" {
+	switch t.cur {
+	case "":
+	case StepRun:
+		t.steps = append(t.steps, t.split(t.at, now)...)
+	default:
 		t.steps = append(t.steps, StepTime{Step: t.cur, Wall: now.Sub(t.at)})
 	}
 	t.cur = ""
@@ -145,22 +152,20 @@ func (t *timeline) vmStep(_, step string, d time.Duration) {
 	s.Slowest = max(s.Slowest, d)
 }
 
-// endRun ends the run step (StepRun, the workload on every VM) and
-// records it as its parts at the workload's own boundaries, from the VMs'
-// Results (nil for a VM that returned none): the wait for the common
-// start, the precondition (from the earliest VM's start), the measure
-// phase (from the earliest VM's measure start to the latest VM's end) and
-// the wind-down until every VM's run returned. A boundary outside the run
-// step is moved to its edge, so the parts add up to the step. Without a
-// Result the run stays one step.
-func (t *timeline) endRun(results []*oltp.Result) {
-	if t.cur != StepRun {
-		return
-	}
-	begin, end := t.at, t.now()
-	t.cur = ""
+// endRun gives the Results of the run step (StepRun, the workload on
+// every VM; nil for a VM that returned none). When the run step ends it
+// is recorded as its parts at the workload's own boundaries (see split).
+func (t *timeline) endRun(results []*oltp.Result) { t.results = results }
+
+// split is the run step from begin to end as its parts: the wait for the
+// common start, the precondition (from the earliest VM's start), the
+// measure phase (from the earliest VM's measure start to the latest VM's
+// end) and the wind-down until every VM's run returned. A boundary
+// outside the run step is moved to its edge, so the parts add up to the
+// step. Without a Result the run stays one step.
+func (t *timeline) split(begin, end time.Time) []StepTime {
 	var first, measure, last time.Time
-	for _, r := range results {
+	for _, r := range t.results {
 		if r == nil || r.Start.IsZero() {
 			continue
 		}
@@ -175,8 +180,7 @@ func (t *timeline) endRun(results []*oltp.Result) {
 		}
 	}
 	if first.IsZero() {
-		t.steps = append(t.steps, StepTime{Step: StepRun, Wall: end.Sub(begin)})
-		return
+		return []StepTime{{Step: StepRun, Wall: end.Sub(begin)}}
 	}
 	clamp := func(x, lo time.Time) time.Time {
 		if x.Before(lo) {
@@ -190,11 +194,11 @@ func (t *timeline) endRun(results []*oltp.Result) {
 	first = clamp(first, begin)
 	measure = clamp(measure, first)
 	last = clamp(last, measure)
-	t.steps = append(t.steps,
-		StepTime{Step: StepStartWait, Wall: first.Sub(begin)},
-		StepTime{Step: StepPrecondition, Wall: measure.Sub(first), Workload: true},
-		StepTime{Step: StepMeasure, Wall: last.Sub(measure), Workload: true},
-		StepTime{Step: StepWindDown, Wall: end.Sub(last)})
+	return []StepTime{
+		{Step: StepStartWait, Wall: first.Sub(begin)},
+		{Step: StepPrecondition, Wall: measure.Sub(first), Workload: true},
+		{Step: StepMeasure, Wall: last.Sub(measure), Workload: true},
+		{Step: StepWindDown, Wall: end.Sub(last)}}
 }
 
 func earliest(a, b time.Time) time.Time {
