@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	"vmbench/oltp"
 	"vmbench/report"
