@@ -47,6 +47,9 @@ type Options struct {
 	// StartDelay is the margin between the end of prepare and the common
 	// start of all VMs (default 2 s).
 	StartDelay time.Duration
+	// Clock times the campaign's steps (the overhead table) and sets the
+	// common start; default time.Now. Tests give a clock of their own.
+	Clock func() time.Time
 }
 
 // Outcome is what a finished campaign leaves.
@@ -112,6 +115,11 @@ type campaign struct {
 	// password) and placementDC say where its VMs are.
 	manifest                *manifest
 	vsphereURL, placementDC string
+	// tl times the steps (Overhead); completed is set once the results
+	// are merged and reported.
+	tl        *timeline
+	completed bool
+	overhead  *Overhead // set once teardown ended
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -136,6 +144,8 @@ func (c *campaign) logf(format string, args ...any) {
 // so a crash never leaves a directory that looks finished. VMs are
 // destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
 func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error) {
+	tl := newTimeline(opts.Clock)
+	tl.begin(StepSetup)
 	cfg, layout, err := Check(spec, opts)
 	if err != nil {
 		return nil, err
@@ -159,7 +169,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		return nil, err
 	}
 	defer lock.release()
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path}
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path, tl: tl}
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -174,6 +184,9 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
 
 	res, err := c.run(ctx)
+	if oerr := c.finishOverhead(err); err == nil {
+		err = oerr
+	}
 	if err != nil {
 		left := m.outstanding()
 		switch {
@@ -252,13 +265,18 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 }
 
 func (c *campaign) run(ctx context.Context) (*Outcome, error) {
+	c.tl.begin(StepConnect)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer closeSess()
+	defer func() {
+		c.tl.begin(StepTeardown)
+		closeSess()
+	}()
 
 	pspec := c.provisionSpec(sess)
+	c.tl.begin(StepPreflight)
 	c.stepf("preflight")
 	rep, err := sess.Preflight(ctx, pspec)
 	if err != nil {
@@ -270,6 +288,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
 		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 
+	c.tl.begin(StepProvision)
 	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
 	if err := c.recordVMs(pspec); err != nil {
@@ -283,12 +302,16 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
 
+	c.tl.begin(StepDatabases)
 	c.stepf("a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
 		return nil, err
 	}
-	defer dropDBs()
+	defer func() {
+		c.tl.begin(StepTeardown)
+		dropDBs()
+	}()
 	if err := c.writeResolved(vms); err != nil {
 		return nil, err
 	}
@@ -296,17 +319,21 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 
+	c.tl.begin(StepPrepare)
 	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
 
+	c.tl.begin(StepRun)
 	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
+	c.tl.endRun(results)
 	if err != nil {
 		return nil, err
 	}
 
+	c.tl.begin(StepCollect)
 	c.stepf("collect and aggregate")
 	return c.aggregate(results)
 }
@@ -385,7 +412,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
 		Parallel: c.spec.VMs.Parallel, PowerOn: true,
-		IPTimeout: time.Duration(c.spec.VMs.IPTimeout)}
+		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), OnStep: c.tl.vmStep, Clock: c.tl.now}
 	if c.opts.Simulate {
 		p.SimulatedIP = vsphere.SimulatedIP
 	}

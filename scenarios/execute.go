@@ -15,9 +15,10 @@ import (
 
 // runAll starts the workload on every VM with a common start time and
 // returns one measure-phase Result per VM, in VM order. A failure on one
-// VM stops all of them.
+// VM stops all of them; the Results returned with its error are those
+// the VMs returned (nil for a VM that returned none), to be timed only.
 func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) ([]*oltp.Result, error) {
-	startAt := time.Now().Add(c.opts.StartDelay)
+	startAt := c.tl.now().Add(c.opts.StartDelay)
 	c.logf("common start at %s", startAt.Format("15:04:05.000"))
 	names := make([]string, len(vms))
 	for i, vm := range vms {
@@ -58,7 +59,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 				c.vmResults++
 			}
 		}
-		return nil, err
+		return results, err
 	}
 	return results, nil
 }
@@ -93,8 +94,10 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := c.writeRunInfo(true); err != nil {
 		return nil, err
 	}
+	c.completed = true
 	// The reports are rendered from the files just written, as `vmbench
 	// report DIR` renders them.
+	c.tl.begin(StepReport)
 	rep, err := WriteReports(c.dir)
 	if err != nil {
 		return nil, err

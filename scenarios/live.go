@@ -3,9 +3,11 @@ package scenarios
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"vmbench/oltp"
 	"vmbench/report"
@@ -35,6 +37,10 @@ type liveView struct {
 	phase []string  // each VM's current phase
 	seq   []int     // each VM's reports in its current phase
 	ended []bool    // each VM's run has returned
+	// free holds printed rows for reuse, and line the bytes of the last
+	// line printed, so that a row costs no allocation once the view runs.
+	free []*liveRow
+	line []byte
 }
 
 type liveKey struct {
@@ -84,7 +90,7 @@ func (l *liveView) add(vm int, r oltp.IntervalReport) {
 	key := liveKey{r.Phase, l.seq[vm]}
 	row := l.rows[key]
 	if row == nil {
-		row = &liveRow{at: r.At, from: make([]bool, len(l.names))}
+		row = l.newRow(r.At)
 		l.rows[key] = row
 		l.order = append(l.order, key)
 	}
@@ -100,6 +106,20 @@ func (l *liveView) add(vm int, r oltp.IntervalReport) {
 	row.retries += retries
 	row.errs += errs
 	l.flush(false)
+}
+
+// newRow is an empty row at at: a printed one reused, or a new one.
+func (l *liveView) newRow(at time.Duration) *liveRow {
+	n := len(l.free)
+	if n == 0 {
+		return &liveRow{at: at, from: make([]bool, len(l.names))}
+	}
+	row := l.free[n-1]
+	l.free = l.free[:n-1]
+	from := row.from
+	clear(from)
+	*row = liveRow{at: at, from: from}
+	return row
 }
 
 // done records that VM vm's run has returned: rows no longer wait for it.
@@ -137,12 +157,20 @@ func (l *liveView) flush(final bool) {
 		}
 	}
 	for _, k := range l.order[:last+1] {
-		l.print(k, l.rows[k])
+		row := l.rows[k]
+		l.print(k, row)
 		delete(l.rows, k)
+		l.free = append(l.free, row)
 	}
-	l.order = l.order[last+1:]
+	n := copy(l.order, l.order[last+1:]) // in place: the slice is reused
+	l.order = l.order[:n]
 }
 
+// print writes row k as one line (one Write), formatted as
+//
+//	"    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f retries/s: %.2f err/s: %.2f%s\n"
+//
+// would, appended into a reused buffer.
 func (l *liveView) print(k liveKey, row *liveRow) {
 	secs := row.length.Seconds()
 	rate := func(n int64) float64 {
@@ -155,16 +183,42 @@ func (l *liveView) print(k liveKey, row *liveRow) {
 	if row.events > 0 {
 		avg = report.Millis(row.sum) / float64(row.events)
 	}
-	var missing []string
-	for i, ok := range row.from {
-		if !ok {
-			missing = append(missing, l.names[i])
+	var num [32]byte
+	b := append(l.line[:0], "    [ "...)
+	b = appendPadded(b, strconv.AppendFloat(num[:0], row.at.Seconds(), 'f', 0, 64), 4)
+	b = append(b, "s "...)
+	b = append(b, k.phase...)
+	for i := utf8.RuneCountInString(k.phase); i < 12; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, "] vms: "...)
+	b = strconv.AppendInt(b, int64(row.vms), 10)
+	for _, f := range [...]struct {
+		label string
+		v     float64
+	}{{" tps: ", rate(row.events)}, {" lat avg (ms): ", avg}, {" max p95 (ms): ", report.Millis(row.p95)},
+		{" retries/s: ", rate(row.retries)}, {" err/s: ", rate(row.errs)}} {
+		b = append(b, f.label...)
+		b = strconv.AppendFloat(b, f.v, 'f', 2, 64)
+	}
+	if row.vms < len(l.names) {
+		var missing []string
+		for i, ok := range row.from {
+			if !ok {
+				missing = append(missing, l.names[i])
+			}
 		}
+		b = fmt.Appendf(b, " (%d of %d VMs; no report from %s)", row.vms, len(l.names), strings.Join(missing, ", "))
 	}
-	mark := ""
-	if len(missing) > 0 {
-		mark = fmt.Sprintf(" (%d of %d VMs; no report from %s)", row.vms, len(l.names), strings.Join(missing, ", "))
+	b = append(b, '\n')
+	l.line = b
+	_, _ = l.w.Write(b)
+}
+
+// appendPadded appends s right-aligned in width bytes (as %4s would).
+func appendPadded(b, s []byte, width int) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
 	}
-	fmt.Fprintf(l.w, "    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f retries/s: %.2f err/s: %.2f%s\n",
-		row.at.Seconds(), k.phase, row.vms, rate(row.events), avg, report.Millis(row.p95), rate(row.retries), rate(row.errs), mark)
+	return append(b, s...)
 }

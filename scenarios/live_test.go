@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,83 @@ func TestLiveViewShowsRetriesApartFromErrors(t *testing.T) {
 	l.close()
 	if want := "retries/s: 2.00 err/s: 0.00"; !strings.Contains(out.String(), want) {
 		t.Errorf("live line %q lacks %q", out.String(), want)
+	}
+}
+
+// BenchmarkLiveView16VMs is the live view's cost per report interval of
+// a 16-VM campaign: each VM's report added and the interval's row printed
+// (to io.Discard). One op is one interval. "events" gives each VM 250
+// events of 1-250 ms, whose p95 the view reads from the HDR histogram;
+// "idle" gives none, which leaves the view's own bookkeeping and line.
+func BenchmarkLiveView16VMs(b *testing.B) {
+	for _, events := range []int{250, 0} {
+		name := "events"
+		if events == 0 {
+			name = "idle"
+		}
+		b.Run(name, func(b *testing.B) {
+			names := make([]string, 16)
+			reports := make([]oltp.IntervalReport, 16)
+			for i := range names {
+				names[i] = fmt.Sprintf("sysbench-%02d", i+1)
+				reports[i] = tick("measure", 5*time.Second, map[string]int64{"retries": 3, "errors.deadlock": 1})
+				h := hist.New()
+				for j := range events {
+					h.Record(time.Duration(j+1) * time.Millisecond)
+				}
+				reports[i].Latency[0] = h
+			}
+			l := newLiveView(io.Discard, names)
+			b.ReportAllocs()
+			for b.Loop() {
+				for vm := range reports {
+					l.add(vm, reports[vm])
+				}
+			}
+			l.close()
+		})
+	}
+}
+
+// A printed line is what the format in print's comment gives, padding,
+// rounding and the mark of missing VMs included.
+func TestLiveViewLineMatchesItsFormat(t *testing.T) {
+	for _, tc := range []struct {
+		phase  string
+		at     time.Duration
+		from   []bool
+		events int64
+		sum    time.Duration
+	}{
+		{"measure", 5 * time.Second, []bool{true, true}, 10, 25 * time.Millisecond},
+		{"precondition", 12345 * time.Second, []bool{true, false}, 3, 10 * time.Millisecond},
+		{"warmup", 2500 * time.Millisecond, []bool{false, false}, 0, 0},
+	} {
+		var out bytes.Buffer
+		l := newLiveView(&out, []string{"vm-01", "vm-02"})
+		row := &liveRow{at: tc.at, from: tc.from, events: tc.events, sum: tc.sum, p95: 1234567 * time.Nanosecond,
+			length: 5 * time.Second, retries: 7, errs: 1}
+		var missing []string
+		for i, ok := range tc.from {
+			if ok {
+				row.vms++
+			} else {
+				missing = append(missing, l.names[i])
+			}
+		}
+		l.print(liveKey{tc.phase, 1}, row)
+		avg := 0.0
+		if tc.events > 0 {
+			avg = float64(tc.sum) / 1e6 / float64(tc.events)
+		}
+		mark := ""
+		if len(missing) > 0 {
+			mark = fmt.Sprintf(" (%d of 2 VMs; no report from %s)", row.vms, strings.Join(missing, ", "))
+		}
+		want := fmt.Sprintf("    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f retries/s: %.2f err/s: %.2f%s\n",
+			tc.at.Seconds(), tc.phase, row.vms, float64(tc.events)/5, avg, 1.234567, 7.0/5, 1.0/5, mark)
+		if out.String() != want {
+			t.Errorf("line\n%q, want\n%q", out.String(), want)
+		}
 	}
 }

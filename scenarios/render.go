@@ -136,18 +136,29 @@ func checkWritable(dir string) error {
 }
 
 // WriteText writes the review as the campaign prints it at the end: the
-// table as aligned text, with its heading and notes.
+// table as aligned text, with its heading and notes; then, for a VM
+// campaign whose run.json records it, the harness overhead table, as the
+// campaign prints it after its teardown.
 func (r *Report) WriteText(w io.Writer) error {
 	if r.Review != nil {
-		return r.Review.WriteText(w)
+		if err := r.Review.WriteText(w); err != nil || r.Info.Overhead == nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return r.Info.Overhead.WriteText(w)
 	}
 	return r.suite.writeText(w)
 }
 
-// WriteMarkdown writes report.md.
+// WriteMarkdown writes report.md: the review, then, for a VM campaign
+// whose run.json records it, the section "Harness overhead".
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Review != nil {
-		return r.Review.WriteMarkdown(w)
+		if err := r.Review.WriteMarkdown(w); err != nil || r.Info.Overhead == nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return r.Info.Overhead.WriteMarkdown(w)
 	}
 	return r.suite.writeMarkdown(w)
 }

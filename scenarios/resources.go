@@ -32,6 +32,7 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // teardown destroys the campaign's VMs with its own context, so that a
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
+	c.tl.begin(StepTeardown)
 	c.step = steps - 1
 	inProcess := c.simHosts > 0
 	switch {

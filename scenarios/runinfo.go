@@ -21,8 +21,9 @@ const RunFile = "run.json"
 const VMCampaignKind = "vm-campaign"
 
 // RunInfoVersion is the version of run.json this vmbench writes and the
-// newest it reads.
-const RunInfoVersion = 1
+// newest it reads. Version 2 added Overhead; version 1 files read as they
+// are, without it.
+const RunInfoVersion = 2
 
 // RunInfo is run.json: what a results directory's reports show that its
 // other files do not hold, written when the campaign starts, so that
@@ -47,6 +48,11 @@ type RunInfo struct {
 	// with it set once merged.json is written, so that a complete
 	// directory without merged.json is known to be damaged.
 	Completed bool `json:"completed,omitempty"`
+	// Overhead is, for a VM campaign, the wall time of each of its steps
+	// and how much of it was not the workload's window (precondition and
+	// measure), recorded once teardown ended; nil in a directory whose
+	// campaign is running or was killed, or from before version 2.
+	Overhead *Overhead `json:"overhead,omitempty"`
 }
 
 // writeRunInfo writes ri, with its version, as dir/run.json, atomically.
@@ -76,7 +82,7 @@ func readRunInfo(dir string) (*RunInfo, error) {
 		if ri.Version > RunInfoVersion {
 			newer = "; a newer vmbench wrote it"
 		}
-		return nil, fmt.Errorf("%s: version %d is not supported (this vmbench reads version %d%s)", path, ri.Version, RunInfoVersion, newer)
+		return nil, fmt.Errorf("%s: version %d is not supported (this vmbench reads versions 1 to %d%s)", path, ri.Version, RunInfoVersion, newer)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -90,9 +96,10 @@ func readRunInfo(dir string) (*RunInfo, error) {
 }
 
 // writeRunInfo records run.json for a VM campaign: the vmbench version,
-// in simulation where the VMs' databases are, and whether it completed.
+// in simulation where the VMs' databases are, whether it completed and,
+// once teardown ended, its Overhead.
 func (c *campaign) writeRunInfo(completed bool) error {
-	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed}
+	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead}
 	if c.opts.Simulate {
 		ri.Databases = "an embedded SQLite database per VM"
 		if c.opts.DBServer != nil {
@@ -100,4 +107,28 @@ func (c *campaign) writeRunInfo(completed bool) error {
 		}
 	}
 	return writeRunInfo(c.dir, ri)
+}
+
+// finishOverhead ends the timing of the steps (after teardown), prints
+// the overhead table to Out and records it in run.json. A campaign that
+// completed renders its reports again, so that report.md shows it; one
+// that stopped records it only when its directory is kept (it measured
+// something). runErr is the campaign's error, if any.
+func (c *campaign) finishOverhead(runErr error) error {
+	c.overhead = c.tl.overhead(runErr == nil && c.completed)
+	fmt.Fprintln(c.opts.Out)
+	if err := c.overhead.WriteText(c.opts.Out); err != nil {
+		return err
+	}
+	if runErr != nil {
+		if c.vmResults > 0 {
+			return c.writeRunInfo(false)
+		}
+		return nil
+	}
+	if err := c.writeRunInfo(true); err != nil {
+		return err
+	}
+	_, err := WriteReports(c.dir)
+	return err
 }

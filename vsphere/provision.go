@@ -75,6 +75,14 @@ type ProvisionSpec struct {
 	// when the simulated databases are local). Only vcsim understands it;
 	// leave it empty on real vSphere.
 	SimulatedIP string
+	// OnStep, when set, is called after each step of each VM that
+	// succeeded, with the step's name (StepDatastoreSlot, StepClone,
+	// StepReconfigure, StepPowerOn, StepWaitIP) and how long it took by
+	// Clock. It is called from several goroutines at once.
+	OnStep func(vm, step string, took time.Duration)
+	// Clock reads the time OnStep's durations are measured with (default
+	// time.Now; tests give a clock of their own).
+	Clock func() time.Time
 
 	// settle is how long teardown waits for clone requests whose reply was
 	// lost (network error, timeout) to appear as tasks; taskTimeout bounds
@@ -98,6 +106,16 @@ type VM struct {
 	// Created is the KeyCreated time (zero when absent or unparsable).
 	Created time.Time
 }
+
+// Names of the steps of one VM's provisioning, as StepError and
+// ProvisionSpec.OnStep name them.
+const (
+	StepDatastoreSlot = "wait for datastore"
+	StepClone         = "clone"
+	StepReconfigure   = "reconfigure"
+	StepPowerOn       = "power on"
+	StepWaitIP        = "wait for IP"
+)
 
 // StepError is the error Provision returns when a step of one VM fails:
 // it names the VM and the step (clone, reconfigure, power on, wait for IP).
@@ -152,6 +170,9 @@ func (p ProvisionSpec) withDefaults() ProvisionSpec {
 	}
 	if p.taskTimeout <= 0 {
 		p.taskTimeout = taskTimeout
+	}
+	if p.Clock == nil {
+		p.Clock = time.Now
 	}
 	return p
 }
@@ -308,6 +329,14 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	fail := func(step string, err error) error {
 		return &StepError{VM: name, Step: step, Err: s.cfg.redact(err)}
 	}
+	since := p.spec.Clock()
+	took := func(step string) {
+		now := p.spec.Clock()
+		if p.spec.OnStep != nil {
+			p.spec.OnStep(name, step, now.Sub(since))
+		}
+		since = now
+	}
 	// Tasks run on a context that the caller's cancellation does not cut.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.spec.taskTimeout)
 	defer cancel()
@@ -315,8 +344,9 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	select {
 	case p.dsSlots[dsIdx] <- struct{}{}:
 	case <-ctx.Done():
-		return VM{}, fail("clone (not started)", ctx.Err())
+		return VM{}, fail(StepClone+" (not started)", ctx.Err())
 	}
+	took(StepDatastoreSlot)
 	held := true
 	release := func() {
 		if held {
@@ -329,16 +359,18 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	say("%s: cloning %s to datastore %s", name, p.templateName, ds.Name())
 	ref, err := s.clone(tctx, p, name, ds, tr)
 	if err != nil {
-		return VM{}, fail("clone", err)
+		return VM{}, fail(StepClone, err)
 	}
+	took(StepClone)
 	vm := object.NewVirtualMachine(s.Client.Client, ref)
 	if err := ctx.Err(); err != nil {
-		return VM{}, fail("reconfigure (not started)", err)
+		return VM{}, fail(StepReconfigure+" (not started)", err)
 	}
 
 	if err := s.reconfigure(tctx, p, vm, name, ds, say); err != nil {
-		return VM{}, fail("reconfigure", err)
+		return VM{}, fail(StepReconfigure, err)
 	}
+	took(StepReconfigure)
 
 	out := VM{Name: name, MoRef: ref.Value, Datastore: ds.Name(), Role: p.spec.Layout.Role,
 		CampaignID: p.spec.CampaignID, PowerState: string(types.VirtualMachinePowerStatePoweredOff), Created: p.created}
@@ -347,19 +379,21 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 		return out, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return VM{}, fail("power on (not started)", err)
+		return VM{}, fail(StepPowerOn+" (not started)", err)
 	}
 	say("%s: powering on", name)
 	if err := wait(tctx, func() (*object.Task, error) { return vm.PowerOn(tctx) }); err != nil {
-		return VM{}, fail("power on", err)
+		return VM{}, fail(StepPowerOn, err)
 	}
+	took(StepPowerOn)
 	out.PowerState = string(types.VirtualMachinePowerStatePoweredOn)
 	release()
 
 	ip, err := s.waitIP(ctx, ref, p.spec.IPTimeout)
 	if err != nil {
-		return VM{}, fail("wait for IP", err)
+		return VM{}, fail(StepWaitIP, err)
 	}
+	took(StepWaitIP)
 	out.IP = ip
 	say("%s: ready, IP %s", name, ip)
 	return out, nil

@@ -1,0 +1,103 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"vmbench/report"
+)
+
+// stepLabels describe the campaign steps in the overhead table.
+var stepLabels = map[string]string{
+	StepSetup:        "setup: check, results directory",
+	StepConnect:      "connect to vSphere (or start vcsim)",
+	StepPreflight:    "preflight",
+	StepProvision:    "provision: clone, reconfigure, power on, IP",
+	StepDatabases:    "a database per VM",
+	StepPrepare:      "prepare: load the data",
+	StepRun:          "run (nothing measured)",
+	StepStartWait:    "run: wait for the common start",
+	StepPrecondition: "run: precondition (workload)",
+	StepMeasure:      "run: measure (workload)",
+	StepWindDown:     "run: wind-down until every VM returned",
+	StepCollect:      "collect: VM results, merge",
+	StepReport:       "report: render, print the review",
+	StepTeardown:     "teardown: databases, VMs, simulator",
+}
+
+func stepLabel(step string) string {
+	if l, ok := stepLabels[step]; ok {
+		return l
+	}
+	return step
+}
+
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
+
+// table is the overhead table: a row per step (and per VM step of the
+// provisioning), then the total, the workload's window and the rest.
+func (o *Overhead) table() *report.Table {
+	share := o.share
+	t := &report.Table{Columns: []report.Column{{Header: "step"}, {Header: "wall (s)", Align: report.Right},
+		{Header: "share", Align: report.Right}, {Header: "VMs", Align: report.Right},
+		{Header: "VM sum (s)", Align: report.Right}, {Header: "slowest VM (s)", Align: report.Right}}}
+	for _, s := range o.Steps {
+		t.Rows = append(t.Rows, []string{stepLabel(s.Step), seconds(s.Wall), share(s.Wall), "", "", ""})
+		for _, v := range s.VMSteps {
+			t.Rows = append(t.Rows, []string{"  per VM: " + v.Step, "", "", strconv.Itoa(v.VMs), seconds(v.Sum), seconds(v.Slowest)})
+		}
+	}
+	t.Rows = append(t.Rows,
+		[]string{"total", seconds(o.Total), share(o.Total), "", "", ""},
+		[]string{"workload window (precondition + measure)", seconds(o.Workload()), share(o.Workload()), "", "", ""},
+		[]string{"harness overhead (all the rest)", seconds(o.Harness()), share(o.Harness()), "", "", ""})
+	t.Notes = []string{
+		"wall: each step's wall time; share: of the total, from the start of the campaign to the end of its teardown.",
+		"workload window: from the first VM's start of the precondition to the last VM's end of the measure phase; all else is the harness's own time.",
+		"VM sum: a VM's own step added over the VMs, which run it in parallel (so it can exceed the step's wall time); slowest VM: the longest one VM took.",
+	}
+	if !o.Completed {
+		t.Notes = append(t.Notes, "the campaign stopped before its end: these are the steps it took.")
+	}
+	return t
+}
+
+// share is d as a percentage of Total ("" when Total is 0).
+func (o *Overhead) share(d time.Duration) string {
+	if o.Total <= 0 {
+		return ""
+	}
+	return strconv.FormatFloat(100*d.Seconds()/o.Total.Seconds(), 'f', 1, 64) + "%"
+}
+
+func (o *Overhead) heading() string {
+	return fmt.Sprintf("harness overhead: %s s of %s s (%s) outside the workload's window",
+		seconds(o.Harness()), seconds(o.Total), o.share(o.Harness()))
+}
+
+// WriteText writes the overhead table as the campaign prints it at its
+// end: a heading line, the table as aligned text and its notes.
+func (o *Overhead) WriteText(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\n\n", o.heading()); err != nil {
+		return err
+	}
+	return o.table().WriteText(w)
+}
+
+// WriteMarkdown writes the overhead table as report.md's section
+// "Harness overhead".
+func (o *Overhead) WriteMarkdown(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "## Harness overhead\n\n%s.\n\n", capitalize(o.heading())); err != nil {
+		return err
+	}
+	return o.table().WriteMarkdown(w)
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

@@ -1,0 +1,206 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/internal/golden"
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+var ovT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// stepClock is a clock that moves by step at every read, from ovT0.
+func stepClock(step time.Duration) func() time.Time {
+	now := ovT0
+	return func() time.Time {
+		now = now.Add(step)
+		return now
+	}
+}
+
+// endRun splits the run step at the workload's boundaries, across VMs
+// that start and end a little apart, and keeps the parts inside the step.
+func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
+	s := time.Second
+	at := func(d time.Duration) time.Time { return ovT0.Add(d) }
+	res := func(pre, start, end time.Duration) *oltp.Result {
+		r := &oltp.Result{Start: at(start), End: at(end)}
+		if pre >= 0 {
+			r.Precondition = &oltp.Result{Start: at(pre), End: at(start)}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		results []*oltp.Result
+		want    []StepTime // the run step runs from ovT0+1s to ovT0+100s
+	}{
+		{"precondition and measure, two VMs a little apart", []*oltp.Result{res(3*s, 13*s, 73*s), res(3*s+5e6, 13*s+5e6, 73*s+7e6)}, []StepTime{
+			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 10 * s, Workload: true},
+			{Step: StepMeasure, Wall: 60*s + 7e6, Workload: true}, {Step: StepWindDown, Wall: 27*s - 7e6}}},
+		{"no precondition; a VM that returned nothing", []*oltp.Result{nil, res(-1, 3*s, 63*s)}, []StepTime{
+			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Workload: true},
+			{Step: StepMeasure, Wall: 60 * s, Workload: true}, {Step: StepWindDown, Wall: 37 * s}}},
+		{"times outside the step are moved to its edges", []*oltp.Result{res(0, 50*s, 200*s)}, []StepTime{
+			{Step: StepStartWait}, {Step: StepPrecondition, Wall: 49 * s, Workload: true},
+			{Step: StepMeasure, Wall: 50 * s, Workload: true}, {Step: StepWindDown}}},
+		{"nothing measured: one step", []*oltp.Result{nil}, []StepTime{{Step: StepRun, Wall: 99 * s}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reads := []time.Time{at(s), at(100 * s)}
+			tl := newTimeline(func() time.Time { r := reads[0]; reads = reads[1:]; return r })
+			tl.begin(StepRun)
+			tl.endRun(tc.results)
+			tl.close(tl.now())
+			if len(tl.steps) != len(tc.want) {
+				t.Fatalf("steps %+v, want %+v", tl.steps, tc.want)
+			}
+			var sum time.Duration
+			for i, w := range tc.want {
+				if g := tl.steps[i]; g.Step != w.Step || g.Wall != w.Wall || g.Workload != w.Workload {
+					t.Errorf("step %d: %+v, want %+v", i, g, w)
+				}
+				sum += tl.steps[i].Wall
+			}
+			if sum != 99*s {
+				t.Errorf("the parts add up to %s, want the run step's 99s", sum)
+			}
+		})
+	}
+}
+
+// sampleOverhead is an Overhead with every kind of row.
+func sampleOverhead() *Overhead {
+	s := time.Second
+	return &Overhead{Total: 100 * s, Completed: true, Steps: []StepTime{
+		{Step: StepSetup, Wall: 10e6}, {Step: StepConnect, Wall: 990e6}, {Step: StepPreflight, Wall: s},
+		{Step: StepProvision, Wall: 6 * s, VMSteps: []VMStepTime{
+			{Step: vsphere.StepClone, VMs: 4, Sum: 8 * s, Slowest: 2500e6}, {Step: vsphere.StepWaitIP, VMs: 4, Sum: 2 * s, Slowest: s}}},
+		{Step: StepPrepare, Wall: 12 * s}, {Step: StepStartWait, Wall: 2 * s},
+		{Step: StepPrecondition, Wall: 20 * s, Workload: true}, {Step: StepMeasure, Wall: 50 * s, Workload: true},
+		{Step: StepWindDown, Wall: 1 * s}, {Step: StepCollect, Wall: 1 * s}, {Step: StepReport, Wall: 1 * s},
+		{Step: StepTeardown, Wall: 5 * s}}}
+}
+
+func TestOverheadTableGolden(t *testing.T) {
+	o := sampleOverhead()
+	if o.Workload() != 70*time.Second || o.Harness() != 30*time.Second {
+		t.Errorf("workload %s, harness %s; want 70s, 30s", o.Workload(), o.Harness())
+	}
+	var txt, md bytes.Buffer
+	if err := o.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "overhead.txt.golden"), txt.Bytes())
+	golden.Check(t, filepath.Join("testdata", "overhead.md.golden"), md.Bytes())
+}
+
+const stubSpecSerial = `name: stub-campaign
+vms: {role: sysbench, count: 4, parallel: 1}
+database: {driver: mysql}
+workload: {tool: stub, name: stub, flags: {threads: 1}}
+simulate: {vms: {count: 3}}
+`
+
+// A campaign on a clock that moves 1 minute at every read records exact
+// figures: each step as many minutes as the clock was read in it, the
+// stub's 10 s measure phase from the common start, and the rest as the
+// harness's. It prints the table after teardown, records it in run.json,
+// and its report.md renders again byte for byte with it.
+func TestCampaignRecordsOverhead(t *testing.T) {
+	sim := startSim(t)
+	spec, err := Parse("stub.yaml", []byte(stubSpecSerial))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &stubDriver{vms: 3}
+	stubNow.Store(d)
+	var out, log bytes.Buffer
+	res, err := Run(t.Context(), spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
+		Out: &out, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond,
+		Clock: stepClock(time.Minute)})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	ri, err := readRunInfo(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := ri.Overhead
+	if o == nil || !o.Completed {
+		t.Fatalf("run.json overhead: %+v", o)
+	}
+	m := time.Minute
+	want := []StepTime{{Step: StepSetup, Wall: m}, {Step: StepConnect, Wall: m}, {Step: StepPreflight, Wall: m},
+		// 3 VMs, 5 steps each timed from a first read: 18 reads.
+		{Step: StepProvision, Wall: 19 * m}, {Step: StepDatabases, Wall: m}, {Step: StepPrepare, Wall: m},
+		{Step: StepStartWait, Wall: m + time.Millisecond}, {Step: StepPrecondition, Workload: true},
+		{Step: StepMeasure, Wall: 10 * time.Second, Workload: true}, {Step: StepWindDown, Wall: m - 10*time.Second - time.Millisecond},
+		{Step: StepCollect, Wall: m}, {Step: StepReport, Wall: m}, {Step: StepTeardown, Wall: m}}
+	if len(o.Steps) != len(want) {
+		t.Fatalf("steps %+v\nwant %+v", o.Steps, want)
+	}
+	var sum time.Duration
+	for i, w := range want {
+		if g := o.Steps[i]; g.Step != w.Step || g.Wall != w.Wall || g.Workload != w.Workload {
+			t.Errorf("step %d: %s %s, want %s %s", i, g.Step, g.Wall, w.Step, w.Wall)
+		}
+		sum += o.Steps[i].Wall
+	}
+	if o.Total != sum || o.Workload() != 10*time.Second {
+		t.Errorf("total %s (steps %s), workload %s; want the steps' sum and 10s", o.Total, sum, o.Workload())
+	}
+	for _, v := range o.Steps[3].VMSteps {
+		if v.VMs != 3 || v.Sum != 3*m || v.Slowest != m {
+			t.Errorf("provision, per VM: %+v; want 3 VMs of 1m each", v)
+		}
+	}
+	if len(o.Steps[3].VMSteps) != 5 {
+		t.Errorf("provision, per VM: %+v; want 5 steps", o.Steps[3].VMSteps)
+	}
+	if s := out.String(); !strings.Contains(s, "harness overhead: 1730.000 s of 1740.000 s (99.4%) outside the workload's window") ||
+		!strings.Contains(s, "run: measure (workload)                        10.000    0.6%") {
+		t.Errorf("the campaign printed:\n%s", s)
+	}
+	md := reportBytes(t, res.Dir)
+	if !bytes.Contains(md, []byte("## Harness overhead\n\nHarness overhead: 1730.000 s of 1740.000 s")) {
+		t.Errorf("report.md lacks the overhead section:\n%s", md)
+	}
+}
+
+// A run.json of version 1 (before Overhead) reads as it did: the report
+// has no overhead section.
+func TestRunInfoVersion1StillReads(t *testing.T) {
+	out, _, err := runStub(t, t.Context(), &stubDriver{}, startSim(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := `{"version": 1, "kind": "vm-campaign", "vmbench": "0.1.0", "simulated": true, "databases": "an embedded SQLite database per VM", "completed": true}`
+	if err := os.WriteFile(filepath.Join(out.Dir, RunFile), []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Render(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := rep.WriteMarkdown(&md); err != nil || rep.Info.Overhead != nil || bytes.Contains(md.Bytes(), []byte("Harness overhead")) {
+		t.Errorf("version 1: %v, overhead %+v\n%s", err, rep.Info.Overhead, md.String())
+	}
+	// and the record written now says version 2 and holds the overhead
+	b, _ := json.Marshal(RunInfo{Version: RunInfoVersion, Overhead: sampleOverhead()})
+	var back RunInfo
+	if err := json.Unmarshal(b, &back); err != nil || back.Overhead.Total != 100*time.Second || len(back.Overhead.Steps[3].VMSteps) != 2 {
+		t.Errorf("round trip: %v %+v", err, back.Overhead)
+	}
+}
