@@ -98,6 +98,10 @@ type Review struct {
 	// that stopped before the end, re-rendered by Render); printed after
 	// Simulated.
 	Incomplete string
+	// Client is the client processes' own cost over the measured phase
+	// (oltp.ClientCost.Summary per transaction), "" when the Results carry
+	// none (files before Result version 3).
+	Client string
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
@@ -114,6 +118,13 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
 		Columns: cols}
 	rv.Figures = make([]float64, len(cols))
+	if c := merged.Client; c != nil {
+		var n int64
+		for _, op := range merged.Ops {
+			n += op.Latency.Count
+		}
+		rv.Client = c.Summary(n, "transaction")
+	}
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
 	for i, r := range perVM {
@@ -306,7 +317,11 @@ func (rv *Review) WriteText(w io.Writer) error {
 	if rv.Incomplete != "" {
 		fmt.Fprintf(w, "%s\n", capitalise(rv.Incomplete))
 	}
-	fmt.Fprintf(w, "measured: %s\n\n", rv.Measured)
+	fmt.Fprintf(w, "measured: %s\n", rv.Measured)
+	if rv.Client != "" {
+		fmt.Fprintf(w, "%s\n", rv.Client)
+	}
+	fmt.Fprintln(w)
 	return rv.table(textForm).WriteText(w)
 }
 
@@ -322,6 +337,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**.\n\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
+	if rv.Client != "" {
+		fmt.Fprintf(w, "%s.\n\n", rv.Client)
+	}
 	return rv.table(markdownForm).WriteMarkdown(w)
 }
 

@@ -120,3 +120,34 @@ func newStubResult(start time.Time, latMs []int) *oltp.Result {
 		Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second, Parts: 1,
 		Ops: []oltp.OpResult{{Name: "event", Latency: h.Snapshot()}}}
 }
+
+// TestReviewClientCost: the review states the client processes' own cost,
+// added up over the VMs' processes, per transaction of all VMs.
+func TestReviewClientCost(t *testing.T) {
+	vms := r7415(t)[:2]
+	for i, r := range vms {
+		r.Client = &oltp.ClientCost{Process: r.Labels["vm"], Processes: 1, Cores: 16,
+			UserCPU: time.Duration(i+1) * time.Second, SystemCPU: time.Second, VoluntaryCtxSwitches: 36_000,
+			InvoluntaryCtxSwitches: 3_600, Start: t0, End: t0.Add(10 * time.Second)}
+	}
+	merged, err := oltp.Merge(vms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := NewReview("c", vms, merged, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 18,176 + 18,900 transactions; 5 s of CPU over 2 VMs x 16 cores x 10 s.
+	want := "Client in 2 processes: 5.00 s CPU (134.9 µs per transaction, 2% of 32 cores), 1.94 voluntary and 0.19 involuntary context switches per transaction"
+	if rv.Client != want {
+		t.Errorf("client\n got %s\nwant %s", rv.Client, want)
+	}
+	var b bytes.Buffer
+	if err := rv.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte(want+".\n")) {
+		t.Errorf("report.md has no client line:\n%s", b.Bytes())
+	}
+}
