@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
@@ -52,7 +53,9 @@ var loadSeq atomic.Uint64
 // this call only (mysql.RegisterReaderHandler "vmbench-<n>", deregistered
 // on return; no allowAllFiles needed). After the load it checks that the
 // server took exactly the rows sent and raised no warning (a truncated or
-// converted value is an error naming the first warning), then commits.
+// converted value, or a duplicate key, which LOAD DATA LOCAL skips with a
+// warning as IGNORE does, is an error naming the first warning), then
+// commits.
 //
 // The server must allow local infile (local_infile=ON, see
 // LoadDataAvailable); a refusal is an error for which IsLoadDataRefused is
@@ -229,6 +232,63 @@ func IsLoadDataRefused(err error) bool {
 		return errors.As(err, &me)
 	}
 	return false
+}
+
+// LoadPath is how one prepare loads: LOAD DATA LOCAL INFILE (LoadData)
+// while the server takes it, else the dialect's INSERT path (BulkInsert,
+// or a loader's own multi-row INSERTs). The switch to INSERTs after a
+// refusal is said once, through Note.
+type LoadPath struct {
+	loadData atomic.Bool
+	once     sync.Once
+	driver   Driver
+	// Note receives the one line of a switch to INSERTs during the load
+	// (LoadFallbackNote); nil drops it.
+	Note func(line string)
+}
+
+// ChooseLoadPath returns the LoadPath of q's server (LoadDataAvailable)
+// and, on MySQL without LOAD DATA, writes LoadFallbackNote's line to w.
+// err is the failed probe.
+func ChooseLoadPath(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, d Dialect, w io.Writer) (*LoadPath, error) {
+	ok, why, err := LoadDataAvailable(ctx, q, d)
+	if err != nil {
+		return nil, err
+	}
+	p := &LoadPath{driver: d.Driver()}
+	p.loadData.Store(ok)
+	if !ok && d.Driver() == MySQL && w != nil {
+		fmt.Fprintln(w, LoadFallbackNote(why))
+	}
+	return p, nil
+}
+
+// LoadData reports whether loads should use LoadData.
+func (p *LoadPath) LoadData() bool { return p.loadData.Load() }
+
+// FallBack switches p to INSERTs and, the first time, sends
+// LoadFallbackNote(why) to Note.
+func (p *LoadPath) FallBack(why string) {
+	p.loadData.Store(false)
+	p.once.Do(func() {
+		if p.Note != nil {
+			p.Note(LoadFallbackNote(why))
+		}
+	})
+}
+
+// String names the path: "LOAD DATA LOCAL INFILE", "bulk copy" (SQL
+// Server, BulkInsert) or "multi-row INSERTs".
+func (p *LoadPath) String() string {
+	switch {
+	case p.LoadData():
+		return "LOAD DATA LOCAL INFILE"
+	case p.driver == SQLServer:
+		return "bulk copy"
+	}
+	return "multi-row INSERTs"
 }
 
 // LoadFallbackNote returns the one line a loader prints when it uses

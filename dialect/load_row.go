@@ -211,3 +211,20 @@ func (s *SliceSource) NextRow(w *RowWriter) bool {
 
 // Err returns the error that ended the rows early, if any.
 func (s *SliceSource) Err() error { return s.err }
+
+// EncodedSize returns the bytes rows take in RowWriter's encoding (values
+// of a type Value does not accept count nothing): the data size an INSERT
+// path reports, comparable with LoadData's.
+func EncodedSize(rows [][]any) int64 {
+	var w RowWriter
+	var n int64
+	for _, r := range rows {
+		for _, v := range r {
+			_ = w.Value(v)
+		}
+		w.EndRow()
+		n += int64(len(w.buf))
+		w.buf, w.field = w.buf[:0], 0
+	}
+	return n
+}

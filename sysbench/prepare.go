@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -94,18 +93,14 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	if err := checkServerLimits(ctx, db, d, loaders, 0, cfg); err != nil {
 		return err
 	}
-	mode, err := chooseLoadMode(ctx, db, progress)
+	mode, err := dialect.ChooseLoadPath(ctx, db, db.Dialect, progress)
 	if err != nil {
 		return err
 	}
-	how := "multi-row INSERTs"
-	if mode.loadData.Load() {
-		how = "LOAD DATA LOCAL INFILE"
-	}
 	fmt.Fprintf(progress, "Creating %d table(s) sbtest1..sbtest%d of %s rows in %s, %d loader thread(s), %s\n",
-		cfg.Tables, cfg.Tables, thousands(cfg.TableSize), dcfg, loaders, how)
+		cfg.Tables, cfg.Tables, thousands(cfg.TableSize), dcfg, loaders, mode)
 	p := newProgress(progress, terminal, cfg)
-	mode.note = func(why string) { p.tick.Logf("%s", dialect.LoadFallbackNote(why)) }
+	mode.Note = func(line string) { p.tick.Logf("%s", line) }
 	p.start()
 	seed := cfg.Rand.seed()
 	g, gctx := errgroup.WithContext(ctx)
@@ -144,28 +139,10 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	if cfg.CreateSecondary {
 		idx = fmt.Sprintf(", secondary index k_<n> on %d table(s)", cfg.Tables)
 	}
-	if !mode.loadData.Load() {
-		how = "multi-row INSERTs"
-	}
 	st := dialect.LoadStats{Rows: p.rows.Load(), Bytes: p.bytes.Load()}
 	fmt.Fprintf(progress, "Loaded %s into %d table(s) in %s by %s%s; row counts checked\n",
-		st.Size(), cfg.Tables, st.Rate(elapsed), how, idx)
+		st.Size(), cfg.Tables, st.Rate(elapsed), mode, idx)
 	return nil
-}
-
-// chooseLoadMode returns LOAD DATA for a MySQL server with local_infile=ON,
-// else INSERTs (saying why on progress for MySQL).
-func chooseLoadMode(ctx context.Context, db *dialect.DB, progress io.Writer) (*loadMode, error) {
-	mode := &loadMode{}
-	ok, why, err := dialect.LoadDataAvailable(ctx, db, db.Dialect)
-	if err != nil {
-		return nil, err
-	}
-	mode.loadData.Store(ok)
-	if !ok && db.Dialect.Driver() == dialect.MySQL {
-		fmt.Fprintln(progress, dialect.LoadFallbackNote(why))
-	}
-	return mode, nil
 }
 
 func describeTables(names []string) string {
@@ -180,23 +157,9 @@ func describeTables(names []string) string {
 // interrupted load rolls back in seconds.
 const loadDataChunkRows = 1_000_000
 
-// loadMode is how a prepare loads: LOAD DATA LOCAL INFILE while the server
-// takes it, else multi-row INSERTs; the switch to INSERTs is said once.
-type loadMode struct {
-	loadData atomic.Bool
-	once     sync.Once
-	note     func(why string)
-}
-
-// fallBack switches to INSERTs and says why, once.
-func (m *loadMode) fallBack(why string) {
-	m.loadData.Store(false)
-	m.once.Do(func() { m.note(why) })
-}
-
 // loadTable creates, fills, indexes and checks table n on its own
 // connection.
-func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint64, p *loadProgress, mode *loadMode) error {
+func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint64, p *loadProgress, mode *dialect.LoadPath) error {
 	d := db.Dialect
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -208,12 +171,12 @@ func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint
 		return fmt.Errorf("%s: %w", firstLine(ddl), err)
 	}
 	src := newRowSource(cfg, seed, n)
-	for !src.done() && mode.loadData.Load() {
+	for !src.done() && mode.LoadData() {
 		chunk := &loadChunk{src: src, left: loadDataChunkRows, p: p}
 		st, err := dialect.LoadData(ctx, conn, d, tableName(n), loadColumns(cfg.AutoInc), chunk)
 		chunk.report()
 		if err != nil && st.Rows == 0 && dialect.IsLoadDataRefused(err) {
-			mode.fallBack(err.Error())
+			mode.FallBack(err.Error())
 			break
 		}
 		if err != nil {
