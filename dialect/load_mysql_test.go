@@ -96,7 +96,7 @@ func (e *endless) NextRow(w *RowWriter) bool {
 type failing struct{ endless }
 
 func (f *failing) NextRow(w *RowWriter) bool { return f.n < f.at && f.endless.NextRow(w) }
-func (f *failing) Err() error               { return errors.New("generator broke") }
+func (f *failing) Err() error                { return errors.New("generator broke") }
 
 // A load that ends early (ctx cancelled, the source failed, a bad value)
 // leaves no row: go-sql-driver ends the file early, and the transaction
