@@ -154,8 +154,8 @@ func describeTables(names []string) string {
 
 // loadDataChunkRows bounds the rows of one LOAD DATA statement (one
 // transaction): 1,000,000 rows, about 190 MB of sbtest rows, so that an
-// interrupted load rolls back in seconds.
-const loadDataChunkRows = 1_000_000
+// interrupted load rolls back in seconds. (A variable for the tests.)
+var loadDataChunkRows = 1_000_000
 
 // loadTable creates, fills, indexes and checks table n on its own
 // connection.
@@ -173,7 +173,7 @@ func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint
 	src := newRowSource(cfg, seed, n)
 	for !src.done() && mode.LoadData() {
 		chunk := &loadChunk{src: src, left: loadDataChunkRows, p: p}
-		st, err := dialect.LoadData(ctx, conn, d, tableName(n), loadColumns(cfg.AutoInc), chunk)
+		st, err := dialect.LoadData(ctx, conn, d, tableName(n), loadColumns, chunk)
 		chunk.report()
 		if err != nil && st.Rows == 0 && dialect.IsLoadDataRefused(err) {
 			mode.FallBack(err.Error())
@@ -197,14 +197,13 @@ func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint
 	return checkTable(ctx, conn, d, n, cfg.TableSize)
 }
 
-// loadColumns returns the columns the loader writes: k, c, pad, with id
-// first without auto-increment.
-func loadColumns(autoInc bool) []string {
-	if autoInc {
-		return []string{"k", "c", "pad"}
-	}
-	return []string{"id", "k", "c", "pad"}
-}
+// loadColumns are the columns LOAD DATA writes: id too with
+// auto-increment, since a LOAD DATA is a "bulk insert" to InnoDB (ids
+// reserved in growing batches, innodb_autoinc_lock_mode=1): the second
+// statement into a table would leave a gap after the first's ids, and
+// the run relies on ids 1..table-size. The server's counter then goes on
+// from table-size+1, as after sysbench's INSERTs.
+var loadColumns = []string{"id", "k", "c", "pad"}
 
 // loadChunk is the dialect.RowSource of one LOAD DATA: at most left rows
 // of src, counted into p every progressEvery rows.
@@ -217,16 +216,15 @@ type loadChunk struct {
 
 const progressEvery = 4096
 
-// NextRow writes the next row: id (without auto-increment), k, c, pad, the
-// values and random draws of rowSource.appendRow.
+// NextRow writes the next row: id, k, c, pad, the values and random draws
+// of rowSource.appendRow (which leaves id to the server with
+// auto-increment).
 func (c *loadChunk) NextRow(w *dialect.RowWriter) bool {
 	s := c.src
 	if c.left == 0 || s.done() {
 		return false
 	}
-	if !s.autoInc {
-		w.Int(s.next)
-	}
+	w.Int(s.next)
 	w.Int(s.rnd.K(s.size))
 	w.EndField(s.rnd.AppendC(w.BeginField()))
 	w.EndField(s.rnd.AppendPad(w.BeginField()))
