@@ -69,8 +69,9 @@ func (w *RowWriter) BeginField() []byte {
 // EndField ends the field BeginField began; buf is BeginField's buffer
 // with the field's bytes appended.
 func (w *RowWriter) EndField(buf []byte) {
-	for i := w.start; i < len(buf); i++ {
-		if needsEscape(buf[i]) {
+	for i, c := range buf[w.start:] {
+		if escapes[c] {
+			i += w.start
 			raw := string(buf[i:])
 			buf = buf[:i]
 			for j := 0; j < len(raw); j++ {
@@ -159,9 +160,8 @@ func (w *RowWriter) float(f float64, bits int) error {
 	return nil
 }
 
-func needsEscape(c byte) bool {
-	return c == '\\' || c == '\t' || c == '\n' || c == '\r' || c == 0
-}
+// escapes marks the bytes appendEscaped escapes.
+var escapes = [256]bool{'\\': true, '\t': true, '\n': true, '\r': true, 0: true}
 
 func appendEscaped(buf []byte, c byte) []byte {
 	switch c {
