@@ -66,7 +66,7 @@ tps=$(awk '/^TPS \(all transactions\)/ {print $4}' "$work/run.out")
 tpmc=$(awk '/^tpmC:/ {print $2}' "$work/run.out")
 cpu=$(cpu_seconds "$work/run.cpu")
 per1k=$(awk -v c="$cpu" -v t="$tps" -v s="$TIME" 'BEGIN { if (t > 0) printf "%.3f", c / (t * s) * 1000; else print "n/a" }')
-rate=$(echo "$loaded" | sed -n 's/.*(\([0-9.,]*\) rows\/s).*/\1/p')
+rate=$(echo "$loaded" | sed -n 's/.* s: \([0-9,]*\) rows\/s, .*/\1/p')
 
 echo
 echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown))"

@@ -83,7 +83,7 @@ func TestWorkloadsMariaDB(t *testing.T) {
 			if err := Prepare(ctx, c, &prog, false); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(prog.String(), "Loaded 1,000 rows into 2 table(s)") {
+			if !strings.Contains(prog.String(), "Loaded 1,000 rows (0.2 MB) into 2 table(s)") {
 				t.Errorf("prepare output:\n%s", prog.String())
 			}
 			db := openT(t, c)

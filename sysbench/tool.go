@@ -56,7 +56,8 @@ var prepareCommand = workload.Command{
 	Name:  workload.VerbPrepare,
 	Short: "Create and load the sbtest tables",
 	Long: `Create the database if missing and the tables sbtest1..sbtest<--tables>, load
---table-size rows into each with multi-row INSERTs (tables shared out over
+--table-size rows into each by LOAD DATA LOCAL INFILE (MySQL with
+local_infile=ON) or multi-row INSERTs (tables shared out over
 --threads loaders as sysbench does), create the secondary index k_<n> after the
 load (--create-secondary) and check every table's row count.
 

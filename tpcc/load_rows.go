@@ -126,8 +126,10 @@ type loadRows struct {
 	seed  int64
 	cLoad Constants // C-Load; only c_last matters to the load
 	at    time.Time // the load time: c_since, h_date, o_entry_d
-	// size is the rows per chunk; 0 chooses chunkRows per table.
+	// size is the rows per chunk; 0 chooses chunkRows per table, times
+	// scale when that is above 1.
 	size    int
+	scale   int
 	emit    func(*rowBatch) error
 	batches map[string]*rowBatch
 
@@ -146,7 +148,11 @@ func (g *loadRows) batch(name string) *rowBatch {
 	if g.batches == nil {
 		g.batches = map[string]*rowBatch{}
 	}
-	b := newRowBatch(name, g.size, g.emit)
+	size := g.size
+	if size <= 0 && g.scale > 1 {
+		size = chunkRows(tableByName(name)) * g.scale
+	}
+	b := newRowBatch(name, size, g.emit)
 	g.batches[name] = b
 	return b
 }

@@ -27,8 +27,11 @@ import (
 // before it creates the nine tables (those that do not exist) and loads
 // the first row. ITEM, then warehouses 1..W, are loaded cfg.loadThreads()
 // at a time (one on SQLite, which has one writer), each on a connection of
-// its own, in chunks of at most maxChunkRows rows, each one transaction
-// (dialect.BulkInsert); a loaded unit is recorded in vmbench_tpcc_load. A
+// its own, in chunks, each one transaction: on MySQL with local_infile=ON
+// one LOAD DATA LOCAL INFILE of up to loadDataScale x maxChunkRows rows
+// (dialect.LoadData; a server that refuses it is said once and the
+// INSERT path used instead), else one dialect.BulkInsert of at most
+// maxChunkRows rows (multi-row INSERTs, SQL Server's bulk copy); a loaded unit is recorded in vmbench_tpcc_load. A
 // lost connection, a deadlock or a lock timeout during a unit deletes what
 // the unit had inserted and loads it again on a new connection (at most
 // loadAttempts times), so no chunk is ever inserted twice. Then the
@@ -43,9 +46,11 @@ import (
 // cleanup (it wraps workload.ErrFlagValue: nothing is loaded); so are TPC-C tables without vmbench's meta. Progress goes to
 // progress (nil discards it): with terminal set, one line redrawn in
 // place, otherwise a line every 5 s; at the end one line "Loaded W
-// warehouses: N rows in T (R rows/s)", W and N counting what this prepare
-// loaded (N includes ITEM's rows) and R its load rate in rows per second,
-// for scripts.
+// warehouses: N rows (M MB) in T s: R rows/s, B MB/s (MB = 10^6 bytes) by
+// <path>; secondary indexes in I s", W and N counting what this prepare
+// loaded (N includes ITEM's rows), M the size of their generated data
+// (dialect.LoadStats), R and B its load rates over the load's time T (the
+// indexes' time I apart), for scripts.
 //
 // When ctx ends, it stops promptly and returns an error wrapping ctx's;
 // no unit is recorded as loaded unless all its rows are in, so prepare
@@ -86,10 +91,14 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	if err != nil {
 		return err
 	}
-	l := &loader{db: db, d: db.Dialect, seed: m.Seed, cLoad: m.Load, at: m.LoadTime}
+	path, err := dialect.ChooseLoadPath(ctx, db, db.Dialect, progress)
+	if err != nil {
+		return err
+	}
+	l := &loader{db: db, d: db.Dialect, seed: m.Seed, cLoad: m.Load, at: m.LoadTime, path: path}
 	l.prog = newLoadProgress(progress, terminal, cfg.Warehouses, p.already)
+	path.Note = func(line string) { l.prog.logf("%s", line) }
 	elapsed, err := l.run(ctx, p)
-	rows := l.prog.rows.Load()
 	if err != nil {
 		state := fmt.Sprintf("%d of %d warehouses are loaded", l.prog.done.Load(), cfg.Warehouses)
 		if ctx.Err() != nil {
@@ -112,8 +121,9 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	if slices.Contains(p.todo, 0) {
 		loaded--
 	}
-	fmt.Fprintf(progress, "Loaded %s: %d rows in %s (%d rows/s); secondary indexes in %s\n",
-		warehouses(loaded), rows, elapsed.Round(10*time.Millisecond), perSecond(rows, elapsed), time.Since(ixStart).Round(10*time.Millisecond))
+	sum := dialect.LoadStats{Rows: l.prog.rows.Load(), Bytes: l.prog.bytes.Load()}
+	fmt.Fprintf(progress, "Loaded %s: %s in %s by %s; secondary indexes in %.2f s\n",
+		warehouses(loaded), sum.Size(), sum.Rate(elapsed), path, time.Since(ixStart).Seconds())
 	return nil
 }
 

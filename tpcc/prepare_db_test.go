@@ -138,7 +138,7 @@ func checkLoaded(t *testing.T, db *dialect.DB, warehouses int, exp map[int]loadE
 }
 
 // killOneInsert kills, from another connection, the first connection of
-// database db seen running an INSERT INTO table, and returns a function
+// database db seen running an INSERT INTO table or a LOAD DATA into it, and returns a function
 // that stops looking and returns what it killed ("" for nothing).
 func killOneInsert(t *testing.T, ctx context.Context, db, table string) (wait func() (string, error)) {
 	admin, err := sql.Open("mysql", testdb.Shared(t).DSN(""))
@@ -155,8 +155,8 @@ func killOneInsert(t *testing.T, ctx context.Context, db, table string) (wait fu
 		for ctx.Err() == nil {
 			var id int64
 			var info string
-			err := admin.QueryRowContext(ctx, "SELECT id, info FROM information_schema.processlist WHERE db = ? AND info LIKE ? LIMIT 1",
-				db, "INSERT INTO `"+table+"`%").Scan(&id, &info)
+			err := admin.QueryRowContext(ctx, "SELECT id, info FROM information_schema.processlist WHERE db = ? AND (info LIKE ? OR info LIKE ?) LIMIT 1",
+				db, "INSERT INTO `"+table+"`%", "LOAD DATA LOCAL INFILE % INTO TABLE `"+table+"`%").Scan(&id, &info)
 			if errors.Is(err, sql.ErrNoRows) {
 				time.Sleep(5 * time.Millisecond)
 				continue
@@ -218,7 +218,7 @@ func TestPrepareMariaDB(t *testing.T) {
 	if !strings.Contains(out, "loading it again on a new connection (attempt 2 of 5)") {
 		t.Errorf("no reload reported:\n%s", out)
 	}
-	if !strings.Contains(out, "Loaded 2 warehouses: ") || !strings.Contains(out, " rows/s)") {
+	if !summaryLine.MatchString(out) || !strings.Contains(out, "by LOAD DATA LOCAL INFILE") {
 		t.Errorf("no summary line:\n%s", out)
 	}
 	db := loadOpen(t, c)
@@ -281,6 +281,9 @@ type cancelOnProgress struct {
 	cancel context.CancelFunc
 	at     time.Time // of the cancel
 }
+
+// summaryLine is Prepare's last line but one: rows, MB, seconds and both rates.
+var summaryLine = regexp.MustCompile(`Loaded 2 warehouses: [0-9,]+ rows \([0-9.]+ MB\) in [0-9.]+ s: [0-9,]+ rows/s, [0-9.]+ MB/s \(MB = 10\^6 bytes\) by `)
 
 var progressRows = regexp.MustCompile(`, ([0-9,]+) rows,`)
 

@@ -61,8 +61,9 @@ var prepareCommand = workload.Command{
 	Long: `Create the database if missing, the nine tables and vmbench's two bookkeeping
 tables, load ITEM and then --warehouses warehouses with TPC-C 4.3.3.1's
 cardinalities and values (deterministic from --seed and the warehouse id),
---threads warehouses at a time, with each database's fast path (multi-row
-INSERT on MySQL and SQLite, bulk copy on SQL Server), then create the
+--threads warehouses at a time, with each database's fast path (LOAD DATA
+LOCAL INFILE on MySQL with local_infile=ON, else multi-row INSERT; multi-row
+INSERT on SQLite, bulk copy on SQL Server), then create the
 secondary indexes. The C-Load constants of NURand are stored, so that every
 later run obeys the C-delta rule.
 
