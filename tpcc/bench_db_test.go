@@ -37,17 +37,20 @@ const EnvBenchDSN = "VMBENCH_TPCC_BENCH_DSN"
 func BenchmarkTransaction(b *testing.B) {
 	cfg := benchConfig(b)
 	rs, db := benchRunState(b, cfg)
+	// A run's context can be cancelled, which drivers watch per statement.
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
 	for op, name := range OpNames {
 		b.Run(name+"/threads=1", func(b *testing.B) {
 			w := benchWorker(b, db, rs, 0)
-			benchCPU(b, []func() error{func() error { return w.Execute(context.Background(), op, 0) }})
+			benchCPU(b, []func() error{func() error { return w.Execute(ctx, op, 0) }})
 		})
 	}
 	b.Run("mix/threads=8", func(b *testing.B) {
 		fns := make([]func() error, cfg.Threads)
 		for i := range fns {
 			w := benchWorker(b, db, rs, i)
-			fns[i] = func() error { _, err := w.Event(context.Background()); return err }
+			fns[i] = func() error { _, err := w.Event(ctx); return err }
 		}
 		benchCPU(b, fns)
 	})

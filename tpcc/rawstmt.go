@@ -162,10 +162,14 @@ func (w *worker) closeRaw() {
 	}
 }
 
-// bind fills the worker's parameter scratch with params: int as int64,
+// bind fills the worker's parameter scratch with params (unless the
+// attempt's context has ended, whose error it returns): int as int64,
 // the driver's own types as they are, others through database/sql's
 // default converter.
 func (w *worker) bind(params []any) ([]driver.NamedValue, error) {
+	if err := w.live.Err(); err != nil {
+		return nil, err // the transaction's context ended: no further statement
+	}
 	nv := w.nv[:len(params)]
 	for i, p := range params {
 		var v driver.Value

@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
@@ -53,6 +55,17 @@ type worker struct {
 	noLines [MaxOrderLines]lineState
 	raw     [2]sql.RawBytes // columns read but not kept (i_name, i_data, s_data)
 
+	// Cancellation (see cancel.go): live is the context of the attempt
+	// running; MySQL statements run under quiet, and a cancelled watched
+	// context kills the statement in flight.
+	live      context.Context
+	connID    atomic.Int64 // CONNECTION_ID() of conn; 0 when unknown
+	busy      atomic.Bool  // inside a transaction: a kill has something to end
+	killMu    sync.Mutex   // held by killQuery while it sends KILL QUERY
+	watched   context.Context
+	quiet     context.Context
+	stopWatch func() bool
+
 	// onRestart, if set (tests), is called before each restart of a
 	// transaction, with the error that caused it.
 	onRestart func(error)
@@ -66,9 +79,11 @@ var _ oltp.Executor = (*worker)(nil)
 // back with dialect.LimitHint's advice.
 func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *hist.Handle) (*worker, error) {
 	w := &worker{r: r, db: db, d: db.Dialect, thread: thread, h: h}
-	w.tx = dialect.NewTxRunner(db, txPolicy(r.cfg.Retries), dialect.TxHooks{
-		Prepare: w.prepare, Release: w.release, Observe: w.observe,
-	})
+	hooks := dialect.TxHooks{Prepare: w.prepare, Release: w.release, Observe: w.observe}
+	if w.d.Driver() == dialect.MySQL {
+		hooks.Rollback = w.rollback
+	}
+	w.tx = dialect.NewTxRunner(db, txPolicy(r.cfg.Retries), hooks)
 	if err := w.tx.Connect(ctx); err != nil {
 		if dialect.IsServerLimit(err) {
 			return nil, fmt.Errorf("%w; %s", err, dialect.LimitHint(err))
@@ -82,6 +97,9 @@ func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *
 // statement on conn's driver connection.
 func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 	w.conn = conn
+	if err := w.readConnID(ctx, conn); err != nil {
+		return err
+	}
 	return conn.Raw(func(dc any) error { return w.prepareRaw(ctx, dc) })
 }
 
@@ -92,10 +110,14 @@ func (w *worker) release(conn *sql.Conn) {
 	_ = conn.Raw(func(any) error { w.closeRaw(); return nil })
 	clear(w.ds[:])
 	w.conn = nil
+	w.connID.Store(0)
 }
 
 // Close closes the statements and the connection.
 func (w *worker) Close() error {
+	if w.stopWatch != nil {
+		w.stopWatch()
+	}
 	w.tx.Close()
 	return nil
 }
@@ -148,7 +170,10 @@ var errRollback = errors.New("rolled back on purpose")
 // failed attempt. Errors name the transaction; a cancelled ctx returns
 // ctx.Err().
 func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx context.Context) error) error {
-	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, begin, body) })
+	sctx := w.stmtCtx(ctx)
+	w.busy.Store(true)
+	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, sctx, begin, body) })
+	w.busy.Store(false)
 	var gu *dialect.GiveUpError
 	var re *dialect.ReconnectError
 	switch {
@@ -179,12 +204,12 @@ func transactResult[In, Out any](ctx context.Context, w *worker, name, begin str
 }
 
 // attempt runs body once between begin and COMMIT, all on the driver
-// connection.
-func (w *worker) attempt(ctx context.Context, begin string, body func(ctx context.Context) error) error {
+// connection, with statement context sctx (stmtCtx of live).
+func (w *worker) attempt(live, sctx context.Context, begin string, body func(ctx context.Context) error) error {
 	return w.conn.Raw(func(dc any) error {
-		w.dc = dc.(rawConn) // prepareRaw checked it
-		defer func() { w.dc = nil }()
-		return w.rawAttempt(ctx, begin, body)
+		w.dc, w.live = dc.(rawConn), live // prepareRaw checked dc
+		defer func() { w.dc, w.live = nil, nil }()
+		return w.rawAttempt(sctx, begin, body)
 	})
 }
 
@@ -202,6 +227,9 @@ func (w *worker) rawAttempt(ctx context.Context, begin string, body func(ctx con
 
 // text runs a statement that is not prepared (BEGIN, COMMIT, ROLLBACK).
 func (w *worker) text(ctx context.Context, q string) error {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
 	if _, err := w.dc.ExecContext(ctx, q, nil); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
 	}
