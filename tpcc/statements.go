@@ -17,8 +17,9 @@ type stmtID int
 // and the stock rows of all its lines with one query each (padded to
 // MaxOrderLines keys, so one statement serves every order) and inserts its
 // lines with one multi-row INSERT per line count, which come last, from
-// stNOInsertOrderLines on: a New-Order is 11 + lines round trips instead of
-// 7 + 4 · lines (go-tpc reads and inserts the same way).
+// stNOInsertOrderLines on: a New-Order is 10 + lines round trips (BEGIN and
+// COMMIT included) instead of 8 + 4 · lines (go-tpc reads and inserts the
+// same way).
 const (
 	// New-Order.
 	stNOCustomer stmtID = iota // with the warehouse's w_tax
