@@ -148,7 +148,11 @@ var stmtTemplates = func() [numStmts]stmtTemplate {
 	set(stDLOldestNewOrder, "delivery.oldest_new_order",
 		"SELECT MIN(no_o_id) FROM new_order{lock} WHERE no_w_id = ? AND no_d_id = ?{for_update}")
 	set(stDLDeleteNewOrder, "delivery.delete_new_order", "DELETE FROM new_order WHERE no_w_id = ? AND no_d_id = ? AND no_o_id = ?")
-	set(stDLOrderCustomer, "delivery.order_customer", "SELECT o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
+	// Locked: a plain read would take MySQL's REPEATABLE READ snapshot of
+	// the first district and miss an order committed since, whose
+	// new_order row the locking read above does see.
+	set(stDLOrderCustomer, "delivery.order_customer",
+		"SELECT o_c_id FROM orders{lock} WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?{for_update}")
 	set(stDLOrderUpdate, "delivery.order_update", "UPDATE orders SET o_carrier_id = ? WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?")
 	set(stDLOrderLineUpdate, "delivery.order_line_update",
 		"UPDATE order_line SET ol_delivery_d = ? WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id = ?")

@@ -41,7 +41,7 @@ func TestStatementsPortable(t *testing.T) {
 	lite := newStatements(dialect.SQLite.Dialect())
 	names := map[string]bool{}
 	locked := map[stmtID]bool{stNODistrict: true, stNOStocks: true, stPayWarehouse: true, stPayDistrict: true, stPayCustomer: true,
-		stDLOldestNewOrder: true}
+		stDLOldestNewOrder: true, stDLOrderCustomer: true}
 	for i := range numStmts {
 		id := stmtID(i)
 		if id.String() == "" || names[id.String()] {
