@@ -76,7 +76,7 @@ func (w *worker) orderStatusBody(ctx context.Context, in orderStatusInput) (orde
 	if err := w.row(ctx, stOSOrder, args(in.w, in.d, res.oID), &entry, &res.carrier); err != nil {
 		return res, err
 	}
-	err := w.rows(ctx, stOSOrderLines, args(in.w, in.d, res.oID), func(rs *sql.Rows) error {
+	err := w.rows(ctx, stOSOrderLines, args(in.w, in.d, res.oID), func(rs rowScanner) error {
 		var item, supplyW, qty int
 		var amount int64
 		var delivered any

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 )
 
@@ -121,7 +120,7 @@ func (w *worker) paymentBody(ctx context.Context, in paymentInput) (paymentResul
 // one at position ⌈n/2⌉ (counting from 1).
 func (w *worker) customerByName(ctx context.Context, cw, cd int, last string) (int, error) {
 	var ids []int
-	err := w.rows(ctx, stCustomerByName, args(cw, cd, last), func(rs *sql.Rows) error {
+	err := w.rows(ctx, stCustomerByName, args(cw, cd, last), func(rs rowScanner) error {
 		var id int
 		if err := rs.Scan(&id); err != nil {
 			return err

@@ -40,10 +40,8 @@ func TestStatementsPortable(t *testing.T) {
 	ms := newStatements(dialect.SQLServer.Dialect())
 	lite := newStatements(dialect.SQLite.Dialect())
 	names := map[string]bool{}
-	locked := map[stmtID]bool{stNODistrict: true, stPayWarehouse: true, stPayDistrict: true, stPayCustomer: true, stDLOldestNewOrder: true}
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
-		locked[stockStmt(d)] = true
-	}
+	locked := map[stmtID]bool{stNODistrict: true, stNOStocks: true, stPayWarehouse: true, stPayDistrict: true, stPayCustomer: true,
+		stDLOldestNewOrder: true, stDLOrderCustomer: true}
 	for i := range numStmts {
 		id := stmtID(i)
 		if id.String() == "" || names[id.String()] {

@@ -3,8 +3,11 @@ package tpcc
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
@@ -40,7 +43,28 @@ type worker struct {
 	h      *hist.Handle
 	tx     *dialect.TxRunner // owns conn: restarts, reconnects, settles
 	conn   *sql.Conn         // tx's connection while prepared (nil when it has none)
-	ps     [numStmts]*sql.Stmt
+	ds     [numStmts]rawStmt // on conn's driver connection (see rawstmt.go)
+	dc     rawConn           // conn's driver connection while an attempt runs
+
+	// Scratch space reused by every statement: parameters, a row's
+	// values, New-Order's batched keys and lines (see newOrderBody).
+	nv      [9 * MaxOrderLines]driver.NamedValue
+	vals    []driver.Value
+	rr      rawRows
+	params  [9 * MaxOrderLines]any
+	noLines [MaxOrderLines]lineState
+	raw     [2]sql.RawBytes // columns read but not kept (i_name, i_data, s_data)
+
+	// Cancellation (see cancel.go): live is the context of the attempt
+	// running; MySQL statements run under quiet, and a cancelled watched
+	// context kills the statement in flight.
+	live      context.Context
+	connID    atomic.Int64 // CONNECTION_ID() of conn; 0 when unknown
+	busy      atomic.Bool  // inside a transaction: a kill has something to end
+	killMu    sync.Mutex   // held by killQuery while it sends KILL QUERY
+	watched   context.Context
+	quiet     context.Context
+	stopWatch func() bool
 
 	// onRestart, if set (tests), is called before each restart of a
 	// transaction, with the error that caused it.
@@ -55,9 +79,11 @@ var _ oltp.Executor = (*worker)(nil)
 // back with dialect.LimitHint's advice.
 func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *hist.Handle) (*worker, error) {
 	w := &worker{r: r, db: db, d: db.Dialect, thread: thread, h: h}
-	w.tx = dialect.NewTxRunner(db, txPolicy(r.cfg.Retries), dialect.TxHooks{
-		Prepare: w.prepare, Release: w.release, Observe: w.observe,
-	})
+	hooks := dialect.TxHooks{Prepare: w.prepare, Release: w.release, Observe: w.observe}
+	if w.d.Driver() == dialect.MySQL {
+		hooks.Rollback = w.rollback
+	}
+	w.tx = dialect.NewTxRunner(db, txPolicy(r.cfg.Retries), hooks)
 	if err := w.tx.Connect(ctx); err != nil {
 		if dialect.IsServerLimit(err) {
 			return nil, fmt.Errorf("%w; %s", err, dialect.LimitHint(err))
@@ -68,33 +94,30 @@ func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *
 }
 
 // prepare is the worker's dialect.TxHooks.Prepare: it prepares every
-// statement on conn.
+// statement on conn's driver connection.
 func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 	w.conn = conn
-	for i, text := range w.r.stmts.text {
-		st, err := conn.PrepareContext(ctx, text)
-		if err != nil {
-			return fmt.Errorf("preparing %s (%s): %w", stmtID(i), text, err)
-		}
-		w.ps[i] = st
+	if err := w.readConnID(ctx, conn); err != nil {
+		return err
 	}
-	return nil
+	return conn.Raw(func(dc any) error { return w.prepareRaw(ctx, dc) })
 }
 
 // release is the worker's dialect.TxHooks.Release: it closes the
 // statements before the runner closes or discards conn.
-func (w *worker) release(*sql.Conn) {
-	for i, st := range w.ps {
-		if st != nil {
-			_ = st.Close()
-			w.ps[i] = nil
-		}
-	}
+func (w *worker) release(conn *sql.Conn) {
+	// A broken connection fails Raw; its statements went with it.
+	_ = conn.Raw(func(any) error { w.closeRaw(); return nil })
+	clear(w.ds[:])
 	w.conn = nil
+	w.connID.Store(0)
 }
 
 // Close closes the statements and the connection.
 func (w *worker) Close() error {
+	if w.stopWatch != nil {
+		w.stopWatch()
+	}
 	w.tx.Close()
 	return nil
 }
@@ -147,7 +170,10 @@ var errRollback = errors.New("rolled back on purpose")
 // failed attempt. Errors name the transaction; a cancelled ctx returns
 // ctx.Err().
 func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx context.Context) error) error {
-	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, begin, body) })
+	sctx := w.stmtCtx(ctx)
+	w.busy.Store(true)
+	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, sctx, begin, body) })
+	w.busy.Store(false)
 	var gu *dialect.GiveUpError
 	var re *dialect.ReconnectError
 	switch {
@@ -177,8 +203,17 @@ func transactResult[In, Out any](ctx context.Context, w *worker, name, begin str
 	return res, err
 }
 
-// attempt runs body once between begin and COMMIT.
-func (w *worker) attempt(ctx context.Context, begin string, body func(ctx context.Context) error) error {
+// attempt runs body once between begin and COMMIT, all on the driver
+// connection, with statement context sctx (stmtCtx of live).
+func (w *worker) attempt(live, sctx context.Context, begin string, body func(ctx context.Context) error) error {
+	return w.conn.Raw(func(dc any) error {
+		w.dc, w.live = dc.(rawConn), live // prepareRaw checked dc
+		defer func() { w.dc, w.live = nil, nil }()
+		return w.rawAttempt(sctx, begin, body)
+	})
+}
+
+func (w *worker) rawAttempt(ctx context.Context, begin string, body func(ctx context.Context) error) error {
 	err := w.text(ctx, begin)
 	if err == nil {
 		if err = body(ctx); errors.Is(err, errRollback) {
@@ -192,7 +227,10 @@ func (w *worker) attempt(ctx context.Context, begin string, body func(ctx contex
 
 // text runs a statement that is not prepared (BEGIN, COMMIT, ROLLBACK).
 func (w *worker) text(ctx context.Context, q string) error {
-	if _, err := w.conn.ExecContext(ctx, q); err != nil {
+	if err := w.live.Err(); err != nil {
+		return err
+	}
+	if _, err := w.dc.ExecContext(ctx, q, nil); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
@@ -225,11 +263,7 @@ func (w *worker) observe(e dialect.TxEvent) {
 
 // exec runs prepared statement id and returns the rows it affected.
 func (w *worker) exec(ctx context.Context, id stmtID, params ...any) (int64, error) {
-	res, err := w.ps[id].ExecContext(ctx, params...)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+	n, err := w.rawExec(ctx, id, params)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", id, err)
 	}
@@ -245,28 +279,23 @@ func (w *worker) execOne(ctx context.Context, id stmtID, params ...any) error {
 	return err
 }
 
-// row runs prepared query id and scans its one row into dest. A missing
+// row runs prepared query id and scans its first row into dest. A missing
 // row is an error wrapping sql.ErrNoRows.
 func (w *worker) row(ctx context.Context, id stmtID, params []any, dest ...any) error {
-	if err := w.ps[id].QueryRowContext(ctx, params...).Scan(dest...); err != nil {
+	n, err := w.rawQuery(ctx, id, params, func(r *rawRows) (bool, error) { return false, r.Scan(dest...) })
+	if err == nil && n == 0 {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
 		return fmt.Errorf("%s %v: %w", id, params, err)
 	}
 	return nil
 }
 
 // rows runs prepared query id and calls scan for each row.
-func (w *worker) rows(ctx context.Context, id stmtID, params []any, scan func(*sql.Rows) error) error {
-	rs, err := w.ps[id].QueryContext(ctx, params...)
+func (w *worker) rows(ctx context.Context, id stmtID, params []any, scan func(rowScanner) error) error {
+	_, err := w.rawQuery(ctx, id, params, func(r *rawRows) (bool, error) { return true, scan(r) })
 	if err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
-	defer rs.Close()
-	for rs.Next() {
-		if err := scan(rs); err != nil {
-			return fmt.Errorf("%s: %w", id, err)
-		}
-	}
-	if err := rs.Err(); err != nil {
 		return fmt.Errorf("%s: %w", id, err)
 	}
 	return nil
