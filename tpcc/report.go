@@ -185,6 +185,13 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 	fmt.Fprintf(w, "Errors: %d deadlocks, %d lock timeouts, %d retries, %d reconnects; Delivery skipped %d of %d districts\n",
 		c(ctrDeadlocks), c(ctrLockTimeouts), c(ctrRetries), c(ctrReconnects), c(ctrDeliverySkipped), c(ctrDeliveryDistricts))
 	fmt.Fprintf(w, "Latency: %s\n", res.Measured)
+	if c := res.Client; c != nil {
+		var n int64
+		for _, op := range res.Ops {
+			n += op.Latency.Count
+		}
+		fmt.Fprintf(w, "%s\n", c.Summary(n, "transaction"))
+	}
 	if res.Interrupted {
 		fmt.Fprintln(w, "Interrupted: the figures cover the time measured before Ctrl-C.")
 	}

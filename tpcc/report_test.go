@@ -26,6 +26,10 @@ func reportResult(terminals bool, waitScale string) *oltp.Result {
 		Threads: 8, Start: reportStart, End: reportStart.Add(time.Minute), Elapsed: time.Minute, Parts: 1,
 		Counters: map[string]int64{"new_order.rollbacks": 5, CounterNOPMDelta: 455, "retries": 3, "errors.deadlock": 2,
 			"errors.lock_timeout": 1, "delivery.districts": 400, "delivery.skipped": 2}}
+	if !terminals { // a Result before version 3 has no client cost: no line
+		res.Client = &oltp.ClientCost{Processes: 1, Cores: 2, UserCPU: 900 * time.Millisecond, SystemCPU: 120 * time.Millisecond,
+			VoluntaryCtxSwitches: 30600, InvoluntaryCtxSwitches: 4080, Start: reportStart, End: reportStart.Add(time.Minute)}
+	}
 	if terminals {
 		res.Loop, res.Terminals = oltp.TerminalLoop, 40
 		res.Measured = "terminal-driven, 40 terminals sharing 8 connections: latency as response time from submission (waiting for a connection included) and as service time; keying and think times of TPC-C 5.2.5"
