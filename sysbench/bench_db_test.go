@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"vmbench/dialect"
 	"vmbench/internal/testdb"
@@ -51,28 +46,11 @@ func BenchmarkTransaction(b *testing.B) {
 }
 
 func benchConfig(b *testing.B) Config {
-	dsn := os.Getenv(EnvBenchDSN)
-	if dsn == "" {
-		srv := testdb.Shared(b)
-		dsn = fmt.Sprintf("%s@tcp(%s:%d)/%s", srv.User(), srv.Host(), srv.Port(), srv.NewDatabase(b))
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		b.Fatalf("%s: %v", EnvBenchDSN, err)
-	}
+	t := testdb.BenchTarget(b, EnvBenchDSN)
 	c := DefaultConfig()
 	c.Tables, c.TableSize, c.Rand.Seed = 4, 10000, 1
-	c.Conn.User, c.Conn.Password, c.Conn.Database = mc.User, mc.Passwd, mc.DBName
-	switch mc.Net {
-	case "unix":
-		c.Conn.Socket = mc.Addr
-	default:
-		host, port, err := splitHostPort(mc.Addr)
-		if err != nil {
-			b.Fatalf("%s: %v", EnvBenchDSN, err)
-		}
-		c.Conn.Host, c.Conn.Port = host, port
-	}
+	c.Conn.User, c.Conn.Password, c.Conn.Database = t.User, t.Password, t.Database
+	c.Conn.Host, c.Conn.Port, c.Conn.Socket = t.Host, t.Port, t.Socket
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	switch err := Prepare(ctx, c, nil, false); {
@@ -83,18 +61,6 @@ func benchConfig(b *testing.B) Config {
 		b.Cleanup(func() { _ = Cleanup(context.Background(), c, nil) })
 	}
 	return c
-}
-
-func splitHostPort(addr string) (string, int, error) {
-	host, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr, dialect.DefaultMySQLPort, nil // no port given
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil {
-		return "", 0, fmt.Errorf("port of %q: %w", addr, err)
-	}
-	return host, port, nil
 }
 
 // benchEvents runs b.N events of c over c.Threads workers and reports the

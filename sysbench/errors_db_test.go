@@ -132,7 +132,7 @@ type killAt struct {
 func (k *killAt) Event(ctx context.Context) (int, error) {
 	k.n++
 	if k.n == k.at {
-		id := k.connID.Load()
+		id := k.kill.ConnID()
 		if _, err := k.admin.ExecContext(ctx, fmt.Sprintf("KILL %d", id)); err != nil {
 			return 0, err
 		}
@@ -318,7 +318,7 @@ func TestCancelEndsLockWait(t *testing.T) {
 	for {
 		var n int
 		if err := db.QueryRowContext(bg, "SELECT COUNT(*) FROM information_schema.processlist WHERE id=? AND info LIKE 'UPDATE%'",
-			w.connID.Load()).Scan(&n); err != nil {
+			w.kill.ConnID()).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
@@ -167,15 +165,10 @@ type worker struct {
 	actx      context.Context
 	dc        driver.Conn
 
-	// Cancellation (see stmtCtx): MySQL statements run under a context
+	// Cancellation (dialect.Killer): MySQL statements run under a context
 	// that cannot be cancelled; a cancelled event context kills the
 	// statement in flight from another connection instead.
-	connID    atomic.Int64 // CONNECTION_ID() of conn; 0 when unknown
-	busy      atomic.Bool  // inside Event: a kill has something to end
-	killMu    sync.Mutex   // held by killQuery while it sends KILL QUERY
-	watched   context.Context
-	quiet     context.Context
-	stopWatch func() bool
+	kill *dialect.Killer
 
 	// onRestart, if set (tests), is called before each restart of an event.
 	onRestart func(error)
@@ -187,7 +180,7 @@ type worker struct {
 func (s *spec) newWorker(ctx context.Context, t int, h *hist.Handle) (*worker, error) {
 	w := &worker{s: s, thread: t, h: h, rnd: NewRand(s.cfg.Rand, s.seed, uint64(t)),
 		ids: newUniqueIDs(t, s.cfg.Threads, s.seed),
-		c:   make([]byte, 0, cLen), pad: make([]byte, 0, padLen)}
+		c:   make([]byte, 0, cLen), pad: make([]byte, 0, padLen), kill: dialect.NewKiller(s.db)}
 	for i := range w.args {
 		w.args[i].Ordinal = i + 1
 	}
@@ -218,7 +211,7 @@ func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 			Scan(&id, &filler); err != nil {
 			return fmt.Errorf("SELECT CONNECTION_ID(): %w", err)
 		}
-		w.connID.Store(id)
+		w.kill.SetConnID(id)
 	}
 	w.stmts = make([][nKinds]driver.Stmt, len(w.s.texts))
 	return conn.Raw(func(dc any) error {
@@ -272,23 +265,21 @@ func (w *worker) release(conn *sql.Conn) {
 		return nil
 	})
 	w.stmts, w.conn = nil, nil
-	w.connID.Store(0)
+	w.kill.SetConnID(0)
 }
 
 // Close releases the statements and the connection.
 func (w *worker) Close() error {
-	if w.stopWatch != nil {
-		w.stopWatch()
-	}
+	w.kill.Close()
 	w.tx.Close()
 	return nil
 }
 
 // Event runs one event, restarting it after ignored errors (see NewSpec).
 func (w *worker) Event(ctx context.Context) (int, error) {
-	w.actx = w.stmtCtx(ctx)
-	w.busy.Store(true)
-	defer w.busy.Store(false)
+	w.actx = w.kill.Context(ctx)
+	w.kill.Enter()
+	defer w.kill.Leave()
 	err := w.tx.Run(ctx, w.attemptFn)
 	w.actx = nil
 	if err == nil || err == ctx.Err() || dialect.Classify(err) == dialect.Canceled {
@@ -386,8 +377,8 @@ func (w *worker) rawAttempt(dc any) error {
 	}
 	cfg := &w.s.cfg
 	for i, st := range m.steps {
-		if w.watched != nil && w.watched.Err() != nil {
-			return w.watched.Err() // cancelled between statements: stop here
+		if wc := w.kill.Watched(); wc != nil && wc.Err() != nil {
+			return wc.Err() // cancelled between statements: stop here
 		}
 		t := int(w.rnd.Uniform(1, int64(cfg.Tables))) - 1
 		for range st.count {

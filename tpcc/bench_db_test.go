@@ -3,23 +3,20 @@ package tpcc
 import (
 	"context"
 	"errors"
-	"net"
-	"os"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"vmbench/dialect"
+	"vmbench/internal/testdb"
 	"vmbench/oltp/hist"
 )
 
 // EnvBenchDSN names the server BenchmarkTransaction runs against, as a
 // go-sql-driver DSN such as "root@tcp(127.0.0.1:3306)/vmbench_tpcc_perf".
-// The benchmarks skip when it is unset. A database without a load gets
+// When it is unset the benchmarks use internal/testdb's throwaway server
+// (and skip where no server binary exists). A database without a load gets
 // one warehouse (seed 1), dropped again at the end; an existing complete
 // load of one warehouse is used as it is.
 const EnvBenchDSN = "VMBENCH_TPCC_BENCH_DSN"
@@ -57,27 +54,11 @@ func BenchmarkTransaction(b *testing.B) {
 }
 
 func benchConfig(b *testing.B) Config {
-	dsn := os.Getenv(EnvBenchDSN)
-	if dsn == "" {
-		b.Skipf("%s is not set (a go-sql-driver DSN of a scratch database)", EnvBenchDSN)
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		b.Fatalf("%s: %v", EnvBenchDSN, err)
-	}
+	t := testdb.BenchTarget(b, EnvBenchDSN)
 	c := DefaultConfig()
 	c.Warehouses, c.Seed, c.Threads, c.WaitScale = 1, 1, 8, 0
-	c.Conn.User, c.Conn.Password, c.Conn.Database = mc.User, mc.Passwd, mc.DBName
-	if mc.Net == "unix" {
-		c.Conn.Socket = mc.Addr
-	} else if host, port, err := net.SplitHostPort(mc.Addr); err == nil {
-		c.Conn.Host = host
-		if c.Conn.Port, err = strconv.Atoi(port); err != nil {
-			b.Fatalf("%s: port %q: %v", EnvBenchDSN, port, err)
-		}
-	} else {
-		c.Conn.Host = mc.Addr
-	}
+	c.Conn.User, c.Conn.Password, c.Conn.Database = t.User, t.Password, t.Database
+	c.Conn.Host, c.Conn.Port, c.Conn.Socket = t.Host, t.Port, t.Socket
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	loaded := false

@@ -6,8 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
@@ -56,15 +54,10 @@ type worker struct {
 	raw     [2]sql.RawBytes // columns read but not kept (i_name, i_data, s_data)
 
 	// Cancellation (see cancel.go): live is the context of the attempt
-	// running; MySQL statements run under quiet, and a cancelled watched
-	// context kills the statement in flight.
-	live      context.Context
-	connID    atomic.Int64 // CONNECTION_ID() of conn; 0 when unknown
-	busy      atomic.Bool  // inside a transaction: a kill has something to end
-	killMu    sync.Mutex   // held by killQuery while it sends KILL QUERY
-	watched   context.Context
-	quiet     context.Context
-	stopWatch func() bool
+	// running; MySQL statements run under kill's context, and a cancelled
+	// live context kills the statement in flight.
+	live context.Context
+	kill *dialect.Killer
 
 	// onRestart, if set (tests), is called before each restart of a
 	// transaction, with the error that caused it.
@@ -78,7 +71,7 @@ var _ oltp.Executor = (*worker)(nil)
 // limit hit on the way (too many connections, prepared statements) comes
 // back with dialect.LimitHint's advice.
 func newWorker(ctx context.Context, db *dialect.DB, r *runState, thread int, h *hist.Handle) (*worker, error) {
-	w := &worker{r: r, db: db, d: db.Dialect, thread: thread, h: h}
+	w := &worker{r: r, db: db, d: db.Dialect, thread: thread, h: h, kill: dialect.NewKiller(db)}
 	hooks := dialect.TxHooks{Prepare: w.prepare, Release: w.release, Observe: w.observe}
 	if w.d.Driver() == dialect.MySQL {
 		hooks.Rollback = w.rollback
@@ -110,14 +103,12 @@ func (w *worker) release(conn *sql.Conn) {
 	_ = conn.Raw(func(any) error { w.closeRaw(); return nil })
 	clear(w.ds[:])
 	w.conn = nil
-	w.connID.Store(0)
+	w.kill.SetConnID(0)
 }
 
 // Close closes the statements and the connection.
 func (w *worker) Close() error {
-	if w.stopWatch != nil {
-		w.stopWatch()
-	}
+	w.kill.Close()
 	w.tx.Close()
 	return nil
 }
@@ -170,10 +161,10 @@ var errRollback = errors.New("rolled back on purpose")
 // failed attempt. Errors name the transaction; a cancelled ctx returns
 // ctx.Err().
 func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx context.Context) error) error {
-	sctx := w.stmtCtx(ctx)
-	w.busy.Store(true)
+	sctx := w.kill.Context(ctx)
+	w.kill.Enter()
 	err := w.tx.Run(ctx, func(*sql.Conn) error { return w.attempt(ctx, sctx, begin, body) })
-	w.busy.Store(false)
+	w.kill.Leave()
 	var gu *dialect.GiveUpError
 	var re *dialect.ReconnectError
 	switch {
