@@ -2,6 +2,11 @@ package dialect
 
 import "strings"
 
+// SQLiteInProcess says, for a Result's client cost (oltp.ClientCost.Shares),
+// what else a SQLite run's process does: modernc.org/sqlite runs the
+// database inside the client's process.
+const SQLiteInProcess = "the SQLite database engine (it runs inside vmbench)"
+
 // sqliteDialect is the dialect of SQLite 3 (modernc.org/sqlite ships 3.54).
 type sqliteDialect struct{}
 

@@ -41,6 +41,10 @@ type ClientCost struct {
 	// the cores.
 	VoluntaryCtxSwitches   int64 `json:"voluntary_ctx_switches"`
 	InvoluntaryCtxSwitches int64 `json:"involuntary_ctx_switches"`
+	// Shares names what else ran inside the process, whose work is in
+	// these figures (an embedded SQLite database engine); empty when the
+	// process was the client alone.
+	Shares string `json:"shares,omitempty"`
 	// Start and End bound the window the figures cover.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -79,8 +83,12 @@ func (c *ClientCost) Summary(events int64, noun string) string {
 	if c.Processes > 1 {
 		procs = fmt.Sprintf(" in %d processes", c.Processes)
 	}
-	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s",
-		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun)
+	shares := ""
+	if c.Shares != "" {
+		shares = "; the process also ran " + c.Shares + ", whose work is included, so this is not the client's cost alone"
+	}
+	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s%s",
+		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun, shares)
 }
 
 func microseconds(d time.Duration) string {
@@ -140,6 +148,11 @@ func MergeClientCost(cs []*ClientCost) *ClientCost {
 		byProc[key] = append(byProc[key], c)
 	}
 	m := &ClientCost{Process: cs[0].Process, Start: cs[0].Start, End: cs[0].End}
+	for _, c := range cs {
+		if m.Shares == "" {
+			m.Shares = c.Shares
+		}
+	}
 	if len(order) > 1 {
 		m.Process = mergedProcess
 	}

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -75,5 +76,20 @@ func TestClientCostSummary(t *testing.T) {
 	}
 	if cpu, _, _ := c.PerEvent(0); cpu != 0 {
 		t.Errorf("per event of none: %v", cpu)
+	}
+}
+
+// TestClientCostShares: a process that also ran the database says so, and
+// a merge keeps the note.
+func TestClientCostShares(t *testing.T) {
+	a, b := cost("a", 0, 10, 5), cost("b", 0, 10, 5)
+	b.Shares = "the SQLite database engine"
+	m := MergeClientCost([]*ClientCost{a, b})
+	if m.Shares != b.Shares {
+		t.Errorf("merged shares %q", m.Shares)
+	}
+	want := "; the process also ran the SQLite database engine, whose work is included, so this is not the client's cost alone"
+	if got := m.Summary(100, "transaction"); !strings.HasSuffix(got, want) {
+		t.Errorf("summary %q lacks %q", got, want)
 	}
 }

@@ -99,6 +99,9 @@ loop:
 	r.record(res, name, last, end, target, t, full, backlog)
 	r.finish(res, t, end)
 	res.Client = clientCost(u0, readUsage())
+	if res.Client != nil {
+		res.Client.Shares = r.cfg.ClientShares
+	}
 	return res, err
 }
 

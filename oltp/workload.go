@@ -108,6 +108,10 @@ type RunConfig struct {
 	// Flags and Labels are copied into the Result.
 	Flags  map[string]string
 	Labels map[string]string
+	// ClientShares names what else runs inside this process and so is in
+	// its CPU figures (ClientCost.Shares), e.g. "the SQLite database
+	// engine"; empty when the process is the client alone.
+	ClientShares string
 	// OnInterval, if set, is called after every report interval, from the
 	// Runner's own goroutine (never concurrently).
 	OnInterval func(IntervalReport)

@@ -292,6 +292,9 @@ func (c Config) runConfig() oltp.RunConfig {
 func (c Config) RunConfig() oltp.RunConfig {
 	rc := c.runConfig()
 	rc.Flags = c.Flags()
+	if c.Conn.Driver == dialect.SQLite {
+		rc.ClientShares = dialect.SQLiteInProcess
+	}
 	return rc
 }
 

@@ -202,6 +202,9 @@ func (c Config) RunConfig() oltp.RunConfig {
 	if c.Threads == 0 {
 		rc.Terminals = c.terminals()
 	}
+	if c.Conn.Driver == dialect.SQLite {
+		rc.ClientShares = dialect.SQLiteInProcess
+	}
 	return rc
 }
 

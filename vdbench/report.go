@@ -288,8 +288,8 @@ func (p *intervalPrinter) average(merged *oltp.Result) {
 // of the request achieved; a late runner), then the run's warnings.
 func WriteCurve(w io.Writer, c *CurveResult) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "rd=%s: service time is each pread/pwrite's own time (vdbench's response time); "+
-		"intended counts from the scheduled start (open loop), queueing included\n", c.Run)
+	fmt.Fprintf(&b, "%s; intended counts from the scheduled start (open loop), queueing included; "+
+		"client us/io is the vmbench process's CPU time per I/O (user+system, µs)\n", serviceWords(c))
 	t := curveTable()
 	for _, p := range c.Points {
 		s, err := latencyOf(p.Result, false)
@@ -340,6 +340,15 @@ func curveTable() *report.Table {
 	}
 	t.Columns = append(t.Columns, report.Column{Header: "flag", Gap: 2})
 	return t
+}
+
+// serviceWords names the run and its I/O engine and says what its service
+// time is.
+func serviceWords(c *CurveResult) string {
+	if len(c.Points) > 0 && c.Points[0].Result != nil && c.Points[0].Result.Flags["ioengine"] == EngineURing {
+		return fmt.Sprintf("rd=%s, ioengine=%s: service time is each I/O's time from its submission to the ring until its thread has its completion", c.Run, EngineURing)
+	}
+	return fmt.Sprintf("rd=%s, ioengine=%s: service time is each pread/pwrite's own time (vdbench's response time)", c.Run, EnginePsync)
 }
 
 // clientPerIO is the client process's CPU time per I/O of a point, in µs

@@ -139,3 +139,20 @@ func TestWriteIntervalsGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "report_intervals.golden"), []byte(b.String()))
 }
+
+// TestWriteCurveNamesTheEngine: the caption says which engine issued the
+// I/O and what its service time is.
+func TestWriteCurveNamesTheEngine(t *testing.T) {
+	c := testCurve()
+	for _, p := range c.Points {
+		p.Result.Flags = map[string]string{"ioengine": EngineURing}
+	}
+	var b strings.Builder
+	if err := WriteCurve(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	want := "rd=rd1_xfer=4k, ioengine=io_uring: service time is each I/O's time from its submission to the ring until its thread has its completion;"
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("caption:\n%s\nwant it to start with\n%s", b.String(), want)
+	}
+}
