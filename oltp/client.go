@@ -169,26 +169,57 @@ func MergeClientCost(cs []*ClientCost) *ClientCost {
 }
 
 // overlapMax returns one cost per run of overlapping windows of one
-// process: the one with the most CPU.
+// process: the figures of the one with the most CPU, over the union of
+// the run's windows. The inputs are not changed.
 func overlapMax(cs []*ClientCost) []*ClientCost {
 	s := slices.Clone(cs)
 	slices.SortFunc(s, func(a, b *ClientCost) int { return a.Start.Compare(b.Start) })
 	var out []*ClientCost
-	var end time.Time
 	for _, c := range s {
-		if len(out) > 0 && c.Start.Before(end) {
-			if c.CPU() > out[len(out)-1].CPU() {
-				out[len(out)-1] = c
+		if n := len(out); n > 0 && c.Start.Before(out[n-1].End) {
+			last := out[n-1]
+			start, end := last.Start, last.End
+			if c.CPU() > last.CPU() {
+				cp := *c
+				last = &cp
 			}
+			last.Start, last.End = start, end
 			if c.End.After(end) {
-				end = c.End
+				last.End = c.End
 			}
+			out[n-1] = last
 			continue
 		}
-		out = append(out, c)
-		end = c.End
+		cp := *c
+		out = append(out, &cp)
 	}
 	return out
+}
+
+// maxClientCPU bounds the CPU time a ClientCost may hold (100 years of
+// one core's time): sums of parts stay far from int64's limit.
+const maxClientCPU = 100 * 366 * 24 * time.Hour
+
+// Validate checks what a reader relies on: counts and times not negative,
+// at least one process and one core, a window that does not end before it
+// starts, and no more CPU time than the window's cores could give (with
+// a second of slack for the readings' own skew).
+func (c *ClientCost) Validate() error {
+	switch {
+	case c.UserCPU < 0 || c.SystemCPU < 0 || c.VoluntaryCtxSwitches < 0 || c.InvoluntaryCtxSwitches < 0:
+		return fmt.Errorf("client cost has a negative figure (user %d ns, system %d ns, switches %d/%d)",
+			c.UserCPU, c.SystemCPU, c.VoluntaryCtxSwitches, c.InvoluntaryCtxSwitches)
+	case c.Processes < 1 || c.Cores < 1:
+		return fmt.Errorf("client cost of %d processes on %d cores (both must be at least 1)", c.Processes, c.Cores)
+	case c.End.Before(c.Start):
+		return fmt.Errorf("client cost window ends (%s) before it starts (%s)", c.End.Format(time.RFC3339Nano), c.Start.Format(time.RFC3339Nano))
+	case c.UserCPU > maxClientCPU || c.SystemCPU > maxClientCPU:
+		return fmt.Errorf("client CPU time %v + %v is beyond %v", c.UserCPU, c.SystemCPU, maxClientCPU)
+	}
+	if w := c.End.Sub(c.Start); c.CPU() > w*time.Duration(c.Cores)+time.Second {
+		return fmt.Errorf("client CPU time %v is more than %d cores could give in its %v window", c.CPU(), c.Cores, w)
+	}
+	return nil
 }
 
 func (m *ClientCost) add(c *ClientCost) {

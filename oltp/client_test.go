@@ -93,3 +93,32 @@ func TestClientCostShares(t *testing.T) {
 		t.Errorf("summary %q lacks %q", got, want)
 	}
 }
+
+// TestClientCostValidate: a reader refuses figures no process could have
+// measured.
+func TestClientCostValidate(t *testing.T) {
+	ok := func() *ClientCost { return cost("a", 0, 10, 5) }
+	for _, tc := range []struct {
+		name string
+		edit func(*ClientCost)
+		want string // "" for valid
+	}{
+		{"valid", func(*ClientCost) {}, ""},
+		{"negative CPU", func(c *ClientCost) { c.UserCPU = -1 }, "negative figure"},
+		{"negative switches", func(c *ClientCost) { c.InvoluntaryCtxSwitches = -1 }, "negative figure"},
+		{"no cores", func(c *ClientCost) { c.Cores = -2 }, "on -2 cores"},
+		{"no processes", func(c *ClientCost) { c.Processes = 0 }, "of 0 processes"},
+		{"backwards window", func(c *ClientCost) { c.End = c.Start.Add(-time.Second) }, "before it starts"},
+		{"near int64", func(c *ClientCost) { c.UserCPU = 1<<63 - 1 }, "is beyond"},
+		{"more than the cores give", func(c *ClientCost) { c.UserCPU = 21 * time.Second }, "more than 2 cores could give in its 10s window"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ok()
+			tc.edit(c)
+			err := c.Validate()
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("Validate() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -199,6 +199,16 @@ func (r *Result) Validate() error {
 			return fmt.Errorf("result op %s: %w", o.Name, err)
 		}
 	}
+	if r.Client != nil {
+		if err := r.Client.Validate(); err != nil {
+			return err
+		}
+	}
+	if r.Precondition != nil {
+		if err := r.Precondition.Validate(); err != nil {
+			return fmt.Errorf("precondition: %w", err)
+		}
+	}
 	return nil
 }
 
