@@ -68,8 +68,8 @@ sql() {
 check_db_absent() {
   local db found
   for db in "$@"; do
-    found=$(sql "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '$db'" 2>&1) ||
-      die "cannot query $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER: $found"
+    found=$(sql "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '$db'" 2>/dev/null) ||
+      die "cannot query $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER: $(sql 'SELECT 1' 2>&1 | tail -1)"
     [[ $found == 0 ]] || die "database $db already exists on $MYSQL_HOST:$MYSQL_PORT; this script creates" \
       "and drops its own database, so it will not use it (drop it yourself, or pick another name)"
   done
