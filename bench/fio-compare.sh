@@ -36,7 +36,8 @@
 #
 # Besides the medians of each tool, the ratios vmbench/fio are given per
 # round (round k of vmbench against round k of fio, run next to each other),
-# as their median and their spread (min-max over the rounds).
+# as their median and their spread (min-max over the rounds); with ROUNDS=1
+# the one round's ratios, and no spread.
 #
 # Safety: the test file is created by this script (and removed at the end) in
 # DIR, by default a temporary directory under the current directory, so on its
@@ -47,14 +48,16 @@
 #
 # Environment (defaults in brackets):
 #   DIR [a new temporary directory under $PWD]  SIZE [1g] (k, m, g, t: binary)
-#   THREADS [16] (outstanding I/Os)  TIME [10] (seconds per run)  RAMP [1]
-#   ROUNDS [2]  FIO_ENGINE [psync] (or libaio, io_uring)  FORCE [0]
+#   THREADS [16] (outstanding I/Os)  TIME [10] (seconds per run)  RAMP [1] (0: none)
+#   ROUNDS [2]  (THREADS, TIME, ROUNDS: whole numbers >= 1; RAMP >= 0)  FIO_ENGINE [psync] (or libaio, io_uring)  FORCE [0]
 #   VMBENCH_ENGINE [psync] (or io_uring: vmbench vdbench run --ioengine)
 #   VMBENCH [built from this checkout with go build]  FIO [fio]
 #
 # Example:
 #   THREADS=16 TIME=10 ROUNDS=2 bench/fio-compare.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 SIZE=${SIZE:-1g}
 THREADS=${THREADS:-16}
@@ -66,12 +69,8 @@ FIO_ENGINE=${FIO_ENGINE:-psync}
 VMBENCH_ENGINE=${VMBENCH_ENGINE:-psync}
 FORCE=${FORCE:-0}
 
-die() { echo "fio-compare: $*" >&2; exit 1; }
-
-for v in THREADS TIME RAMP ROUNDS; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v} is not a whole number"
-done
-((THREADS >= 1 && TIME >= 1 && ROUNDS >= 1)) || die "THREADS, TIME and ROUNDS must be at least 1"
+check_counts THREADS TIME ROUNDS
+[[ $RAMP =~ ^(0|[1-9][0-9]{0,8})$ ]] || die "RAMP=$RAMP is not a whole number >= 0"
 [[ $FIO_ENGINE == psync || $FIO_ENGINE == libaio || $FIO_ENGINE == io_uring ]] ||
   die "FIO_ENGINE=$FIO_ENGINE: use psync, libaio or io_uring"
 [[ $VMBENCH_ENGINE == psync || $VMBENCH_ENGINE == io_uring ]] ||
@@ -202,7 +201,7 @@ for wl in randread seqread; do
   [[ $wl == seqread && $FIO_ENGINE == psync ]] && extra=" (each job a $((slice >> 20)) MiB slice)"
   echo
   echo "$title, $THREADS outstanding I/Os: vmbench threads=$THREADS --ioengine $VMBENCH_ENGINE ($(cat "$work/procs.$wl" 2>/dev/null)), $fio_shape$extra"
-  echo "$SIZE file on $where, ${TIME}s (+${RAMP}s ramp) per run, $ROUNDS rounds (A B A B), $("$FIO" --version)"
+  echo "$SIZE file on $where, ${TIME}s (+${RAMP}s ramp) per run, $(rounds_phrase "$ROUNDS"), $("$FIO" --version)"
   awk -v wl="$wl" -v secs=$((TIME + RAMP)) '
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -226,7 +225,8 @@ for wl in randread seqread; do
         mc["vmbench"] / mc["fio"], mm["vmbench"] / mm["fio"]
       # per-round ratios: round k of vmbench over round k of fio
       m = n["vmbench"] < n["fio"] ? n["vmbench"] : n["fio"]
-      printf "per-round vmbench/fio (median, min-max of %d rounds):\n", m
+      if (m > 1) printf "per-round vmbench/fio (median, min-max of %d rounds):\n", m
+      else print "per-round vmbench/fio (one round: its ratio, no spread):"
       split("IOPS mean_latency CPU_per_IO", what, " ")
       for (q = 1; q <= 3; q++) {
         lo = hi = ""
@@ -238,7 +238,8 @@ for wl in randread seqread; do
           if (lo == "" || v < lo) lo = v
           if (hi == "" || v > hi) hi = v
         }
-        printf "  %-13s %7.3f  (%.3f-%.3f)\n", what[q], median(a, m), lo, hi
+        if (m > 1) printf "  %-13s %7.3f  (%.3f-%.3f)\n", what[q], median(a, m), lo, hi
+        else printf "  %-13s %7.3f\n", what[q], a[1]
       }
     }' "$work/results"
 done

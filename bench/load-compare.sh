@@ -7,7 +7,8 @@
 #   2. when GO_TPC_SRC names a go-tpc source checkout: go-tpc's
 #      `tpcc prepare --no-check` (built from it with go build) vs
 #      `vmbench tpcc prepare` at WAREHOUSES warehouses, THREADS threads;
-#      skipped with a message when GO_TPC_SRC is unset.
+#      skipped with a message when GO_TPC_SRC is unset; when it is set it
+#      must hold cmd/go-tpc, checked before any round runs.
 # Each prepare runs into an empty database and is timed by the wall clock
 # (/usr/bin/time), process start to exit. Rows are counted: sysbench's are
 # TABLES x TABLE_SIZE (vmbench checks its counts), go-tpc's and vmbench's
@@ -15,19 +16,31 @@
 # decimal (10^6 bytes) of the generated data as vmbench reports it (its
 # summary line); the peer's rows are the same shape, so its MB is its rows
 # times vmbench's bytes per row. Printed: every round, the medians and the
-# ratios vmbench/peer of the medians.
+# ratios vmbench/peer of the medians (with ROUNDS=1 a "median" is the one
+# round's figure).
 #
-# Only a loopback server is accepted: this script creates and drops databases.
+# Only a loopback server is accepted: this script creates its databases
+# (COMPARE_DB_sb, and with GO_TPC_SRC COMPARE_DB_gotpc and COMPARE_DB_tpcc),
+# empties them between rounds and drops them at the end. It refuses to start
+# (exit 1, nothing touched) when any of them already exists, so it never
+# drops a database it did not make. All settings are checked before anything
+# is built or loaded.
 #
 # Environment (defaults in brackets):
 #   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
-#   COMPARE_DB [vmbench_load_compare]  (prefix of the databases; dropped at the end)
+#   COMPARE_DB [vmbench_load_compare]  (letters, digits, _: prefix of the
+#     databases above; none may exist; created by this script, dropped at the end)
 #   TABLES [4]  TABLE_SIZE [100000]  THREADS [4]  ROUNDS [2]  WAREHOUSES [2]
-#   VMBENCH [built from this checkout]  SYSBENCH [sysbench]  GO_TPC_SRC []
+#     (all whole numbers >= 1)
+#   VMBENCH [built from this checkout]  SYSBENCH [sysbench]
+#   GO_TPC_SRC []  (a go-tpc source checkout; unset: the tpcc group is skipped)
+#   Needs the mariadb (or mysql) client, sysbench and /usr/bin/time.
 #
 # Example:
 #   ROUNDS=3 GO_TPC_SRC=$HOME/src/go-tpc bench/load-compare.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
 MYSQL_PORT=${MYSQL_PORT:-3306}
@@ -42,26 +55,24 @@ WAREHOUSES=${WAREHOUSES:-2}
 SYSBENCH=${SYSBENCH:-sysbench}
 GO_TPC_SRC=${GO_TPC_SRC:-}
 
-die() { echo "load-compare: $*" >&2; exit 1; }
-
-case "$MYSQL_HOST" in
-  127.*|localhost|::1) ;;
-  *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
-esac
-for v in MYSQL_PORT TABLES TABLE_SIZE THREADS ROUNDS WAREHOUSES; do
-  [[ ${!v} =~ ^[0-9]+$ && ${!v} -gt 0 ]] || die "$v=${!v} is not a positive whole number"
-done
-[[ $COMPARE_DB =~ ^[A-Za-z0-9_]+$ ]] || die "COMPARE_DB=$COMPARE_DB: use letters, digits and _ only"
+check_loopback
+check_port MYSQL_PORT
+check_counts TABLES TABLE_SIZE THREADS ROUNDS WAREHOUSES
+check_ident COMPARE_DB 6 # + _gotpc
+if [[ -n $GO_TPC_SRC ]]; then
+  [[ -d $GO_TPC_SRC/cmd/go-tpc ]] || die "GO_TPC_SRC=$GO_TPC_SRC has no cmd/go-tpc; is it a go-tpc checkout?"
+fi
 command -v "$SYSBENCH" >/dev/null ||
   die "sysbench not found; install sysbench 1.0.20 (Debian/Ubuntu: sudo apt-get install -y sysbench)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
-client=$(command -v mariadb || command -v mysql) || die "no mariadb or mysql client found"
+need_client
+dbs=("${COMPARE_DB}_sb")
+[[ -z $GO_TPC_SRC ]] || dbs+=("${COMPARE_DB}_gotpc" "${COMPARE_DB}_tpcc")
+check_db_absent "${dbs[@]}"
 
 work=$(mktemp -d)
-sql() { MYSQL_PWD=$MYSQL_PASSWORD "$client" -N -B -h "$MYSQL_HOST" -P "$MYSQL_PORT" -u "$MYSQL_USER" -e "$1"; }
-dbs=("${COMPARE_DB}_sb" "${COMPARE_DB}_gotpc" "${COMPARE_DB}_tpcc")
-cleanup() { for d in "${dbs[@]}"; do sql "DROP DATABASE IF EXISTS \`$d\`" >/dev/null 2>&1 || true; done; }
-trap 'cleanup; rm -rf "$work"' EXIT
+trap 'drop_created; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [[ -z ${VMBENCH:-} ]]; then
@@ -72,8 +83,13 @@ fi
 [[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
 echo "server: $(sql 'SELECT VERSION()'), local_infile=$(sql 'SELECT @@local_infile')" >&2
 
-# fresh DB: drop and create database DB.
-fresh() { sql "DROP DATABASE IF EXISTS \`$1\`; CREATE DATABASE \`$1\`"; }
+for d in "${dbs[@]}"; do create_db "$d"; done
+
+# fresh DB: empty database DB, one this script created: drop it and create it again.
+fresh() {
+  [[ " ${created_dbs[*]} " == *" $1 "* ]] || die "internal: $1 was not created by this script"
+  sql "DROP DATABASE \`$1\`; CREATE DATABASE \`$1\`"
+}
 
 # timed OUT CMD...: runs CMD with its output in OUT, the wall seconds in OUT.time.
 timed() {
@@ -141,7 +157,6 @@ tpcc_round() {
 
 for ((r = 1; r <= ROUNDS; r++)); do sysbench_round "$r"; done
 if [[ -n $GO_TPC_SRC ]]; then
-  [[ -d $GO_TPC_SRC/cmd/go-tpc ]] || die "GO_TPC_SRC=$GO_TPC_SRC has no cmd/go-tpc"
   [[ -z $MYSQL_PASSWORD ]] || export MYSQL_PWD=$MYSQL_PASSWORD
   echo "building go-tpc from $GO_TPC_SRC ..." >&2
   (cd "$GO_TPC_SRC" && go build -o "$work/go-tpc" ./cmd/go-tpc) || die "building go-tpc failed"
@@ -151,8 +166,10 @@ else
 fi
 
 echo
-echo "prepare load rates on $MYSQL_HOST:$MYSQL_PORT, $ROUNDS rounds (A B A B), $THREADS threads;" \
-  "sysbench: $TABLES x $TABLE_SIZE rows; tpcc: $WAREHOUSES warehouses; MB = 10^6 bytes; wall-clock seconds"
+tpcc_what="$WAREHOUSES warehouses"
+[[ -n $GO_TPC_SRC ]] || tpcc_what="skipped (GO_TPC_SRC unset)"
+echo "prepare load rates on $MYSQL_HOST:$MYSQL_PORT, $(rounds_phrase "$ROUNDS"), $THREADS threads;" \
+  "sysbench: $TABLES x $TABLE_SIZE rows; tpcc: $tpcc_what; MB = 10^6 bytes; wall-clock seconds"
 sort -k1,1 -k2,2 -k3,3n "$work/results" | awk '
   function median(a, n,   i, j, t) {
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -172,8 +189,9 @@ sort -k1,1 -k2,2 -k3,3n "$work/results" | awk '
     for (p = 1; p <= 2; p++) {
       split(pairs[p], f, " "); v = f[1] " " f[2]; o = f[1] " " f[3]
       if (!(v in n) || !(o in n)) continue
-      printf "%-9s %-9s %5s %10s %8s %12.0f %8.1f\n", f[1], f[2], "med", "", "", mr[v], mm[v]
-      printf "%-9s %-9s %5s %10s %8s %12.0f %8.1f\n", f[1], f[3], "med", "", "", mr[o], mm[o]
+      lab = n[v] > 1 ? "med" : "(one)" # one round: its figures, no median
+      printf "%-9s %-9s %5s %10s %8s %12.0f %8.1f\n", f[1], f[2], lab, "", "", mr[v], mm[v]
+      printf "%-9s %-9s %5s %10s %8s %12.0f %8.1f\n", f[1], f[3], lab, "", "", mr[o], mm[o]
       printf "%-9s vmbench/%s rows/s x%.2f, MB/s x%.2f\n", f[1], f[3], mr[v] / mr[o], mm[v] / mm[o]
     }
   }'

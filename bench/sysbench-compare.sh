@@ -6,24 +6,35 @@
 # involuntary and voluntary context switches per transaction (from
 # /usr/bin/time: the whole client process, runtime threads included), then
 # the median and the spread (min-max) of the per-round ratios
-# vmbench/sysbench. WORKLOAD and THREADS may be lists: each pair is measured
-# in turn on the same prepared tables.
+# vmbench/sysbench (with ROUNDS=1 the one ratio, and no spread). WORKLOAD
+# and THREADS may be lists: each pair is measured in turn on the same
+# prepared tables.
 #
-# Only a loopback server is accepted: this script creates and drops a database.
+# Only a loopback server is accepted: this script creates COMPARE_DB and
+# drops it at the end. It refuses to start (exit 1, nothing touched) when
+# COMPARE_DB already exists, so it never drops a database it did not make.
+# All settings are checked before anything is built or prepared.
 #
 # Environment (defaults in brackets):
 #   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
-#   COMPARE_DB [vmbench_compare]  (created by prepare, dropped at the end)
-#   WORKLOAD [oltp_read_write] (or a list: "oltp_read_write oltp_read_only")
+#   COMPARE_DB [vmbench_compare]  (letters, digits, _; must not exist; created
+#     by this script, dropped at the end)
+#   WORKLOAD [oltp_read_write] (or a list: "oltp_read_write oltp_read_only"), of
+#     vmbench's workloads: oltp_read_write oltp_read_only oltp_write_only
+#     oltp_point_select oltp_update_index oltp_update_non_index oltp_insert oltp_delete
 #   TABLES [4]  TABLE_SIZE [10000]  THREADS [8] (or a list: "8 32")
-#   TIME [10] (seconds per run)  ROUNDS [2]  RAND_TYPE [uniform]
+#   TIME [10] (seconds per run)  ROUNDS [2]  (all whole numbers >= 1)
+#   RAND_TYPE [uniform] (uniform, gaussian, special, pareto)
 #   VMBENCH [built from this checkout with go build]  SYSBENCH [sysbench]
+#   Needs the mariadb (or mysql) client, sysbench and /usr/bin/time.
 #
 # Example:
 #   TABLES=4 TABLE_SIZE=10000 THREADS=8 TIME=10 bench/sysbench-compare.sh
 #   WORKLOAD="oltp_read_write oltp_read_only oltp_point_select" THREADS="8 32" \
 #     TABLE_SIZE=100000 TIME=20 ROUNDS=4 bench/sysbench-compare.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
 MYSQL_PORT=${MYSQL_PORT:-3306}
@@ -39,21 +50,27 @@ ROUNDS=${ROUNDS:-2}
 RAND_TYPE=${RAND_TYPE:-uniform} # sysbench 1.0.20 defaults to special; vmbench to uniform
 SYSBENCH=${SYSBENCH:-sysbench}
 
-die() { echo "sysbench-compare: $*" >&2; exit 1; }
+# vmbench's workloads (sysbench/workloads.go; `vmbench sysbench run nosuch` lists them)
+workloads=" oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_update_index oltp_update_non_index oltp_insert oltp_delete "
 
-case "$MYSQL_HOST" in
-  127.*|localhost|::1) ;;
-  *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
-esac
-for v in MYSQL_PORT TABLES TABLE_SIZE TIME ROUNDS; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v} is not a whole number"
+check_loopback
+check_port MYSQL_PORT
+check_counts TABLES TABLE_SIZE TIME ROUNDS
+check_count_list THREADS
+check_ident COMPARE_DB
+[[ -n ${WORKLOAD// /} ]] || die "WORKLOAD is empty; use one or more of:$workloads"
+for wl in $WORKLOAD; do
+  [[ $workloads == *" $wl "* ]] || die "WORKLOAD: unknown workload \"$wl\" (valid:${workloads% })"
 done
-[[ $THREADS =~ ^[0-9]+( [0-9]+)*$ ]] || die "THREADS=$THREADS is not a whole number or a list of them (e.g. \"8 32\")"
-[[ $WORKLOAD =~ ^[a-z_]+( [a-z_]+)*$ ]] || die "WORKLOAD=$WORKLOAD is not a workload name or a list of them"
-(( ROUNDS >= 1 )) || die "ROUNDS=$ROUNDS: at least 1"
+case $RAND_TYPE in
+  uniform|gaussian|special|pareto) ;;
+  *) die "RAND_TYPE=$RAND_TYPE: use uniform, gaussian, special or pareto (the ones both tools know)" ;;
+esac
 command -v "$SYSBENCH" >/dev/null ||
   die "sysbench not found; install sysbench 1.0.20 (Debian/Ubuntu: sudo apt-get install -y sysbench)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
+need_client
+check_db_absent "$COMPARE_DB"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -70,19 +87,12 @@ conn=(--mysql-host="$MYSQL_HOST" --mysql-port="$MYSQL_PORT" --mysql-user="$MYSQL
 [[ -n $MYSQL_PASSWORD ]] && conn+=(--mysql-password="$MYSQL_PASSWORD")
 shape=(--tables="$TABLES" --table-size="$TABLE_SIZE" --rand-type="$RAND_TYPE")
 
-cleanup() {
-  "$VMBENCH" sysbench cleanup "${conn[@]}" --tables="$TABLES" >/dev/null 2>&1 || true
-  if command -v mariadb >/dev/null || command -v mysql >/dev/null; then
-    client=$(command -v mariadb || command -v mysql)
-    MYSQL_PWD=$MYSQL_PASSWORD "$client" -h "$MYSQL_HOST" -P "$MYSQL_PORT" -u "$MYSQL_USER" \
-      -e "DROP DATABASE IF EXISTS \`$COMPARE_DB\`" >/dev/null 2>&1 || true
-  fi
-}
-trap 'cleanup; rm -rf "$work"' EXIT
+trap 'drop_created; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
 
-echo "preparing $TABLES x $TABLE_SIZE rows in $COMPARE_DB on $MYSQL_HOST:$MYSQL_PORT ..." >&2
-"$VMBENCH" sysbench cleanup "${conn[@]}" --tables="$TABLES" >/dev/null 2>&1 || true
-"$VMBENCH" sysbench prepare "${conn[@]}" "${shape[@]}" >&2
+echo "preparing $TABLES x $TABLE_SIZE rows in $COMPARE_DB (created now) on $MYSQL_HOST:$MYSQL_PORT ..." >&2
+create_db "$COMPARE_DB"
+"$VMBENCH" sysbench prepare "${conn[@]}" "${shape[@]}" >&2 || die "vmbench sysbench prepare failed"
 
 # run WORKLOAD THREADS TOOL ROUND: one timed run; appends
 # "tool round tps p95 cpu tx ics vcs" to $work/results.W.T.
@@ -114,7 +124,7 @@ run() {
 report() {
   local wl=$1 th=$2
   echo
-  echo "$wl, $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $ROUNDS rounds (A B A B)"
+  echo "$wl, $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $(rounds_phrase "$ROUNDS")"
   awk '
     function median(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -132,8 +142,11 @@ report() {
         d[r] = ics["sysbench", r] > 0 ? ics["vmbench", r] / ics["sysbench", r] : 0
       }
       printf "%-16s %10s %9s %12s %9s\n", "vmbench/sysbench", "tps", "p95", "cpu_per_tx", "invcs/tx"
-      printf "%-16s %10.3f %9.3f %12.3f %9.2f\n", "median", median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds)
-      printf "%-16s %4.2f-%-5.2f %4.2f-%-4.2f %6.2f-%-5.2f %4.1f-%-4.1f\n", "spread (min-max)", lo(a, rounds), hi(a, rounds), lo(b, rounds), hi(b, rounds), lo(c, rounds), hi(c, rounds), lo(d, rounds), hi(d, rounds)
+      printf "%-16s %10.3f %9.3f %12.3f %9.2f\n", (rounds > 1 ? "median" : "ratio"), median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds)
+      if (rounds > 1)
+        printf "%-16s %4.2f-%-5.2f %4.2f-%-4.2f %6.2f-%-5.2f %4.1f-%-4.1f\n", "spread (min-max)", lo(a, rounds), hi(a, rounds), lo(b, rounds), hi(b, rounds), lo(c, rounds), hi(c, rounds), lo(d, rounds), hi(d, rounds)
+      else
+        print "spread: none (one round; set ROUNDS=2 or more for a median and a spread)"
     }' "$work/results.$wl.$th" 2>"$work/rounds" >"$work/ratios"
   printf "%-6s %-9s %10s %9s %9s %12s %9s %9s\n" round tool tps p95_ms cpu_s cpu_us/tx invcs/tx volcs/tx
   cat "$work/rounds" "$work/ratios"

@@ -6,47 +6,70 @@
 # loop). It also records the client's CPU seconds per 1,000 transactions,
 # since the driver must never be what limits the figures.
 #
-# Only a loopback server is accepted: this script creates and drops a database.
+# Only a loopback server is accepted: this script creates BENCH_DB, and at
+# the end drops its tables (`vmbench tpcc cleanup`) and the database. It
+# refuses to start (exit 1, nothing touched) when BENCH_DB already exists,
+# so it never drops a database it did not make. All settings are checked
+# before anything is built or loaded.
 #
 # Environment (defaults in brackets):
 #   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
-#   BENCH_DB [vmbench_tpcc_bench]  (created by prepare; its tables are dropped at the end)
+#   BENCH_DB [vmbench_tpcc_bench]  (letters, digits, _; must not exist; created
+#     by this script, dropped at the end)
 #   WAREHOUSES [2]  LOAD_THREADS [2]  THREADS [8]  TIME [30] (seconds)
+#     (all whole numbers >= 1)
 #   VMBENCH [built from this checkout with go build]
+#   Needs the mariadb (or mysql) client and /usr/bin/time.
 #
 # Example:
 #   WAREHOUSES=4 THREADS=16 TIME=60 bench/tpcc-bench.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
 MYSQL_PORT=${MYSQL_PORT:-3306}
 MYSQL_USER=${MYSQL_USER:-root}
+MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 BENCH_DB=${BENCH_DB:-vmbench_tpcc_bench}
 WAREHOUSES=${WAREHOUSES:-2}
 LOAD_THREADS=${LOAD_THREADS:-2}
 THREADS=${THREADS:-8}
 TIME=${TIME:-30}
 
-die() { echo "tpcc-bench: $*" >&2; exit 1; }
-
-case "$MYSQL_HOST" in
-  127.*|localhost|::1) ;;
-  *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
-esac
+check_loopback
+check_port MYSQL_PORT
+check_counts WAREHOUSES LOAD_THREADS THREADS TIME
+check_ident BENCH_DB
+[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
+need_client
+check_db_absent "$BENCH_DB"
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -z "${VMBENCH:-}" ]; then
-  (cd "$here" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed"
+  echo "building vmbench from $here ..." >&2
+  (cd "$here" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
   VMBENCH=$work/vmbench
 fi
-export TPCC_PASSWORD=${MYSQL_PASSWORD:-}
-conn=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$BENCH_DB" --warehouses "$WAREHOUSES")
+[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+export TPCC_PASSWORD=$MYSQL_PASSWORD
+db=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$BENCH_DB") # cleanup takes no --warehouses
+conn=("${db[@]}" --warehouses "$WAREHOUSES")
 
-cleanup() { "$VMBENCH" tpcc cleanup "${conn[@]}" >/dev/null 2>&1 || true; }
+# cleanup: drop the tables with vmbench (its errors shown), then the database
+# this script created.
+cleanup() {
+  if ((${#created_dbs[@]})); then
+    "$VMBENCH" tpcc cleanup "${db[@]}" >"$work/cleanup.out" 2>&1 ||
+      echo "tpcc-bench: vmbench tpcc cleanup failed: $(tail -3 "$work/cleanup.out")" >&2
+  fi
+  drop_created
+}
 trap 'cleanup; rm -rf "$work"' EXIT
-cleanup
+trap 'exit 130' INT TERM
+create_db "$BENCH_DB"
 
 # cpu_seconds FILE: user+sys seconds from /usr/bin/time -f output.
 cpu_seconds() { awk '{print $1 + $2}' "$1"; }
@@ -54,7 +77,8 @@ cpu_seconds() { awk '{print $1 + $2}' "$1"; }
 echo "== load: $WAREHOUSES warehouses, $LOAD_THREADS at a time"
 /usr/bin/time -f '%U %S' -o "$work/load.cpu" "$VMBENCH" tpcc prepare "${conn[@]}" --threads "$LOAD_THREADS" 2>"$work/load.err" \
   || { cat "$work/load.err" >&2; die "prepare failed"; }
-loaded=$(grep '^Loaded' "$work/load.err" | tail -1)
+loaded=$(grep '^Loaded' "$work/load.err" | tail -1) ||
+  die "prepare printed no \"Loaded ...\" summary line; its output: $(tail -5 "$work/load.err")"
 echo "$loaded"
 
 echo "== run: $THREADS threads, no waits, ${TIME}s"

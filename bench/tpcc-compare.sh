@@ -5,11 +5,12 @@
 # for ROUNDS rounds. Per round it prints tpmC, the transactions completed,
 # the client's CPU seconds (user+system), its CPU ms per 1,000 transactions
 # and its involuntary and voluntary context switches per transaction; at the
-# end the median of the per-round ratios vmbench/go-tpc with their min-max.
+# end the median of the per-round ratios vmbench/go-tpc with their min-max
+# (with ROUNDS=1 the one ratio, and no spread).
 #
 # go-tpc is built from a source checkout you name in GO_TPC_SRC (go build
 # ./cmd/go-tpc there); nothing of it is kept in this tree. Without GO_TPC_SRC
-# the script says so and exits 0.
+# the script checks its other settings, says it skips and exits 0.
 #
 # Each tool loads its own database once (their schemas differ: go-tpc has
 # its own column types, indexes and no vmbench metadata table), so both run
@@ -18,19 +19,27 @@
 # the five types' completions (go-tpc: the [Summary] counts of operations
 # without the _ERR suffix).
 #
-# Only a loopback server is accepted: this script creates and drops its two
-# databases.
+# Only a loopback server is accepted: this script creates its two databases
+# and drops them at the end. It refuses to start (exit 1, nothing touched)
+# when either already exists, so it never drops a database it did not make.
+# All settings are checked before anything is built or loaded.
 #
 # Environment (defaults in brackets):
 #   GO_TPC_SRC []  a go-tpc source checkout, e.g. a clone of github.com/pingcap/go-tpc
 #   MYSQL_HOST [127.0.0.1]  MYSQL_PORT [3306]  MYSQL_USER [root]  MYSQL_PASSWORD []
-#   COMPARE_DB [vmbench_tpcc_compare]  (vmbench uses COMPARE_DB_vmb, go-tpc COMPARE_DB_gotpc)
+#   COMPARE_DB [vmbench_tpcc_compare]  (letters, digits, _; vmbench uses
+#     COMPARE_DB_vmb, go-tpc COMPARE_DB_gotpc; neither may exist; both created
+#     by this script, dropped at the end)
 #   WAREHOUSES [2]  LOAD_THREADS [2]  THREADS [8]  TIME [20] (seconds per run)  ROUNDS [2]
+#     (all whole numbers >= 1)
 #   VMBENCH [built from this checkout with go build]
+#   Needs the mariadb (or mysql) client and /usr/bin/time.
 #
 # Example:
 #   GO_TPC_SRC=~/src/go-tpc WAREHOUSES=2 THREADS=8 TIME=20 ROUNDS=2 bench/tpcc-compare.sh
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
 MYSQL_PORT=${MYSQL_PORT:-3306}
@@ -43,23 +52,20 @@ THREADS=${THREADS:-8}
 TIME=${TIME:-20}
 ROUNDS=${ROUNDS:-2}
 
-die() { echo "tpcc-compare: $*" >&2; exit 1; }
-
+check_loopback
+check_port MYSQL_PORT
+check_counts WAREHOUSES LOAD_THREADS THREADS TIME ROUNDS
+check_ident COMPARE_DB 6 # + _gotpc
 if [[ -z ${GO_TPC_SRC:-} ]]; then
   echo "tpcc-compare: GO_TPC_SRC is not set; skipping (set it to a go-tpc source checkout, e.g. git clone https://github.com/pingcap/go-tpc)" >&2
   exit 0
 fi
 [[ -f $GO_TPC_SRC/cmd/go-tpc/main.go ]] || die "GO_TPC_SRC=$GO_TPC_SRC has no cmd/go-tpc/main.go; is it a go-tpc checkout?"
-case "$MYSQL_HOST" in
-  127.*|localhost|::1) ;;
-  *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
-esac
-for v in MYSQL_PORT WAREHOUSES LOAD_THREADS THREADS TIME ROUNDS; do
-  [[ ${!v} =~ ^[0-9]+$ && ${!v} -gt 0 ]] || die "$v=${!v} is not a positive whole number"
-done
-[[ $COMPARE_DB =~ ^[A-Za-z0-9_]+$ ]] || die "COMPARE_DB=$COMPARE_DB: use letters, digits and _ only"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
-client=$(command -v mariadb || command -v mysql) || die "no mariadb or mysql client found (needed to drop the databases)"
+need_client
+vdb=${COMPARE_DB}_vmb
+gdb=${COMPARE_DB}_gotpc
+check_db_absent "$vdb" "$gdb"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -75,21 +81,15 @@ echo "building go-tpc from $GO_TPC_SRC ..." >&2
 (cd "$GO_TPC_SRC" && go build -o "$work/go-tpc" ./cmd/go-tpc) || die "go build of go-tpc in $GO_TPC_SRC failed"
 GOTPC=$work/go-tpc
 
-vdb=${COMPARE_DB}_vmb
-gdb=${COMPARE_DB}_gotpc
 export TPCC_PASSWORD=$MYSQL_PASSWORD
 vconn=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$vdb" --warehouses "$WAREHOUSES")
 gconn=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$gdb" --warehouses "$WAREHOUSES")
 [[ -n $MYSQL_PASSWORD ]] && gconn+=(-p "$MYSQL_PASSWORD")
 
-drop() {
-  for db in "$vdb" "$gdb"; do
-    MYSQL_PWD=$MYSQL_PASSWORD "$client" -h "$MYSQL_HOST" -P "$MYSQL_PORT" -u "$MYSQL_USER" \
-      -e "DROP DATABASE IF EXISTS \`$db\`" >/dev/null 2>&1 || true
-  done
-}
-trap 'drop; rm -rf "$work"' EXIT
-drop
+trap 'drop_created; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+create_db "$vdb"
+create_db "$gdb"
 
 echo "loading $WAREHOUSES warehouses into $vdb (vmbench) and $gdb (go-tpc) ..." >&2
 "$VMBENCH" tpcc prepare "${vconn[@]}" --threads "$LOAD_THREADS" >"$work/vprep.out" 2>&1 ||
@@ -127,7 +127,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 echo
-echo "TPC-C, $WAREHOUSES warehouses, $THREADS threads, no waits, ${TIME}s per run, $ROUNDS rounds (A B A B); MySQL $MYSQL_HOST:$MYSQL_PORT"
+echo "TPC-C, $WAREHOUSES warehouses, $THREADS threads, no waits, ${TIME}s per run, $(rounds_phrase "$ROUNDS"); MySQL $MYSQL_HOST:$MYSQL_PORT"
 echo "vmbench $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), go-tpc $(git -C "$GO_TPC_SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 awk '
   function median(a, n,   i, j, t) {
@@ -144,7 +144,8 @@ awk '
     }
     split("tpmC cpu_ms/1000tx invcs/tx volcs/tx", names, " ")
     print ""
-    printf "%-30s %8s %8s %8s\n", "ratio vmbench/go-tpc", "median", "min", "max"
+    if (rounds > 1) printf "%-30s %8s %8s %8s\n", "ratio vmbench/go-tpc", "median", "min", "max"
+    else printf "%-30s %8s   (one round: no spread)\n", "ratio vmbench/go-tpc", "ratio"
     for (m = 1; m <= 4; m++) {
       lo = ""; hi = ""
       for (r = 1; r <= rounds; r++) {
@@ -156,6 +157,7 @@ awk '
         if (lo == "" || q[r] < lo) lo = q[r]
         if (hi == "" || q[r] > hi) hi = q[r]
       }
-      printf "%-30s %8.3f %8.3f %8.3f\n", names[m], median(q, rounds), lo, hi
+      if (rounds > 1) printf "%-30s %8.3f %8.3f %8.3f\n", names[m], median(q, rounds), lo, hi
+      else printf "%-30s %8.3f\n", names[m], q[1]
     }
   }' "$work/results"
