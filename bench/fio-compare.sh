@@ -70,6 +70,7 @@ VMBENCH_ENGINE=${VMBENCH_ENGINE:-psync}
 FORCE=${FORCE:-0}
 
 check_counts THREADS TIME ROUNDS
+((TIME >= 2)) || die "TIME=$TIME: at least 2 (vmbench wants elapsed= at least twice interval=1)"
 [[ $RAMP =~ ^(0|[1-9][0-9]{0,8})$ ]] || die "RAMP=$RAMP is not a whole number >= 0"
 [[ $FIO_ENGINE == psync || $FIO_ENGINE == libaio || $FIO_ENGINE == io_uring ]] ||
   die "FIO_ENGINE=$FIO_ENGINE: use psync, libaio or io_uring"
@@ -104,6 +105,7 @@ if [[ -z ${DIR:-} ]]; then
   DIR=$made_dir
 fi
 [[ -e $DIR ]] || die "DIR=$DIR does not exist"
+[[ $DIR =~ ^[A-Za-z0-9_./+-]+$ ]] || die "DIR=$DIR: use a path of letters, digits and _ . / + - only (it goes into a vdbench parameter file, where a blank or a comma ends the value)"
 real=$(realpath "$DIR")
 case $real/ in /dev/shm/*|/run/shm/*) die "DIR=$DIR is in shared memory; pick a directory on the disk to test" ;; esac
 if [[ -b $real ]]; then

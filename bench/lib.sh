@@ -23,10 +23,11 @@ prog=$(basename "$0" .sh)
 die() { echo "$prog: $*" >&2; exit 1; }
 
 check_loopback() {
-  case "$MYSQL_HOST" in
-    127.*|localhost|::1) ;;
-    *) die "MYSQL_HOST=$MYSQL_HOST is not a loopback address; this script only targets a local server" ;;
-  esac
+  # An IPv4 address in 127.0.0.0/8 written as four numbers, localhost or
+  # ::1; a name such as 127.example.com is not a loopback address.
+  if ! [[ $MYSQL_HOST =~ ^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ || $MYSQL_HOST == localhost || $MYSQL_HOST == ::1 ]]; then
+    die "MYSQL_HOST=$MYSQL_HOST is not a loopback address (127.x.y.z, localhost or ::1); this script only targets a local server"
+  fi
 }
 
 check_port() {
