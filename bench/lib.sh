@@ -3,6 +3,8 @@
 # A script sources it right after `set -euo pipefail`:
 #   . "$(dirname "$0")/lib.sh"
 # It defines die (messages prefixed with the script's name, exit 1) and:
+#   check_server             check_loopback and check_port MYSQL_PORT (the
+#                            MYSQL_* defaults are set when this file is sourced)
 #   check_loopback           MYSQL_HOST is a loopback address
 #   check_port VAR           VAR is a TCP port (1-65535)
 #   check_counts VAR...      each VAR is a whole number >= 1
@@ -21,6 +23,19 @@
 
 prog=$(basename "$0" .sh)
 die() { echo "$prog: $*" >&2; exit 1; }
+
+# The server of the database scripts: MYSQL_HOST [127.0.0.1],
+# MYSQL_PORT [3306], MYSQL_USER [root], MYSQL_PASSWORD [].
+MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
+MYSQL_PORT=${MYSQL_PORT:-3306}
+MYSQL_USER=${MYSQL_USER:-root}
+MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
+
+# check_server: a loopback host and a TCP port.
+check_server() {
+  check_loopback
+  check_port MYSQL_PORT
+}
 
 check_loopback() {
   # An IPv4 address in 127.0.0.0/8 written as four numbers, localhost or

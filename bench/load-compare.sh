@@ -42,10 +42,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
-MYSQL_PORT=${MYSQL_PORT:-3306}
-MYSQL_USER=${MYSQL_USER:-root}
-MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 COMPARE_DB=${COMPARE_DB:-vmbench_load_compare}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-100000}
@@ -55,8 +51,7 @@ WAREHOUSES=${WAREHOUSES:-2}
 SYSBENCH=${SYSBENCH:-sysbench}
 GO_TPC_SRC=${GO_TPC_SRC:-}
 
-check_loopback
-check_port MYSQL_PORT
+check_server
 check_counts TABLES TABLE_SIZE THREADS ROUNDS WAREHOUSES
 check_ident COMPARE_DB 6 # + _gotpc
 if [[ -n $GO_TPC_SRC ]]; then

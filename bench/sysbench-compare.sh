@@ -36,10 +36,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
-MYSQL_PORT=${MYSQL_PORT:-3306}
-MYSQL_USER=${MYSQL_USER:-root}
-MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 COMPARE_DB=${COMPARE_DB:-vmbench_compare}
 WORKLOAD=${WORKLOAD:-oltp_read_write}
 TABLES=${TABLES:-4}
@@ -53,8 +49,7 @@ SYSBENCH=${SYSBENCH:-sysbench}
 # vmbench's workloads (sysbench/workloads.go; `vmbench sysbench run nosuch` lists them)
 workloads=" oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_update_index oltp_update_non_index oltp_insert oltp_delete "
 
-check_loopback
-check_port MYSQL_PORT
+check_server
 check_counts TABLES TABLE_SIZE TIME ROUNDS
 check_count_list THREADS
 check_ident COMPARE_DB

@@ -27,18 +27,13 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
-MYSQL_PORT=${MYSQL_PORT:-3306}
-MYSQL_USER=${MYSQL_USER:-root}
-MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 BENCH_DB=${BENCH_DB:-vmbench_tpcc_bench}
 WAREHOUSES=${WAREHOUSES:-2}
 LOAD_THREADS=${LOAD_THREADS:-2}
 THREADS=${THREADS:-8}
 TIME=${TIME:-30}
 
-check_loopback
-check_port MYSQL_PORT
+check_server
 check_counts WAREHOUSES LOAD_THREADS THREADS TIME
 check_ident BENCH_DB
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"

@@ -41,10 +41,6 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
-MYSQL_PORT=${MYSQL_PORT:-3306}
-MYSQL_USER=${MYSQL_USER:-root}
-MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 COMPARE_DB=${COMPARE_DB:-vmbench_tpcc_compare}
 WAREHOUSES=${WAREHOUSES:-2}
 LOAD_THREADS=${LOAD_THREADS:-2}
@@ -52,8 +48,7 @@ THREADS=${THREADS:-8}
 TIME=${TIME:-20}
 ROUNDS=${ROUNDS:-2}
 
-check_loopback
-check_port MYSQL_PORT
+check_server
 check_counts WAREHOUSES LOAD_THREADS THREADS TIME ROUNDS
 check_ident COMPARE_DB 6 # + _gotpc
 if [[ -z ${GO_TPC_SRC:-} ]]; then
