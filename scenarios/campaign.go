@@ -105,6 +105,9 @@ type campaign struct {
 	// measurements and are neither written nor counted.
 	vmResults int
 	template  string // the template cloned
+	// provisionFailed says Provision returned an error, having removed
+	// the VMs it made: the campaign's teardown then only checks.
+	provisionFailed bool
 	// placement is where the VMs went, as resolved by the preflight.
 	placement VSphereSpec
 	// simHosts and simDatastores shape the in-process simulator (0 when
@@ -299,6 +302,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	defer c.teardown(sess, pspec.VMNames())
 	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
 	if err != nil {
+		c.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
 	}
 

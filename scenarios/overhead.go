@@ -160,9 +160,13 @@ func (t *timeline) endRun(results []*oltp.Result) { t.results = results }
 // split is the run step from begin to end as its parts: the wait for the
 // common start, the precondition (from the earliest VM's start), the
 // measure phase (from the earliest VM's measure start to the latest VM's
-// end) and the wind-down until every VM's run returned. A boundary
-// outside the run step is moved to its edge, so the parts add up to the
-// step. Without a Result the run stays one step.
+// end) and the wind-down until every VM's run returned. A Result of the
+// precondition phase (a run interrupted or failed before its measure
+// phase: oltp's run returns the precondition as its Result then) is
+// precondition time only; when no VM reached its measure phase, the
+// measure part is 0 and the precondition runs to the latest VM's end. A
+// boundary outside the run step is moved to its edge, so the parts add
+// up to the step. Without a Result the run stays one step.
 func (t *timeline) split(begin, end time.Time) []StepTime {
 	var first, measure, last time.Time
 	for _, r := range t.results {
@@ -174,7 +178,9 @@ func (t *timeline) split(begin, end time.Time) []StepTime {
 			s = p.Start
 		}
 		first = earliest(first, s)
-		measure = earliest(measure, r.Start)
+		if r.Phase != oltp.PhasePrecondition {
+			measure = earliest(measure, r.Start)
+		}
 		if r.End.After(last) {
 			last = r.End
 		}
@@ -192,6 +198,10 @@ func (t *timeline) split(begin, end time.Time) []StepTime {
 		return x
 	}
 	first = clamp(first, begin)
+	last = clamp(last, first)
+	if measure.IsZero() {
+		measure = last // no VM measured: all of it was precondition
+	}
 	measure = clamp(measure, first)
 	last = clamp(last, measure)
 	return []StepTime{

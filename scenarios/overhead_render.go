@@ -51,17 +51,45 @@ func (o *Overhead) table() *report.Table {
 	}
 	t.Rows = append(t.Rows,
 		[]string{"total", seconds(o.Total), share(o.Total), "", "", ""},
-		[]string{"workload window (precondition + measure)", seconds(o.Workload()), share(o.Workload()), "", "", ""},
+		[]string{o.windowLabel(), seconds(o.Workload()), share(o.Workload()), "", "", ""},
 		[]string{"harness overhead (all the rest)", seconds(o.Harness()), share(o.Harness()), "", "", ""})
 	t.Notes = []string{
 		"wall: each step's wall time; share: of the total, from the start of the campaign to the end of its teardown.",
 		"workload window: from the first VM's start of the precondition to the last VM's end of the measure phase; all else is the harness's own time.",
 		"VM sum: a VM's own step added over the VMs, which run it in parallel (so it can exceed the step's wall time); slowest VM: the longest one VM took.",
 	}
+	if o.preconditionOnly() {
+		t.Notes = append(t.Notes, "the run stopped in its precondition: no VM reached its measure phase, so the workload window holds no measured time.")
+	}
 	if !o.Completed {
 		t.Notes = append(t.Notes, "the campaign stopped before its end: these are the steps it took.")
 	}
 	return t
+}
+
+// wall is the wall time of the steps named step.
+func (o *Overhead) wall(step string) time.Duration {
+	var d time.Duration
+	for _, s := range o.Steps {
+		if s.Step == step {
+			d += s.Wall
+		}
+	}
+	return d
+}
+
+// preconditionOnly says the workload's window is all precondition: the
+// run stopped before any VM measured.
+func (o *Overhead) preconditionOnly() bool {
+	return o.wall(StepPrecondition) > 0 && o.wall(StepMeasure) == 0
+}
+
+// windowLabel names the workload window's row by what it holds.
+func (o *Overhead) windowLabel() string {
+	if o.preconditionOnly() {
+		return "workload window (precondition only, nothing measured)"
+	}
+	return "workload window (precondition + measure)"
 }
 
 // share is d as a percentage of Total ("" when Total is 0).

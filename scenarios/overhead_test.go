@@ -37,6 +37,11 @@ func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
 		}
 		return r
 	}
+	// pre is what oltp's run returns when it stopped in its precondition:
+	// the precondition's Result, with no measure phase.
+	pre := func(start, end time.Duration) *oltp.Result {
+		return &oltp.Result{Phase: oltp.PhasePrecondition, Status: oltp.StatusInterrupted, Start: at(start), End: at(end)}
+	}
 	for _, tc := range []struct {
 		name    string
 		results []*oltp.Result
@@ -51,6 +56,15 @@ func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
 		{"times outside the step are moved to its edges", []*oltp.Result{res(0, 50*s, 200*s)}, []StepTime{
 			{Step: StepStartWait}, {Step: StepPrecondition, Wall: 49 * s, Workload: true},
 			{Step: StepMeasure, Wall: 50 * s, Workload: true}, {Step: StepWindDown}}},
+		{"interrupted in the precondition: all of it is precondition, measure 0", []*oltp.Result{pre(3*s, 8*s), nil, pre(3*s+5e6, 8*s+2e6)}, []StepTime{
+			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 5*s + 2e6, Workload: true},
+			{Step: StepMeasure, Workload: true}, {Step: StepWindDown, Wall: 92*s - 2e6}}},
+		{"one VM still in its precondition, another measuring", []*oltp.Result{pre(3*s, 20*s), res(3*s, 13*s, 20*s+1e6)}, []StepTime{
+			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 10 * s, Workload: true},
+			{Step: StepMeasure, Wall: 7*s + 1e6, Workload: true}, {Step: StepWindDown, Wall: 80*s - 1e6}}},
+		{"a precondition past the step's end is cut at it", []*oltp.Result{pre(50*s, 200*s)}, []StepTime{
+			{Step: StepStartWait, Wall: 49 * s}, {Step: StepPrecondition, Wall: 50 * s, Workload: true},
+			{Step: StepMeasure, Workload: true}, {Step: StepWindDown}}},
 		{"nothing measured: one step", []*oltp.Result{nil}, []StepTime{{Step: StepRun, Wall: 99 * s}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +117,31 @@ func TestOverheadTableGolden(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "overhead.txt.golden"), txt.Bytes())
 	golden.Check(t, filepath.Join("testdata", "overhead.md.golden"), md.Bytes())
+}
+
+// A run stopped in its precondition says so: the window is precondition
+// only, with a note that nothing was measured; a run that measured keeps
+// the usual label.
+func TestOverheadTableSaysPreconditionOnly(t *testing.T) {
+	s := time.Second
+	o := &Overhead{Total: 20 * s, Steps: []StepTime{{Step: StepSetup, Wall: 10 * s}, {Step: StepStartWait, Wall: 2 * s},
+		{Step: StepPrecondition, Wall: 5 * s, Workload: true}, {Step: StepMeasure, Workload: true}, {Step: StepWindDown, Wall: 3 * s}}}
+	var txt bytes.Buffer
+	if err := o.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Join(strings.Fields(txt.String()), " ") // the columns' widths aside
+	for _, want := range []string{"run: precondition (workload) 5.000 25.0%", "run: measure (workload) 0.000 0.0%",
+		"workload window (precondition only, nothing measured) 5.000 25.0%", "no VM reached its measure phase",
+		"harness overhead: 15.000 s of 20.000 s (75.0%)"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the table lacks %q:\n%s", want, txt.String())
+		}
+	}
+	txt.Reset()
+	if err := sampleOverhead().WriteText(&txt); err != nil || strings.Contains(txt.String(), "nothing measured") {
+		t.Errorf("a measured run's table (err %v):\n%s", err, txt.String())
+	}
 }
 
 const stubSpecSerial = `name: stub-campaign
@@ -202,5 +241,22 @@ func TestRunInfoVersion1StillReads(t *testing.T) {
 	var back RunInfo
 	if err := json.Unmarshal(b, &back); err != nil || back.Overhead.Total != 100*time.Second || len(back.Overhead.Steps[3].VMSteps) != 2 {
 		t.Errorf("round trip: %v %+v", err, back.Overhead)
+	}
+}
+
+// A teardown pass says what it did: a second pass after a failed
+// provisioning (which removed its VMs) finds nothing left.
+func TestDestroyedWords(t *testing.T) {
+	for _, tc := range []struct {
+		n, count int
+		want     string
+	}{
+		{8, 8, "destroyed 8 VMs"},
+		{0, 8, "no VM was left to destroy"},
+		{3, 8, "destroyed 3 VMs (the other 5 were gone already)"},
+	} {
+		if got := destroyedWords(tc.n, tc.count); got != tc.want {
+			t.Errorf("destroyedWords(%d, %d) = %q, want %q", tc.n, tc.count, got, tc.want)
+		}
 	}
 }

@@ -46,14 +46,33 @@ func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c.stepf("teardown: destroying the VMs of campaign %s", c.id)
+	if c.provisionFailed {
+		// Provision removed what it made (its own "teardown:" lines); this
+		// pass only checks that nothing is left.
+		c.stepf("teardown: checking that no VM of campaign %s is left", c.id)
+	} else {
+		c.stepf("teardown: destroying the VMs of campaign %s", c.id)
+	}
 	n, err := sess.DestroyVMs(ctx, c.id, names, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    remove what is left with: vmbench campaign teardown %s\n", n, err, c.dir)
 		return
 	}
 	c.removed(KindVM, names, "")
-	c.logf("destroyed %d VMs", n)
+	c.logf("%s", destroyedWords(n, len(names)))
+}
+
+// destroyedWords says what a teardown pass that destroyed n of the
+// campaign's count VMs did: the others were gone already (removed by a
+// failed provisioning, or never made).
+func destroyedWords(n, count int) string {
+	switch {
+	case n == 0:
+		return "no VM was left to destroy"
+	case n < count:
+		return fmt.Sprintf("destroyed %d VMs (the other %d were gone already)", n, count-n)
+	}
+	return fmt.Sprintf("destroyed %d VMs", n)
 }
 
 // removed marks objects of kind removed in the manifest; a failure to
