@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -176,5 +177,33 @@ func TestRenderRefusesWhatIsNotAResultsDir(t *testing.T) {
 	}
 	if _, err := Render(filepath.Join(dir, "suite.yaml")); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("a file: %v", err)
+	}
+}
+
+// TestRenderRefusesAnEditedClientCost: merged.json's client cost must be
+// the merge of the VM results'; VM files edited after the run (here: given
+// client costs merged.json does not have) are refused.
+func TestRenderRefusesAnEditedClientCost(t *testing.T) {
+	out, _, err := runStub(t, t.Context(), &stubDriver{}, startSim(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(out.Dir); err != nil {
+		t.Fatalf("the unedited directory: %v", err)
+	}
+	for _, vm := range []string{"sysbench-01", "sysbench-02", "sysbench-03"} {
+		path := filepath.Join(out.Dir, "vms", vm+".json")
+		r, err := oltp.ReadResultFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Client = &oltp.ClientCost{Process: vm, Processes: 1, Cores: 2, UserCPU: time.Second, Start: r.Start, End: r.End}
+		if err := r.WriteFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = Render(out.Dir)
+	if err == nil || !strings.Contains(err.Error(), "merged.json: has no client cost, but the VM results merge to a") {
+		t.Errorf("VM results with client costs merged.json lacks: %v", err)
 	}
 }

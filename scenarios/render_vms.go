@@ -115,7 +115,36 @@ func checkMerged(dir string, spec *Spec, merged *oltp.Result, perVM []*oltp.Resu
 		return fmt.Errorf("%s: vms.count is %d, but vms/ holds %d VM result(s) and merged.json merges them",
 			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, len(perVM))
 	}
+	return checkMergedClient(filepath.Join(dir, "merged.json"), merged, perVM)
+}
+
+// checkMergedClient checks that merged.json's client cost is the merge of
+// the VM results' (oltp.MergeClientCost): an edited VM file, or a merged
+// file from other results, is refused rather than reported.
+func checkMergedClient(file string, merged *oltp.Result, perVM []*oltp.Result) error {
+	cs := make([]*oltp.ClientCost, len(perVM))
+	for i, r := range perVM {
+		cs[i] = r.Client
+	}
+	want, got := oltp.MergeClientCost(cs), merged.Client
+	switch {
+	case want == nil && got == nil:
+		return nil
+	case want == nil || got == nil:
+		return fmt.Errorf("%s: has %s client cost, but the VM results merge to %s", file, presence(got != nil), presence(want != nil))
+	case got.UserCPU != want.UserCPU || got.SystemCPU != want.SystemCPU || got.Processes != want.Processes || got.Cores != want.Cores ||
+		got.VoluntaryCtxSwitches != want.VoluntaryCtxSwitches || got.InvoluntaryCtxSwitches != want.InvoluntaryCtxSwitches:
+		return fmt.Errorf("%s: client cost %v CPU in %d process(es) is not the merge of the VM results' (%v in %d)",
+			file, got.CPU(), got.Processes, want.CPU(), want.Processes)
+	}
 	return nil
+}
+
+func presence(has bool) string {
+	if has {
+		return "a"
+	}
+	return "no"
 }
 
 // vmStates says how the VMs' runs ended: "all complete", or the count of
