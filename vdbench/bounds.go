@@ -121,14 +121,21 @@ func meminfoKB(key string) int64 {
 // transfers of up to xfer bytes: half its OS threads (each I/O thread is
 // one OS thread blocked in pread or pwrite; the rest of the system needs
 // some too), and as many as half its memory holds at threadMemory plus
-// the page-rounded I/O buffer each. why says which limit it is.
-func (l HostLimits) ThreadBound(xfer int64) (bound int, why string) {
+// the page-rounded I/O buffers each: buffers is 1 for a run that only
+// reads or only writes, 2 for one that does both (a thread's reads and
+// writes have buffers of their own). why says which limit it is.
+func (l HostLimits) ThreadBound(xfer int64, buffers int) (bound int, why string) {
 	byThreads := l.OSThreads / 2
-	per := float64(threadMemory) + math.Ceil(float64(max(xfer, 1))/4096)*4096
+	buffers = min(max(buffers, 1), 2)
+	per := float64(threadMemory) + float64(buffers)*math.Ceil(float64(max(xfer, 1))/4096)*4096
 	byMemory := int(min(float64(l.Memory)/2/per, math.MaxInt32))
 	if byMemory < byThreads {
-		return max(byMemory, 0), fmt.Sprintf("each thread holds about %s (its latency histograms and stacks, and a %s I/O buffer), and half of the %s available is %s",
-			report.BinaryBytes(int64(per)), report.BinaryBytes(max(xfer, 1)), report.BinaryBytes(l.Memory), report.BinaryBytes(l.Memory/2))
+		what := "a " + report.BinaryBytes(max(xfer, 1)) + " I/O buffer"
+		if buffers == 2 {
+			what = "a read and a write buffer of " + report.BinaryBytes(max(xfer, 1)) + " each"
+		}
+		return max(byMemory, 0), fmt.Sprintf("each thread holds about %s (its latency histograms and stacks, and %s), and half of the %s available is %s",
+			report.BinaryBytes(int64(per)), what, report.BinaryBytes(l.Memory), report.BinaryBytes(l.Memory/2))
 	}
 	return byThreads, fmt.Sprintf("each thread is one OS thread blocked in its I/O, and this host allows %d threads (half is left to the rest of the system)", l.OSThreads)
 }
@@ -176,10 +183,16 @@ func CheckBounds(file string, runs []Run, lim HostLimits) error {
 			threads += float64(sd.Threads)
 			luns[sd.Lun] = true
 		}
+		reads, writes := false, false
 		for _, wd := range r.WDs {
 			largest = max(largest, maxXfer(wd.Xfer))
+			reads, writes = reads || wd.RdPct > 0, writes || wd.RdPct < 100
 		}
-		if bound, why := lim.ThreadBound(largest); threads > float64(bound) {
+		buffers := 1
+		if reads && writes {
+			buffers = 2
+		}
+		if bound, why := lim.ThreadBound(largest, buffers); threads > float64(bound) {
 			kw, line := "threads", 0
 			if len(r.SDs) > 0 {
 				line = keyLine(r.SDs[0].keyLines, "threads", r.SDs[0].Line)

@@ -29,6 +29,8 @@ func TestBoundsOfCounts(t *testing.T) {
 			[]string{"t.vdb:4: forthreads:", "run rd1_threads=600", "at most 500", "this host allows 1000 threads"}},
 		{"xfersize eats memory", "sd=sd1,lun=/dev/x,threads=8\nwd=wd1,sd=sd1,xfersize=256m\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"threads: rd=rd1: run rd1 would start 8 I/O threads", "at most 7", "a 256.0 MiB I/O buffer", "half of the 4.0 GiB available"}},
+		{"mixed xfersize eats twice the memory", "sd=sd1,lun=/dev/x,threads=8\nwd=wd1,sd=sd1,xfersize=256m,rdpct=50\nrd=rd1,wd=wd1,iorate=max\n",
+			[]string{"at most 3", "a read and a write buffer of 256.0 MiB each"}},
 		{"threads huge", sd + "sd=default,threads=100000000\n", []string{`"100000000" is not a whole number from 1 to 1048576`}},
 		{"threads negative", "sd=sd1,lun=/dev/x,threads=-8\n", []string{`"-8" is not a whole number`}},
 		{"sd count", sd + "sd=sd2,lun=/dev/y\nsd=sd3,lun=/dev/z\n" + wd + "rd=rd1,wd=wd1,iorate=max\n",
@@ -121,7 +123,7 @@ func TestReadHostLimits(t *testing.T) {
 	if l.CPUs < 1 || l.Memory <= 0 || l.OSThreads <= 0 || l.Files <= 0 {
 		t.Fatalf("limits %+v", l)
 	}
-	if n, why := l.ThreadBound(4096); n < 128 {
+	if n, why := l.ThreadBound(4096, 2); n < 128 {
 		t.Errorf("this host bounds threads at %d (%s)", n, why)
 	}
 	t.Logf("%+v", l)

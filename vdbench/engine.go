@@ -158,7 +158,7 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 				return loads, err
 			}
 			l.mixes = append(l.mixes, m)
-			l.bufSize = max(l.bufSize, m.xfer.largest)
+			l.bufs.add(m)
 			total += weights[i]
 			l.cum = append(l.cum, total)
 		}
