@@ -18,6 +18,11 @@ const (
 	EngineURing = "io_uring"
 )
 
+// maxURingThreads is the deepest threads= the io_uring engine takes per
+// sd: a ring of IORING_MAX_ENTRIES (32,768) less the entry its reaper's
+// closing NOP needs.
+const maxURingThreads = 32767
+
 // Engines are the valid --ioengine values, the default first.
 var Engines = []string{EnginePsync, EngineURing}
 

@@ -108,7 +108,8 @@ func TestParseFull(t *testing.T) {
 }
 
 // withoutLines zeroes the line numbers, which a round trip changes.
-// withoutKeyLines returns a copy of p without the keywords' lines.
+// withoutKeyLines returns a copy of p without the keywords' lines and
+// spellings.
 func withoutKeyLines(p *Params) *Params {
 	q := *p
 	q.SDs, q.WDs, q.RDs = slices.Clone(p.SDs), slices.Clone(p.WDs), slices.Clone(p.RDs)
@@ -119,7 +120,7 @@ func withoutKeyLines(p *Params) *Params {
 		q.WDs[i].keyLines = nil
 	}
 	for i := range q.RDs {
-		q.RDs[i].keyLines = nil
+		q.RDs[i].keyLines, q.RDs[i].keyWritten = nil, nil
 	}
 	return &q
 }
