@@ -72,6 +72,7 @@ func TestMixedWritesCarryPattern(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer closeRings([]*sdLoad{l})
+				t.Logf("buffers registered with the ring (READ_FIXED/WRITE_FIXED): %v, %d per slot", l.ring.fixed, l.ring.perSlot)
 			}
 			by := map[int64]int{}
 			reg := hist.NewRegistry(ioOps, ioCounters)
