@@ -117,18 +117,31 @@ func meminfoKB(key string) int64 {
 	return 0
 }
 
-// ThreadBound is the most I/O threads a run may start on this host, with
-// transfers of up to xfer bytes: half its OS threads (each I/O thread is
-// one OS thread blocked in pread or pwrite; the rest of the system needs
-// some too), and as many as half its memory holds at threadMemory plus
-// the page-rounded I/O buffer each. why says which limit it is.
-func (l HostLimits) ThreadBound(xfer int64) (bound int, why string) {
+// ThreadBound is the most I/O threads a run may start on this host with
+// the I/O engine engine (EnginePsync, EngineURing; "" is psync), with
+// transfers of up to xfer bytes: with psync half its OS threads (each I/O
+// thread is one OS thread blocked in pread or pwrite; the rest of the
+// system needs some too), with io_uring no OS-thread bound (each thread
+// is a goroutine parked on its ring slot while its I/O is in flight), and
+// with either as many as half its memory holds at threadMemory plus
+// the page-rounded I/O buffers each: buffers is 1 for a run that only
+// reads or only writes, 2 for one that does both (a thread's reads and
+// writes have buffers of their own). why says which limit it is.
+func (l HostLimits) ThreadBound(engine string, xfer int64, buffers int) (bound int, why string) {
 	byThreads := l.OSThreads / 2
-	per := float64(threadMemory) + math.Ceil(float64(max(xfer, 1))/4096)*4096
+	if engine == EngineURing {
+		byThreads = math.MaxInt32
+	}
+	buffers = min(max(buffers, 1), 2)
+	per := float64(threadMemory) + float64(buffers)*math.Ceil(float64(max(xfer, 1))/4096)*4096
 	byMemory := int(min(float64(l.Memory)/2/per, math.MaxInt32))
-	if byMemory < byThreads {
-		return max(byMemory, 0), fmt.Sprintf("each thread holds about %s (its latency histograms and stacks, and a %s I/O buffer), and half of the %s available is %s",
-			report.BinaryBytes(int64(per)), report.BinaryBytes(max(xfer, 1)), report.BinaryBytes(l.Memory), report.BinaryBytes(l.Memory/2))
+	if byMemory < byThreads || engine == EngineURing {
+		what := "a " + report.BinaryBytes(max(xfer, 1)) + " I/O buffer"
+		if buffers == 2 {
+			what = "a read and a write buffer of " + report.BinaryBytes(max(xfer, 1)) + " each"
+		}
+		return max(byMemory, 0), fmt.Sprintf("each thread holds about %s (its latency histograms and stacks, and %s), and half of the %s available is %s",
+			report.BinaryBytes(int64(per)), what, report.BinaryBytes(l.Memory), report.BinaryBytes(l.Memory/2))
 	}
 	return byThreads, fmt.Sprintf("each thread is one OS thread blocked in its I/O, and this host allows %d threads (half is left to the rest of the system)", l.OSThreads)
 }
@@ -152,7 +165,8 @@ func (b *boundErrors) add(rdName string, line int, kw, format string, args ...an
 	b.list = append(b.list, &ParseError{File: b.file, Line: line, Keyword: kw, Msg: "rd=" + rdName + ": " + fmt.Sprintf(format, args...)})
 }
 
-// CheckBounds refuses runs that ask for more than the host lim can do,
+// CheckBounds refuses runs that ask for more than the host lim can do
+// with the I/O engine engine (EnginePsync, EngineURing; "" is psync),
 // before anything is opened or allocated: the I/O threads of a run
 // (threads= or forthreads=, summed over its sds; see ThreadBound), its
 // sds (open files), iorate= (maxIOPSPerCPU per CPU), the report intervals
@@ -161,7 +175,7 @@ func (b *boundErrors) add(rdName string, line int, kw, format string, args ...an
 // count. The errors are ParseErrors naming the parameter, file and the
 // line of the keyword; with file "" they name neither (a profile or a
 // suite, whose rendered lines mean nothing to its user).
-func CheckBounds(file string, runs []Run, lim HostLimits) error {
+func CheckBounds(file string, runs []Run, lim HostLimits, engine string) error {
 	b := &boundErrors{file: file, seen: map[string]bool{}}
 	src := ""
 	if lim.Source != "" {
@@ -170,26 +184,11 @@ func CheckBounds(file string, runs []Run, lim HostLimits) error {
 	var total float64 // seconds
 	for _, r := range runs {
 		rd := r.RD
-		threads, largest := 0.0, int64(0)
 		luns := map[string]bool{}
 		for _, sd := range r.SDs {
-			threads += float64(sd.Threads)
 			luns[sd.Lun] = true
 		}
-		for _, wd := range r.WDs {
-			largest = max(largest, maxXfer(wd.Xfer))
-		}
-		if bound, why := lim.ThreadBound(largest); threads > float64(bound) {
-			kw, line := "threads", 0
-			if len(r.SDs) > 0 {
-				line = keyLine(r.SDs[0].keyLines, "threads", r.SDs[0].Line)
-			}
-			if l, ok := rd.keyLines["forthreads"]; ok {
-				kw, line = "forthreads", l
-			}
-			b.add(rd.Name, line, kw, "run %s would start %s I/O threads over its %d sd(s); this host runs at most %d: %s%s",
-				r.Name, formatNum(threads), len(r.SDs), bound, why, src)
-		}
+		b.checkThreads(r, lim, engine, src)
 		if maxLuns := lim.Files - reservedFiles; len(luns) > maxLuns {
 			b.add(rd.Name, rd.Line, "sd", "run %s uses %d luns; this process may hold %d files open, %d of them kept for everything else, so at most %d luns%s",
 				r.Name, len(luns), lim.Files, reservedFiles, max(maxLuns, 0), src)
@@ -225,6 +224,43 @@ func CheckBounds(file string, runs []Run, lim HostLimits) error {
 			len(runs), longDuration(total), longDuration(MaxTotalTime.Seconds()))
 	}
 	return errors.Join(b.list...)
+}
+
+// checkThreads refuses the threads of run r when the host lim cannot
+// hold them with engine (see ThreadBound), and with io_uring an sd whose
+// threads= is deeper than a ring takes. src names where lim comes from.
+func (b *boundErrors) checkThreads(r Run, lim HostLimits, engine, src string) {
+	rd := r.RD
+	threads, largest := 0.0, int64(0)
+	for _, sd := range r.SDs {
+		threads += float64(sd.Threads)
+		if engine == EngineURing && sd.Threads > maxURingThreads {
+			b.add(rd.Name, keyLine(sd.keyLines, "threads", sd.Line), "threads", "sd=%s: threads=%d is deeper than an io_uring takes: with --ioengine %s threads= is the queue depth of the sd's ring, at most %d",
+				sd.Name, sd.Threads, EngineURing, maxURingThreads)
+		}
+	}
+	reads, writes := false, false
+	for _, wd := range r.WDs {
+		largest = max(largest, maxXfer(wd.Xfer))
+		reads, writes = reads || wd.RdPct > 0, writes || wd.RdPct < 100
+	}
+	buffers := 1
+	if reads && writes {
+		buffers = 2
+	}
+	bound, why := lim.ThreadBound(engine, largest, buffers)
+	if threads <= float64(bound) {
+		return
+	}
+	kw, line := "threads", 0
+	if len(r.SDs) > 0 {
+		line = keyLine(r.SDs[0].keyLines, "threads", r.SDs[0].Line)
+	}
+	if l, ok := rd.keyLines["forthreads"]; ok {
+		kw, line = rd.spelledAs("forthreads"), l
+	}
+	b.add(rd.Name, line, kw, "run %s would start %s I/O threads over its %d sd(s); this host runs at most %d: %s%s",
+		r.Name, formatNum(threads), len(r.SDs), bound, why, src)
 }
 
 // longDuration writes seconds as days, hours or seconds.

@@ -29,6 +29,8 @@ func TestBoundsOfCounts(t *testing.T) {
 			[]string{"t.vdb:4: forthreads:", "run rd1_threads=600", "at most 500", "this host allows 1000 threads"}},
 		{"xfersize eats memory", "sd=sd1,lun=/dev/x,threads=8\nwd=wd1,sd=sd1,xfersize=256m\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"threads: rd=rd1: run rd1 would start 8 I/O threads", "at most 7", "a 256.0 MiB I/O buffer", "half of the 4.0 GiB available"}},
+		{"mixed xfersize eats twice the memory", "sd=sd1,lun=/dev/x,threads=8\nwd=wd1,sd=sd1,xfersize=256m,rdpct=50\nrd=rd1,wd=wd1,iorate=max\n",
+			[]string{"at most 3", "a read and a write buffer of 256.0 MiB each"}},
 		{"threads huge", sd + "sd=default,threads=100000000\n", []string{`"100000000" is not a whole number from 1 to 1048576`}},
 		{"threads negative", "sd=sd1,lun=/dev/x,threads=-8\n", []string{`"-8" is not a whole number`}},
 		{"sd count", sd + "sd=sd2,lun=/dev/y\nsd=sd3,lun=/dev/z\n" + wd + "rd=rd1,wd=wd1,iorate=max\n",
@@ -62,8 +64,14 @@ func TestBoundsOfCounts(t *testing.T) {
 	}
 }
 
-// boundsProblems parses src, expands its runs and checks them against lim.
+// boundsProblems parses src, expands its runs and checks them against lim
+// for the psync engine.
 func boundsProblems(src string, lim HostLimits) string {
+	return engineBoundsProblems(src, lim, EnginePsync)
+}
+
+// engineBoundsProblems is boundsProblems for the I/O engine engine.
+func engineBoundsProblems(src string, lim HostLimits, engine string) string {
 	p, err := Parse("t.vdb", []byte(src))
 	if err != nil {
 		return err.Error()
@@ -72,10 +80,52 @@ func boundsProblems(src string, lim HostLimits) string {
 	if err != nil {
 		return err.Error()
 	}
-	if err := CheckBounds("t.vdb", runs, lim); err != nil {
+	if err := CheckBounds("t.vdb", runs, lim, engine); err != nil {
 		return err.Error()
 	}
 	return ""
+}
+
+// With io_uring each thread is a goroutine parked on its ring slot, not
+// an OS thread blocked in its I/O: the host's OS-thread limit does not
+// bound threads=, its memory still does, and so does a ring's depth. A
+// refusal names the keyword as the file wrote it (threads= on an rd is
+// forthreads=).
+func TestBoundsOfEngines(t *testing.T) {
+	const wd = "wd=wd1,sd=sd*\n"
+	for _, c := range []struct {
+		name, engine, src string
+		want              []string // "" = accepted
+	}{
+		{"psync beyond OS threads", EnginePsync, "sd=sd1,lun=/dev/x,threads=600\n" + wd + "rd=rd1,wd=wd1,iorate=max\n",
+			[]string{"t.vdb:1: threads: rd=rd1: run rd1 would start 600 I/O threads", "this host allows 1000 threads"}},
+		{"io_uring beyond OS threads", EngineURing, "sd=sd1,lun=/dev/x,threads=600\n" + wd + "rd=rd1,wd=wd1,iorate=max\n", nil},
+		{"io_uring beyond memory", EngineURing, "sd=sd1,lun=/dev/x,threads=700\n" + wd + "rd=rd1,wd=wd1,iorate=max\n",
+			[]string{"t.vdb:1: threads: rd=rd1: run rd1 would start 700 I/O threads", "at most 681", "half of the 4.0 GiB available"}},
+		{"io_uring deeper than a ring", EngineURing, "sd=sd1,lun=/dev/x,\n  threads=40000\n" + wd + "rd=rd1,wd=wd1,iorate=max\n",
+			[]string{"t.vdb:2: threads: rd=rd1: sd=sd1: threads=40000 is deeper than an io_uring takes", "at most 32767"}},
+		{"rd threads= spelled threads", EnginePsync, "sd=sd1,lun=/dev/x\n" + wd + "rd=rd1,wd=wd1,iorate=max,\n  threads=100000\n",
+			[]string{"t.vdb:4: threads: rd=rd1: run rd1_threads=100000 would start 100000 I/O threads"}},
+		{"rd forthreads= spelled forthreads", EnginePsync, "sd=sd1,lun=/dev/x\n" + wd + "rd=rd1,wd=wd1,iorate=max,forthreads=(1,100000)\n",
+			[]string{"t.vdb:3: forthreads: rd=rd1: run rd1_threads=100000"}},
+		{"rd forthreads= abbreviated", EnginePsync, "sd=sd1,lun=/dev/x\n" + wd + "rd=rd1,wd=wd1,iorate=max,forth=(1,100000)\n",
+			[]string{"t.vdb:3: forthreads: rd=rd1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := engineBoundsProblems(c.src, smallHost, c.engine)
+			if c.want == nil && got != "" {
+				t.Errorf("refused:\n%s", got)
+			}
+			if c.want != nil && got == "" {
+				t.Errorf("accepted; want %q", c.want)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("missing %q in:\n%s", w, got)
+				}
+			}
+		})
+	}
 }
 
 // Reading and checking the largest counts allocates nothing per unit of
@@ -121,7 +171,7 @@ func TestReadHostLimits(t *testing.T) {
 	if l.CPUs < 1 || l.Memory <= 0 || l.OSThreads <= 0 || l.Files <= 0 {
 		t.Fatalf("limits %+v", l)
 	}
-	if n, why := l.ThreadBound(4096); n < 128 {
+	if n, why := l.ThreadBound(EnginePsync, 4096, 2); n < 128 {
 		t.Errorf("this host bounds threads at %d (%s)", n, why)
 	}
 	t.Logf("%+v", l)

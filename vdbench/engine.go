@@ -66,7 +66,8 @@ const startDelay = 100 * time.Millisecond
 // io_uring cannot be set up, is an error. Each Result's Measured text
 // says which.
 //
-// Warnings (CurveResult.Warnings) are also written to opts.Out. On error
+// Warnings (CurveResult.Warnings) are also written to opts.Out: that a
+// file target is on tmpfs or ramfs before the run, the others after it. On error
 // or cancellation the points completed so far are returned with the
 // error; an error closing a target (openflags=fsync) is returned too.
 func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err error) {
@@ -92,18 +93,39 @@ func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err e
 	note, restore := engineNote(opts.Engine, threads)
 	defer restore()
 	e := &engine{run: run, opts: opts, loads: loads, note: note}
-	cr = &CurveResult{Run: run.Name}
+	cr = &CurveResult{Run: run.Name, Warnings: targetWarnings(loads)}
+	printWarnings(opts.Out, cr.Warnings) // before the run: its figures are not a disk's
 	points, warnings, err := runPoints(run.RD, func(label string, rate float64) (Point, error) {
 		return e.point(ctx, label, rate)
 	})
 	cr.Points = points
-	cr.Warnings = append(warnings, e.warnings...)
-	if opts.Out != nil {
-		for _, w := range cr.Warnings {
-			fmt.Fprintf(opts.Out, "warning: %s\n", w)
+	later := append(warnings, e.warnings...)
+	cr.Warnings = append(cr.Warnings, later...)
+	printWarnings(opts.Out, later)
+	return cr, err
+}
+
+// targetWarnings warns of each target whose I/O does not measure a disk:
+// a file on tmpfs or ramfs (Target.MemoryFS).
+func targetWarnings(loads []*sdLoad) []string {
+	var ws []string
+	for _, l := range loads {
+		if t, ok := l.backend.(*Target); ok && t.MemoryFS {
+			ws = append(ws, fmt.Sprintf("sd=%s: lun=%s is on %s: it measures memory, not a disk", l.sd.Name, l.sd.Lun, t.FileSystem))
 		}
 	}
-	return cr, err
+	return ws
+}
+
+// printWarnings writes each warning to out (nil: nowhere) as a
+// "warning: " line.
+func printWarnings(out io.Writer, ws []string) {
+	if out == nil {
+		return
+	}
+	for _, w := range ws {
+		fmt.Fprintf(out, "warning: %s\n", w)
+	}
 }
 
 // prepare opens every SD the run's WDs use and plans their mixes. The
@@ -158,7 +180,7 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 				return loads, err
 			}
 			l.mixes = append(l.mixes, m)
-			l.bufSize = max(l.bufSize, m.xfer.largest)
+			l.bufs.add(m)
 			total += weights[i]
 			l.cum = append(l.cum, total)
 		}

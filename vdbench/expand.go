@@ -193,9 +193,15 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	} else if largest := maxXfer(wd.Xfer); largest > 0 {
 		for _, pat := range wd.SDs {
 			for _, n := range matchNames(pat, names) {
-				if sd := sds[n]; sd.Size > 0 && sd.Size < largest {
-					at("xfersize", "sd=%s has size=%s, smaller than this workload's largest transfer of %s (valid: size= at least %s)",
-						n, FormatSize(sd.Size), FormatSize(largest), FormatSize(largest))
+				sd := sds[n]
+				if sd.Size <= 0 {
+					continue
+				}
+				// 512 bytes, the least logical block size: a unit no larger
+				// than on any target the transfers can run on.
+				if least, err := MinSize(sd, wd, 512); err == nil && sd.Size < least {
+					at("xfersize", "sd=%s has size=%s, too small for this workload's largest transfer of %s: its span starts one alignment unit in, LBA 0 being never used, and must hold that transfer (valid: size= of at least %s, or smaller transfers)",
+						n, FormatSize(sd.Size), FormatSize(largest), FormatSize(least))
 				}
 			}
 		}

@@ -18,6 +18,11 @@ const (
 	EngineURing = "io_uring"
 )
 
+// maxURingThreads is the deepest threads= the io_uring engine takes per
+// sd: a ring of IORING_MAX_ENTRIES (32,768) less the entry its reaper's
+// closing NOP needs.
+const maxURingThreads = 32767
+
 // Engines are the valid --ioengine values, the default first.
 var Engines = []string{EnginePsync, EngineURing}
 
@@ -55,7 +60,7 @@ type descriptorOf interface{ descriptor() int }
 func (t *Target) descriptor() int { return t.fd }
 
 // setUpRings gives every load a ring of its threads= slots for the
-// io_uring engine, each slot with its thread's I/O buffer. Loads with a ring must have it closed (closeRings)
+// io_uring engine, each slot with its thread's read and write buffers. Loads with a ring must have it closed (closeRings)
 // even on error. An error names the SD and, for an unavailable io_uring,
 // says why.
 func setUpRings(loads []*sdLoad) error {
@@ -64,7 +69,7 @@ func setUpRings(loads []*sdLoad) error {
 		if !ok {
 			return fmt.Errorf("sd=%s: --ioengine %s needs a file or block device target", l.sd.Name, EngineURing)
 		}
-		r, err := newRing(d.descriptor(), l.sd.Threads, l.bufSize)
+		r, err := newRing(d.descriptor(), l.sd.Threads, l.bufs)
 		if err != nil {
 			return fmt.Errorf("sd=%s: --ioengine %s: %w", l.sd.Name, EngineURing, err)
 		}

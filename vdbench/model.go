@@ -221,6 +221,24 @@ type RD struct {
 	LoopOrder []string
 	Line      int
 	keyLines  map[string]int
+	// keyWritten holds how each keyword was written when that differs
+	// from its name (threads= for forthreads=; see spelledAs).
+	keyWritten map[string]string
+}
+
+// spelledAs names keyword kw of r as its file wrote it: the alias it used
+// (threads for forthreads), or kw itself for kw or an abbreviation of it.
+func (r RD) spelledAs(kw string) string {
+	w, ok := r.keyWritten[kw]
+	if !ok {
+		return kw
+	}
+	for a, canon := range rdKeywords.alias {
+		if canon == kw && strings.HasPrefix(a, w) && !strings.HasPrefix(kw, w) {
+			return a
+		}
+	}
+	return kw
 }
 
 // IgnoredParam is a general parameter vmbench accepts from vdbench files
@@ -291,6 +309,7 @@ func setKeyLine(lines *map[string]int, kw string, line int) {
 
 func (r RD) clone() RD {
 	r.keyLines = maps.Clone(r.keyLines)
+	r.keyWritten = maps.Clone(r.keyWritten)
 	r.WDs = slices.Clone(r.WDs)
 	r.IORate.Rates = slices.Clone(r.IORate.Rates)
 	r.Curve = slices.Clone(r.Curve)

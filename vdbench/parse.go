@@ -535,6 +535,14 @@ func (ps *parmParser) rd(name string, line int, parms []parm) {
 			curve = p
 		}
 		setKeyLine(&rd.keyLines, kw, p.line)
+		if p.key != kw {
+			if rd.keyWritten == nil {
+				rd.keyWritten = map[string]string{}
+			}
+			rd.keyWritten[kw] = p.key
+		} else {
+			delete(rd.keyWritten, kw)
+		}
 		return applyRD(&rd, kw, p)
 	})
 	if curve.line > 0 && !rd.IORate.Curve {

@@ -108,7 +108,8 @@ func TestParseFull(t *testing.T) {
 }
 
 // withoutLines zeroes the line numbers, which a round trip changes.
-// withoutKeyLines returns a copy of p without the keywords' lines.
+// withoutKeyLines returns a copy of p without the keywords' lines and
+// spellings.
 func withoutKeyLines(p *Params) *Params {
 	q := *p
 	q.SDs, q.WDs, q.RDs = slices.Clone(p.SDs), slices.Clone(p.WDs), slices.Clone(p.RDs)
@@ -119,7 +120,7 @@ func withoutKeyLines(p *Params) *Params {
 		q.WDs[i].keyLines = nil
 	}
 	for i := range q.RDs {
-		q.RDs[i].keyLines = nil
+		q.RDs[i].keyLines, q.RDs[i].keyWritten = nil, nil
 	}
 	return &q
 }
@@ -260,7 +261,11 @@ func TestParseErrors(t *testing.T) {
 		{"xfersize 512", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,xf=1000\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"t.vdb:2: xf (xfersize): transfer size 1000 is not a positive multiple of 512 bytes"}},
 		{"size below a transfer", "sd=sd1,lun=/x,size=2k\nwd=wd1,sd=sd1,xfersize=(4k,50,8k,50)\nrd=rd1,wd=wd1,iorate=max\n",
-			[]string{"t.vdb:2: xfersize: wd=wd1: sd=sd1 has size=2k, smaller than this workload's largest transfer of 8k (valid: size= at least 8k)"}},
+			[]string{"t.vdb:2: xfersize: wd=wd1: sd=sd1 has size=2k, too small for this workload's largest transfer of 8k", "(valid: size= of at least 16k, or smaller transfers)"}},
+		{"size of one transfer", "sd=sd1,lun=/x,size=32m\nwd=wd1,sd=sd1,xfersize=32m\nrd=rd1,wd=wd1,iorate=max\n",
+			[]string{"t.vdb:2: xfersize: wd=wd1: sd=sd1 has size=32m, too small", "LBA 0 being never used", "(valid: size= of at least 64m"}},
+		{"size of one transfer in a range", "sd=sd1,lun=/x,size=64m,range=(0,50)\nwd=wd1,sd=sd1,xfersize=32m\nrd=rd1,wd=wd1,iorate=max\n",
+			[]string{"sd=sd1 has size=64m, too small", "(valid: size= of at least 128m"}},
 		{"xfersize min max", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,xfersize=(8k,4k,4k)\nrd=rd1,wd=wd1,iorate=max\n",
 			[]string{"t.vdb:2: xfersize: (min,max,align) needs min <= max"}},
 		{"seekpct word", "sd=sd1,lun=/x\nwd=wd1,sd=sd1,seekpct=poisson\nrd=rd1,wd=wd1,iorate=max\n",

@@ -123,7 +123,9 @@ func sdFlags(runs []Run) (sds []SD, writes map[string]bool) {
 // mounted, signature unless force), and closes it again. It creates and
 // changes nothing: a missing file is accepted only when its sd has size=
 // and its directory exists (the run creates it), and an existing file is
-// opened without growing it. Every problem is reported.
+// opened without growing it. Every workload on an existing target must
+// have a span on it (SpanOf, with the target's block size and capacity:
+// an 8 KiB file holds no 64 KiB transfer). Every problem is reported.
 func CheckTargets(runs []Run, force bool) error {
 	sds, writes := sdFlags(runs)
 	var errs []error
@@ -151,6 +153,11 @@ func CheckTargets(runs []Run, force bool) error {
 			errs = append(errs, err)
 			continue
 		}
+		capacity := t.Capacity()
+		if !t.Device {
+			capacity = max(capacity, sd.Size) // the run grows a smaller file to size=
+		}
+		errs = append(errs, checkSpans(runs, sd.Lun, capacity, t.BlockSize())...)
 		if err := t.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("sd=%s: closing %s: %w", sd.Name, sd.Lun, err))
 		}

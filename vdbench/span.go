@@ -1,8 +1,10 @@
 package vdbench
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Span is the part of an SD that one WD addresses: bytes [Start, End).
@@ -120,6 +122,69 @@ func pctRange(r [2]float64) (lo, hi float64, err error) {
 // largest transfer once aligned, is refused with an error naming the
 // block size.
 func SpanOf(sd SD, wd WD, capacity, blockSize int64) (Span, error) {
+	s, err := spanOf(sd, wd, capacity, blockSize)
+	var small *spanTooSmall
+	if errors.As(err, &small) {
+		if least, merr := MinSize(sd, wd, blockSize); merr == nil {
+			err = fmt.Errorf("%s (valid: size= of at least %s, or smaller transfers)", small.msg, FormatSize(least))
+		}
+	}
+	return s, err
+}
+
+// spanTooSmall is SpanOf's error for a span that holds no largest
+// transfer.
+type spanTooSmall struct{ msg string }
+
+func (e *spanTooSmall) Error() string { return e.msg }
+
+// MinSize is the smallest size= in bytes (the sd's extent, before its and
+// wd's range=) on which wd has a span on a target of blockSize-byte
+// logical blocks: twice the alignment unit without range= (the span
+// starts one unit in, LBA 0 never being used, and must hold the largest
+// transfer, which divides the unit), more with range=. An error is
+// SpanOf's for reasons other than the size (transfer sizes, ranges).
+func MinSize(sd SD, wd WD, blockSize int64) (int64, error) {
+	fits := func(e int64) (bool, error) {
+		probe := sd
+		probe.Size = e
+		_, err := spanOf(probe, wd, e, blockSize)
+		var small *spanTooSmall
+		if errors.As(err, &small) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	_, unit, err := planXfer(wd.Xfer, blockSize)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi := int64(0), 2*unit // fits(lo) is false, fits(hi) is sought
+	for {
+		ok, err := fits(hi)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			break
+		}
+		if hi > math.MaxInt64/4 {
+			return 0, fmt.Errorf("no size= gives wd=%s a span of its largest transfer", wd.Name)
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if ok, _ := fits(mid); ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, nil
+}
+
+func spanOf(sd SD, wd WD, capacity, blockSize int64) (Span, error) {
 	where := fmt.Sprintf("wd=%s on sd=%s (%s)", wd.Name, sd.Name, sd.Lun)
 	x, unit, err := planXfer(wd.Xfer, blockSize)
 	if err != nil {
@@ -149,11 +214,35 @@ func SpanOf(sd SD, wd WD, capacity, blockSize int64) (Span, error) {
 	end := int64(math.Floor(hi/float64(unit))) * unit
 	start = max(start, unit)
 	if end-start < x.largest {
-		return Span{}, fmt.Errorf("%s: the span [%d, %d) holds no %d-byte transfer once aligned to %d bytes "+
-			"(the lcm of the transfer sizes and the %d-byte logical block size; LBA 0 is never used)",
-			where, int64(lo), int64(hi), x.largest, unit, blockSize)
+		return Span{}, &spanTooSmall{fmt.Sprintf("%s: the span [%d, %d) holds no %d-byte transfer once aligned to %d bytes "+
+			"(the lcm of the transfer sizes and the %d-byte logical block size; the span starts at least one such unit in, LBA 0 being never used)",
+			where, int64(lo), int64(hi), x.largest, unit, blockSize)}
 	}
 	return Span{Start: start, End: end, Unit: unit, BlockSize: blockSize}, nil
+}
+
+// checkSpans returns SpanOf's error for each wd of runs on the sds of
+// lun, a target of capacity bytes in blockSize-byte blocks, once each.
+func checkSpans(runs []Run, lun string, capacity, blockSize int64) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, sd := range r.SDs {
+			if sd.Lun != lun {
+				continue
+			}
+			for _, wd := range r.WDs {
+				if !slices.Contains(wd.SDs, sd.Name) {
+					continue
+				}
+				if _, err := SpanOf(sd, wd, capacity, blockSize); err != nil && !seen[err.Error()] {
+					seen[err.Error()] = true
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errs
 }
 
 // maxUnit bounds the alignment unit (1 TiB) so that the lcm of odd

@@ -96,3 +96,47 @@ func TestPlanXferWeights(t *testing.T) {
 		t.Errorf("(5000,70000,4k) plan %+v unit %d: want sizes 8k..68k on 4k", p, unit)
 	}
 }
+
+// MinSize is the least size= on which a workload has a span: twice the
+// alignment unit without range= (the span starts one unit in: LBA 0 is
+// never used), more with range=; one byte less has no span.
+func TestMinSize(t *testing.T) {
+	const kib, mib = int64(1) << 10, int64(1) << 20
+	for _, tc := range []struct {
+		name  string
+		block int64
+		sd    SD
+		wd    WD
+		want  int64
+	}{
+		{name: "4k", block: 512, wd: WD{Xfer: Single(4 * kib)}, want: 8 * kib},
+		{name: "32m", block: 512, wd: WD{Xfer: Single(32 * mib)}, want: 64 * mib},
+		{name: "64k on 4096-byte blocks", block: 4096, wd: WD{Xfer: Single(64 * kib)}, want: 128 * kib},
+		{name: "distribution: the lcm", block: 512, wd: WD{Xfer: XferSize{Sizes: []int64{4 * kib, 12 * kib}, Pcts: []float64{50, 50}}}, want: 24 * kib},
+		{name: "(min,max,align) on 4096-byte blocks", block: 4096, wd: WD{Xfer: XferSize{Min: 4 * kib, Max: 64 * kib, Align: 0}}, want: 4*kib + 64*kib},
+		{name: "first half of the sd", block: 512, sd: SD{Range: [2]float64{0, 50}}, wd: WD{Xfer: Single(32 * mib)}, want: 128 * mib},
+		{name: "second half of the sd", block: 512, sd: SD{Range: [2]float64{50, 100}}, wd: WD{Xfer: Single(32 * mib)}, want: 64 * mib},
+		{name: "first quarter of the wd", block: 512, wd: WD{Xfer: Single(4 * kib), Range: [2]float64{0, 25}}, want: 32 * kib},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.sd.Name, tc.wd.Name = "sd1", "wd1"
+			got, err := MinSize(tc.sd, tc.wd, tc.block)
+			if err != nil || got != tc.want {
+				t.Fatalf("MinSize = %d, %v; want %d", got, err, tc.want)
+			}
+			at := func(size int64) error {
+				sd := tc.sd
+				sd.Size = size
+				_, err := SpanOf(sd, tc.wd, size, tc.block)
+				return err
+			}
+			if err := at(got); err != nil {
+				t.Errorf("size=%d: %v", got, err)
+			}
+			err = at(got - 1)
+			if err == nil || !strings.Contains(err.Error(), "(valid: size= of at least "+FormatSize(got)) {
+				t.Errorf("size=%d: %v", got-1, err)
+			}
+		})
+	}
+}

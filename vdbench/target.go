@@ -37,6 +37,10 @@ type Target struct {
 	// FileSystem names the file system holding a file lun ("ext4",
 	// "tmpfs"...), or the device's kernel name for a block device.
 	FileSystem string
+	// MemoryFS is set for a file on tmpfs or ramfs (Linux's statfs
+	// f_type TMPFS_MAGIC or RAMFS_MAGIC): its I/O measures memory, not
+	// a disk, even with O_DIRECT.
+	MemoryFS bool
 
 	f     *os.File
 	fd    int

@@ -126,8 +126,9 @@ func CheckSpace(runs []Run) error {
 var fillReportBytes int64 = 1 << 30
 
 // preformat writes the file from its current size (rounded down to the
-// block size) to size, in 1 MiB transfers of the data pattern; the first
-// 128 KiB of the file are zeros. The new part is synced. It checks ctx
+// block size) to size, in 1 MiB transfers of the data pattern, each
+// scrambled (scrambleWrite) so that none deduplicates against another;
+// the first 128 KiB of the file are zeros. The new part is synced. It checks ctx
 // between transfers and stops when it is done. avail is the space the
 // file system had before the fill; a write that finds the file system
 // full is reported with it ("file system full: N bytes free, size= needs
@@ -163,6 +164,8 @@ func (t *Target) preformat(ctx context.Context, sd SD, from, size, avail int64, 
 		p := buf
 		if off < zeroed {
 			p = zeros[off:]
+		} else {
+			scrambleWrite(buf, 1, uint64(off)) // no two transfers alike: nothing to deduplicate
 		}
 		p = p[:min(int64(len(p)), size-off)]
 		n, err := unix.Pwrite(t.fd, p, off)

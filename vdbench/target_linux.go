@@ -124,6 +124,7 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 // and, with openflags=clear_cache, dropping its cached pages.
 func (t *Target) setUp(sd SD, flags openFlags, o TargetOptions, existing int64, grow bool, avail int64) error {
 	t.Block = fileBlockSize(t.fd, flags.direct)
+	t.MemoryFS = onMemoryFS(t.fd)
 	if existing > 0 && (o.Write || grow) {
 		if err := t.checkSignature(o.Force); err != nil {
 			return err
@@ -294,6 +295,22 @@ var fsTypes = map[int64]string{
 	0xEF53: "ext2/3/4", 0x58465342: "xfs", 0x9123683E: "btrfs", 0x01021994: "tmpfs", 0x794c7630: "overlay",
 	0x65735546: "FUSE", 0x6969: "NFS", 0x2fc12fc1: "ZFS", 0x01021997: "9p (v9fs)", 0xFF534D42: "CIFS/SMB",
 	0xF2F52010: "f2fs", 0x4d44: "FAT", 0x5346544e: "NTFS", 0x858458f6: "ramfs", 0x6a656a63: "virtiofs",
+}
+
+// Statfs f_type magics of the file systems that keep files in memory
+// (linux/magic.h).
+const (
+	tmpfsMagic = 0x01021994
+	ramfsMagic = 0x858458f6
+)
+
+// onMemoryFS reports whether the file open as fd is on tmpfs or ramfs.
+func onMemoryFS(fd int) bool {
+	var sf unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sf); err != nil {
+		return false
+	}
+	return int64(sf.Type) == tmpfsMagic || int64(sf.Type) == ramfsMagic
 }
 
 // fsName names the file system holding dir ("file system type 0x..." when

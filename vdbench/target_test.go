@@ -133,6 +133,13 @@ func TestOpenTargetFile(t *testing.T) {
 		t.Error("an existing file of the right size was preformatted again")
 	}
 	tg.Close()
+	data, err := os.ReadFile(lun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(data[1<<20:2<<20], data[2<<20:3<<20]) || bytes.Equal(data[1<<20:1<<20+4096], data[1<<20+4096:1<<20+8192]) {
+		t.Error("the preformat wrote the same data twice: it deduplicates")
+	}
 	if _, err := OpenTarget(SD{Name: "sd1", Lun: filepath.Join(dir, "missing")}, TargetOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "without size= it cannot be created") {
 		t.Errorf("missing file without size=: %v", err)

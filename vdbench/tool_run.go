@@ -187,7 +187,7 @@ var flagOfKeyword = map[string]string{"threads": "threads", "forthreads": "threa
 func (c *Config) CheckHost() error {
 	var errs []error
 	var joined interface{ Unwrap() []error }
-	if err := CheckBounds("", c.runs, ReadHostLimits()); err != nil {
+	if err := CheckBounds("", c.runs, ReadHostLimits(), c.engine.engine()); err != nil {
 		list := []error{err}
 		if errors.As(err, &joined) {
 			list = joined.Unwrap()
@@ -221,7 +221,7 @@ func (c *Config) checkBeforeRun() error {
 	if c.prof != nil {
 		source, file = "--profile "+c.prof.Name, ""
 	}
-	if err := CheckBounds(file, c.runs, ReadHostLimits()); err != nil {
+	if err := CheckBounds(file, c.runs, ReadHostLimits(), c.engine.engine()); err != nil {
 		if file == "" {
 			return fmt.Errorf("%s: %w", source, err)
 		}

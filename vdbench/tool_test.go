@@ -188,6 +188,20 @@ func TestConfigChecksTargets(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Error("CheckTargets created the file")
 	}
+	// An existing 8 KiB file holds no 64 KiB transfer (its span would
+	// start at 64 KiB): refused before the run, with the least size=.
+	small := filepath.Join(dir, "small.img")
+	if err := os.WriteFile(small, make([]byte, 8<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run = testRun(RD{IORate: IORate{Max: true}, Elapsed: time.Second}, WD{RdPct: 100, Xfer: Single(64 << 10)}, SD{Name: "sd1", Lun: small, OpenFlags: []string{"none"}})
+	if err := CheckTargets([]Run{run}, false); err == nil || !strings.Contains(err.Error(), "holds no 65536-byte transfer") ||
+		!strings.Contains(err.Error(), "(valid: size= of at least 128k") {
+		t.Errorf("8 KiB file, 64 KiB transfers: %v", err)
+	}
+	if st, _ := os.Stat(small); st.Size() != 8<<10 {
+		t.Errorf("the check changed the file's size to %d", st.Size())
+	}
 }
 
 func TestProgressWriter(t *testing.T) {

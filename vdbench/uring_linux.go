@@ -113,6 +113,8 @@ type ring struct {
 	// on every I/O. Registration counts against RLIMIT_MEMLOCK; when it
 	// is refused the buffers are used unregistered.
 	fixed bool
+	// perSlot is how many buffers each slot has (read, write: 0 to 2).
+	perSlot int
 
 	mu      sync.Mutex    // guards the SQ tail and the SQEs
 	pending atomic.Uint32 // SQEs queued and not yet submitted
@@ -127,20 +129,25 @@ type ring struct {
 type ringSlot struct {
 	ring *ring
 	id   uint64
-	buf  []byte      // the thread's I/O buffer (alignedBuffer), owned by the ring
-	busy atomic.Bool // an I/O of this slot is queued or in flight
-	done chan int32
+	// rbuf and wbuf are the thread's read and write buffers
+	// (alignedBuffer; nil when its WDs never read or never write), owned
+	// by the ring. Registered, they are the ring's fixed buffers in slot
+	// order, each slot's read buffer before its write buffer.
+	rbuf, wbuf []byte
+	busy       atomic.Bool // an I/O of this slot is queued or in flight
+	done       chan int32
 }
 
 // errURingUnavailable wraps every failure to set up a ring.
 var errURingUnavailable = errors.New("io_uring is unavailable")
 
 // newRing sets up an io_uring for slots I/Os in flight on fd, with an
-// aligned I/O buffer of bufSize bytes per slot (registered with the ring
-// when RLIMIT_MEMLOCK allows), and starts its reaper. An error wraps errURingUnavailable and says why (ENOSYS: a
+// aligned read buffer and write buffer of bufs' sizes per slot (none for
+// a size 0), registered with the ring when RLIMIT_MEMLOCK allows, and
+// starts its reaper. An error wraps errURingUnavailable and says why (ENOSYS: a
 // kernel without io_uring; EPERM: refused by seccomp, a container's
 // profile or the kernel.io_uring_disabled sysctl).
-func newRing(fd, slots int, bufSize int64) (*ring, error) {
+func newRing(fd, slots int, bufs bufSizes) (*ring, error) {
 	if slots < 1 || slots+1 > iouMaxEntries {
 		return nil, fmt.Errorf("%w: threads=%d: io_uring takes 1 to %d I/Os in flight per target", errURingUnavailable, slots, iouMaxEntries-1)
 	}
@@ -155,20 +162,26 @@ func newRing(fd, slots int, bufSize int64) (*ring, error) {
 		return nil, fmt.Errorf("%w: %w", errURingUnavailable, err)
 	}
 	r.slots = make([]*ringSlot, slots)
-	iovs := make([]unix.Iovec, slots)
+	var iovs []unix.Iovec
 	for i := range r.slots {
-		buf, err := alignedBuffer(int(bufSize))
-		if err != nil {
+		s := &ringSlot{ring: r, id: uint64(i), done: make(chan int32, 1)}
+		r.slots[i] = s
+		var err error
+		if s.rbuf, s.wbuf, err = bufs.alloc(); err != nil {
 			r.unmap()
 			return nil, err
 		}
-		r.slots[i] = &ringSlot{ring: r, id: uint64(i), buf: buf, done: make(chan int32, 1)}
-		iovs[i].Base = &buf[:1][0]
-		iovs[i].SetLen(len(buf))
+		for _, b := range [][]byte{s.rbuf, s.wbuf} {
+			if len(b) > 0 {
+				iovs = append(iovs, unix.Iovec{Base: &b[0]})
+				iovs[len(iovs)-1].SetLen(len(b))
+			}
+		}
 	}
-	if bufSize > 0 {
+	r.perSlot = len(iovs) / slots
+	if len(iovs) > 0 {
 		_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), iouRegisterBuffers,
-			uintptr(unsafe.Pointer(&iovs[0])), uintptr(slots), 0, 0)
+			uintptr(unsafe.Pointer(&iovs[0])), uintptr(len(iovs)), 0, 0)
 		r.fixed = e == 0
 	}
 	go r.reap()
@@ -241,8 +254,12 @@ func (r *ring) unmap() {
 	r.sqeMem, r.cqMem, r.sqMem = nil, nil, nil
 	_ = unix.Close(r.fd) // unregisters the buffers
 	for _, s := range r.slots {
-		freeBuffer(s.buf)
-		s.buf = nil
+		if s == nil {
+			continue
+		}
+		freeBuffer(s.rbuf)
+		freeBuffer(s.wbuf)
+		s.rbuf, s.wbuf = nil, nil
 	}
 }
 
@@ -374,34 +391,47 @@ func (r *ring) Close() error {
 
 // ReadAt reads len(p) bytes at off through the ring and waits for them.
 func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) {
-	if s.registered(p) {
-		return s.do(iouOpReadFixed, p, off)
+	if i, ok := s.registered(p); ok {
+		return s.do(iouOpReadFixed, p, off, i)
 	}
-	return s.do(iouOpRead, p, off)
+	return s.do(iouOpRead, p, off, 0)
 }
 
 // WriteAt writes p at off through the ring and waits for it.
 func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) {
-	if s.registered(p) {
-		return s.do(iouOpWriteFixed, p, off)
+	if i, ok := s.registered(p); ok {
+		return s.do(iouOpWriteFixed, p, off, i)
 	}
-	return s.do(iouOpWrite, p, off)
+	return s.do(iouOpWrite, p, off, 0)
 }
 
-// registered reports whether p lies in the slot's registered buffer.
-func (s *ringSlot) registered(p []byte) bool {
-	if !s.ring.fixed || len(p) == 0 || len(s.buf) == 0 {
-		return false
+// registered returns the index of the ring's fixed buffer p lies in, the
+// slot's read or write buffer; ok is false when p is in neither or the
+// buffers are not registered. Every slot has the same buffers, so the
+// slot's first is id times their count.
+func (s *ringSlot) registered(p []byte) (index uint16, ok bool) {
+	if !s.ring.fixed || len(p) == 0 {
+		return 0, false
 	}
-	lo := uintptr(unsafe.Pointer(&s.buf[0]))
 	at := uintptr(unsafe.Pointer(&p[0]))
-	return at >= lo && at+uintptr(len(p)) <= lo+uintptr(len(s.buf))
+	i := s.id * uint64(s.ring.perSlot)
+	for _, b := range [][]byte{s.rbuf, s.wbuf} {
+		if len(b) == 0 {
+			continue
+		}
+		lo := uintptr(unsafe.Pointer(&b[0]))
+		if at >= lo && at+uintptr(len(p)) <= lo+uintptr(len(b)) {
+			return uint16(i), true
+		}
+		i++
+	}
+	return 0, false
 }
 
 // do queues one I/O of the slot and waits for its completion: res is the
 // bytes transferred or a negative errno. A short transfer is an error
 // (io.ErrUnexpectedEOF), as with pread.
-func (s *ringSlot) do(op uint8, p []byte, off int64) (int, error) {
+func (s *ringSlot) do(op uint8, p []byte, off int64, bufIndex uint16) (int, error) {
 	r := s.ring
 	s.busy.Store(true)
 	if perr := r.failed.Load(); perr != nil { // fail() either saw busy or is seen here
@@ -410,7 +440,7 @@ func (s *ringSlot) do(op uint8, p []byte, off int64) (int, error) {
 		}
 		return 0, *perr
 	}
-	r.queue(op, p, off, s.id, uint16(s.id))
+	r.queue(op, p, off, s.id, bufIndex)
 	res := <-s.done
 	runtime.KeepAlive(p)
 	if res < 0 {

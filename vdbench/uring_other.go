@@ -14,10 +14,10 @@ var errURingUnavailable = errors.New("io_uring is unavailable")
 // ring is Linux's io_uring; elsewhere newRing refuses.
 type ring struct{ slots []*ringSlot }
 
-type ringSlot struct{ buf []byte }
+type ringSlot struct{ rbuf, wbuf []byte }
 
 // newRing always fails here: io_uring is Linux's.
-func newRing(fd, slots int, bufSize int64) (*ring, error) { return nil, ProbeURing() }
+func newRing(fd, slots int, bufs bufSizes) (*ring, error) { return nil, ProbeURing() }
 
 // ProbeURing reports that io_uring is Linux only.
 func ProbeURing() error {

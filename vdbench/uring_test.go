@@ -48,7 +48,7 @@ func tempFile(t *testing.T, size int64, flag int) *os.File {
 func testRing(t *testing.T, fd, slots int) *ring {
 	t.Helper()
 	needURing(t)
-	r, err := newRing(fd, slots, 4096)
+	r, err := newRing(fd, slots, bufSizes{read: 4096, write: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestURingReadBack(t *testing.T) {
 	var wg sync.WaitGroup
 	for s := range slots {
 		wg.Go(func() {
-			buf := r.slots[s].buf // registered: WRITE_FIXED
+			buf := r.slots[s].wbuf // registered: WRITE_FIXED
 			for b := s; b < blocks; b += slots {
 				fillPattern(buf, uint64(b))
 				if n, err := r.slots[s].WriteAt(buf, int64(b*block)); n != block || err != nil {
@@ -116,7 +116,7 @@ func TestURingReadBack(t *testing.T) {
 func TestURingErrors(t *testing.T) {
 	f := tempFile(t, 6144, os.O_RDONLY)
 	r := testRing(t, int(f.Fd()), 2)
-	for _, buf := range [][]byte{make([]byte, 4096), r.slots[1].buf} {
+	for _, buf := range [][]byte{make([]byte, 4096), r.slots[1].rbuf} {
 		uringErrors(t, r, buf)
 	}
 }
@@ -144,7 +144,8 @@ func uringErrors(t *testing.T, r *ring, buf []byte) {
 			n, err = r.slots[1].ReadAt(buf, tc.off)
 		}
 		if n != tc.n || !errors.Is(err, tc.want) || (err != nil && !strings.Contains(err.Error(), tc.msg)) {
-			t.Errorf("%s (registered %v): %d, %v; want %d, %v (%q)", tc.name, r.slots[1].registered(buf), n, err, tc.n, tc.want, tc.msg)
+			_, fixed := r.slots[1].registered(buf)
+			t.Errorf("%s (registered %v): %d, %v; want %d, %v (%q)", tc.name, fixed, n, err, tc.n, tc.want, tc.msg)
 		}
 	}
 }
@@ -153,7 +154,7 @@ func uringErrors(t *testing.T, r *ring, buf []byte) {
 // unavailable for it.
 func TestURingDepthBounds(t *testing.T) {
 	for _, slots := range []int{0, iouMaxEntries} {
-		if _, err := newRing(0, slots, 0); !errors.Is(err, errURingUnavailable) || !strings.Contains(err.Error(), "threads=") {
+		if _, err := newRing(0, slots, bufSizes{}); !errors.Is(err, errURingUnavailable) || !strings.Contains(err.Error(), "threads=") {
 			t.Errorf("newRing(%d slots): %v", slots, err)
 		}
 	}

@@ -61,15 +61,30 @@ type mix struct {
 }
 
 // sdLoad is everything that runs on one SD: its backend, its WDs with
-// their skew weights, and the size of the I/O buffer a thread needs.
+// their skew weights, and the sizes of the I/O buffers a thread needs.
 type sdLoad struct {
 	sd      SD
 	index   int
 	backend Backend
 	mixes   []*mix
 	cum     []float64 // cumulative WD weights, last = 1
-	bufSize int64
+	bufs    bufSizes
 	ring    *ring // the io_uring engine's ring; nil for psync
+}
+
+// bufSizes are the bytes of a thread's read and write buffers: the
+// largest transfer of the WDs that read (rdpct above 0) and of those that
+// write (rdpct under 100); 0 for none.
+type bufSizes struct{ read, write int64 }
+
+// add makes room for the transfers of m.
+func (b *bufSizes) add(m *mix) {
+	if m.rdPct > 0 {
+		b.read = max(b.read, m.xfer.largest)
+	}
+	if m.rdPct < 1 {
+		b.write = max(b.write, m.xfer.largest)
+	}
 }
 
 // newMix checks wd on sd (spans, transfer sizes) and returns its mix.
@@ -155,9 +170,14 @@ type worker struct {
 	dev     ioPath // the backend, or the thread's slot of the SD's ring
 	streams []*stream
 	rng     *rand.Rand
-	buf     []byte
-	ownBuf  bool // buf is the worker's to free (not its ring slot's)
-	h       *hist.Handle
+	// rbuf receives the thread's reads; wbuf holds its write pattern
+	// (fillPattern, once, then scrambleWrite before each write), which
+	// its reads never overwrite.
+	rbuf, wbuf []byte
+	ownBuf     bool   // rbuf and wbuf are the worker's to free (not its ring slot's)
+	key        uint64 // the thread's scramble key (scrambleWrite)
+	writes     uint64 // writes issued, for scrambleWrite
+	h          *hist.Handle
 }
 
 // spec returns the oltp.Spec of this SD for one point: fresh sequential
@@ -180,23 +200,41 @@ func (l *sdLoad) spec(workload string, point int) oltp.Spec {
 	}
 }
 
-// newWorker makes thread t's worker. With the io_uring engine the buffer
-// is the thread's slot's (registered with the ring), else its own.
+// newWorker makes thread t's worker. Its read and write buffers are its
+// ring slot's with the io_uring engine (registered with the ring), else
+// its own; the write buffer is filled with the thread's pattern once.
 func (l *sdLoad) newWorker(streams []*stream, seed uint64, t int, h *hist.Handle) (*worker, error) {
 	var dev ioPath = l.backend
-	var buf []byte
+	var rbuf, wbuf []byte
 	if l.ring != nil {
 		slot := l.ring.slots[t]
-		dev, buf = slot, slot.buf
+		dev, rbuf, wbuf = slot, slot.rbuf, slot.wbuf
 	} else {
 		var err error
-		if buf, err = alignedBuffer(int(l.bufSize)); err != nil {
+		if rbuf, wbuf, err = l.bufs.alloc(); err != nil {
 			return nil, err
 		}
 	}
 	thread := uint64(l.index)<<32 | uint64(t)
-	fillPattern(buf, seed^thread)
-	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)), buf: buf, h: h, ownBuf: l.ring == nil}, nil
+	fillPattern(wbuf, seed^thread)
+	return &worker{load: l, dev: dev, streams: streams, rng: rand.New(rand.NewPCG(seed, thread)),
+		rbuf: rbuf, wbuf: wbuf, key: seed ^ thread, h: h, ownBuf: l.ring == nil}, nil
+}
+
+// alloc returns aligned read and write buffers of b's sizes (nil for 0).
+func (b bufSizes) alloc() (rbuf, wbuf []byte, err error) {
+	if b.read > 0 {
+		if rbuf, err = alignedBuffer(int(b.read)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if b.write > 0 {
+		if wbuf, err = alignedBuffer(int(b.write)); err != nil {
+			freeBuffer(rbuf)
+			return nil, nil, err
+		}
+	}
+	return rbuf, wbuf, nil
 }
 
 // Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
@@ -231,13 +269,15 @@ func (w *worker) Event(context.Context) (int, error) {
 			return 0, ErrEndOfSpan
 		}
 	}
-	p := w.buf[:size]
 	op, ctr := OpRead, ctrBytesRead
 	var err error
 	if read {
-		_, err = w.dev.ReadAt(p, off)
+		_, err = w.dev.ReadAt(w.rbuf[:size], off)
 	} else {
 		op, ctr = OpWrite, ctrBytesWritten
+		w.writes++
+		p := w.wbuf[:size]
+		scrambleWrite(p, w.key, w.writes)
 		_, err = w.dev.WriteAt(p, off)
 	}
 	if err != nil {
@@ -282,12 +322,13 @@ func (w *worker) random(lo, hi, size, grid int64) int64 {
 	return lo + w.rng.Int64N(slots)*grid
 }
 
-// Close frees the thread's buffer, unless it is its ring slot's.
+// Close frees the thread's buffers, unless they are its ring slot's.
 func (w *worker) Close() error {
 	if w.ownBuf {
-		freeBuffer(w.buf)
+		freeBuffer(w.rbuf)
+		freeBuffer(w.wbuf)
 	}
-	w.buf = nil
+	w.rbuf, w.wbuf = nil, nil
 	return nil
 }
 

@@ -102,7 +102,7 @@ func newTestWorker(t testing.TB, sd SD, capacity, block int64, wds ...WD) (*work
 			t.Fatal(err)
 		}
 		l.mixes = append(l.mixes, m)
-		l.bufSize = max(l.bufSize, m.xfer.largest)
+		l.bufs.add(m)
 		total += weights[i]
 		l.cum = append(l.cum, total)
 	}
