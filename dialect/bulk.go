@@ -116,8 +116,15 @@ func rowsPerStatement(caps Capabilities, ncols int) int {
 
 // bulkInsertSQL inserts rows with multi-row INSERTs of at most per rows
 // each, in one transaction begun by d.BeginWrite() on conn.
-func bulkInsertSQL(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols []string, rows [][]any, per int) (err error) {
-	if _, err := conn.ExecContext(ctx, d.BeginWrite()); err != nil {
+func bulkInsertSQL(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols []string, rows [][]any, per int) error {
+	return inTextTx(ctx, conn, d, d.BeginWrite(), func() error { return insertChunks(ctx, conn, d, table, cols, rows, per) })
+}
+
+// inTextTx runs body between begin and d.Commit() sent as statements on
+// conn; on any error it rolls back (even when ctx has ended, see
+// rollback) and returns the error with the rollback's joined.
+func inTextTx(ctx context.Context, conn *sql.Conn, d Dialect, begin string, body func() error) (err error) {
+	if _, err := conn.ExecContext(ctx, begin); err != nil {
 		return err
 	}
 	defer func() {
@@ -128,7 +135,15 @@ func bulkInsertSQL(ctx context.Context, conn *sql.Conn, d Dialect, table string,
 			})
 		}
 	}()
+	if err := body(); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, d.Commit())
+	return err
+}
 
+// insertChunks sends rows as multi-row INSERTs of at most per rows each.
+func insertChunks(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols []string, rows [][]any, per int) (err error) {
 	var full *sql.Stmt // the statement of a chunk of per rows, prepared once
 	defer func() {
 		if full != nil {
@@ -158,8 +173,7 @@ func bulkInsertSQL(ctx context.Context, conn *sql.Conn, d Dialect, table string,
 			return err
 		}
 	}
-	_, err = conn.ExecContext(ctx, d.Commit())
-	return err
+	return nil
 }
 
 // bulkCopy streams rows through go-mssqldb's bulk copy inside a transaction

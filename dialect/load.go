@@ -86,33 +86,20 @@ func LoadData(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols
 
 // loadDataTx runs the LOAD DATA statement q inside BEGIN ... COMMIT and
 // checks what the server took.
-func loadDataTx(ctx context.Context, conn *sql.Conn, d Dialect, q string, r *loadReader) (err error) {
-	if _, err := conn.ExecContext(ctx, d.Begin()); err != nil {
-		return err
-	}
-	defer func() {
+func loadDataTx(ctx context.Context, conn *sql.Conn, d Dialect, q string, r *loadReader) error {
+	return inTextTx(ctx, conn, d, d.Begin(), func() error {
+		res, err := conn.ExecContext(ctx, q)
+		if err == nil && r.err != nil {
+			err = r.err // the driver ended the file early and the server took it
+		}
 		if err != nil {
-			err = rollback(ctx, err, func(rctx context.Context) error {
-				_, rerr := conn.ExecContext(rctx, d.Rollback())
-				return rerr
-			})
+			if r.err != nil && !errors.Is(err, r.err) {
+				err = fmt.Errorf("%w (after the stream ended with: %w)", err, r.err)
+			}
+			return err
 		}
-	}()
-	res, err := conn.ExecContext(ctx, q)
-	if err == nil && r.err != nil {
-		err = r.err // the driver ended the file early and the server took it
-	}
-	if err != nil {
-		if r.err != nil && !errors.Is(err, r.err) {
-			err = fmt.Errorf("%w (after the stream ended with: %w)", err, r.err)
-		}
-		return err
-	}
-	if err := checkLoaded(ctx, conn, res, r.w.rows); err != nil {
-		return err
-	}
-	_, err = conn.ExecContext(ctx, d.Commit())
-	return err
+		return checkLoaded(ctx, conn, res, r.w.rows)
+	})
 }
 
 // checkLoaded returns an error unless the server took exactly sent rows
