@@ -82,19 +82,20 @@ func runRefused(t *testing.T, dir string, args, want []string) {
 	}
 }
 
-// A run that fails before it measures anything (here: a span that holds
-// no transfer, found once the file exists) leaves neither the file it
-// created nor the results directory behind.
+// A size= too small for the workload's transfers (its span starts one
+// alignment unit in, LBA 0 being never used) is refused before anything is
+// created: exit 2, naming the least size, and neither the file nor the
+// results directory exists. (It used to be found only after the preformat.)
 func TestVdbenchFailedRunLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	lun := filepath.Join(dir, "small.img")
 	parm := writeFile(t, "small.vdb", "sd=sd1,lun="+lun+",size=8k\nwd=wd1,sd=sd1,xfersize=8k\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n")
 	code, _, stderr := runCLI(t, nil, "vdbench", "run", parm, "-o", filepath.Join(dir, "out"))
-	if code != 1 || !strings.Contains(stderr, "preformatting "+lun) || !strings.Contains(stderr, "holds no 8192-byte transfer") {
+	if code != 2 || !strings.Contains(stderr, "small.vdb:2: xfersize: wd=wd1: sd=sd1 has size=8k") || !strings.Contains(stderr, "valid: size= of at least 16k") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("the failed run left %v", entries)
+		t.Errorf("the refused run left %v", entries)
 	}
 }
 
