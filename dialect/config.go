@@ -249,7 +249,8 @@ func (c Config) validateSQLite(bad func(flag, format string, args ...any)) {
 
 // mysqlConfig builds the go-sql-driver configuration Open uses: parseTime,
 // interpolateParams=false (server-side prepared statements, like
-// sysbench's default --db-ps-mode=auto), timeouts, then c.Params.
+// sysbench's default --db-ps-mode=auto), timeouts, then c.Params; its
+// DialFunc is mysqlDial's (blocking sockets on Linux, see blockConn).
 func (c Config) mysqlConfig() (*mysql.Config, error) {
 	mc := mysql.NewConfig()
 	mc.User = c.User
@@ -264,6 +265,7 @@ func (c Config) mysqlConfig() (*mysql.Config, error) {
 	mc.InterpolateParams = false
 	mc.Timeout = mysqlDialTimeout
 	mc.WriteTimeout = mysqlWriteTimeout
+	mc.DialFunc = mysqlDial()
 	if len(c.Params) == 0 {
 		return mc, nil
 	}
@@ -283,7 +285,12 @@ func (c Config) mysqlConfig() (*mysql.Config, error) {
 		b.WriteByte('=')
 		b.WriteString(url.QueryEscape(c.Params[k]))
 	}
-	return mysql.ParseDSN(b.String())
+	mc, err := mysql.ParseDSN(b.String())
+	if err != nil {
+		return nil, err
+	}
+	mc.DialFunc = mysqlDial()
+	return mc, nil
 }
 
 // sqliteDSN builds the modernc.org/sqlite DSN Open uses: a file: URI of the
