@@ -73,10 +73,20 @@ func (c *ClientCost) Utilization() float64 {
 	return c.CPU().Seconds() / (w.Seconds() * float64(c.Cores))
 }
 
+// ClientBoundShare is the share of its cores above which a client is
+// marked client-bound: past it, the client's own CPU, not the system
+// under test, may be what limits the figures.
+const ClientBoundShare = 0.8
+
+// Bound reports whether the client used more than ClientBoundShare of the
+// cores available to it over its window.
+func (c *ClientCost) Bound() bool { return c.Utilization() > ClientBoundShare }
+
 // Summary says the client's cost in one sentence for events events of
 // the kind noun ("transaction", "I/O"), e.g. "Client: 7.27 s CPU (43.6 µs
 // per transaction, 36% of 2 cores), 1.42 voluntary and 0.49 involuntary
-// context switches per transaction".
+// context switches per transaction", ending with a CLIENT-BOUND warning
+// when Bound.
 func (c *ClientCost) Summary(events int64, noun string) string {
 	cpu, vcs, ics := c.PerEvent(events)
 	procs := ""
@@ -87,12 +97,25 @@ func (c *ClientCost) Summary(events int64, noun string) string {
 	if c.Shares != "" {
 		shares = "; the process also ran " + c.Shares + ", whose work is included, so this is not the client's cost alone"
 	}
-	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s%s",
-		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun, shares)
+	bound := ""
+	if c.Bound() {
+		bound = fmt.Sprintf("; CLIENT-BOUND: the client used more than %.0f%% of its cores, so these figures may be the client's limit, not the server's", 100*ClientBoundShare)
+	}
+	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s%s%s",
+		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun, shares, bound)
 }
 
 func microseconds(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 1, 64) + " µs"
+}
+
+// MeasureProcess starts measuring this process's own cost (getrusage
+// RUSAGE_SELF: every goroutine and runtime thread, no child processes)
+// and returns the function that ends it: the ClientCost since the call,
+// nil where the platform has no getrusage.
+func MeasureProcess() func() *ClientCost {
+	a := readUsage()
+	return func() *ClientCost { return clientCost(a, readUsage()) }
 }
 
 // usage is one getrusage reading of this process.

@@ -79,6 +79,21 @@ func TestClientCostSummary(t *testing.T) {
 	}
 }
 
+// TestClientCostBound: above 80% of its cores a client is marked
+// client-bound, at or below it is not.
+func TestClientCostBound(t *testing.T) {
+	for _, tc := range []struct {
+		cpu   time.Duration // over 10 s on 2 cores
+		bound bool
+	}{{8 * time.Second, false}, {16 * time.Second, false}, {16*time.Second + time.Millisecond, true}, {20 * time.Second, true}} {
+		c := &ClientCost{Processes: 1, Cores: 2, UserCPU: tc.cpu, Start: t0, End: t0.Add(10 * time.Second)}
+		s := c.Summary(1000, "transaction")
+		if c.Bound() != tc.bound || strings.Contains(s, "CLIENT-BOUND") != tc.bound {
+			t.Errorf("%s CPU in 10 s on 2 cores: Bound %v, summary %q; want bound %v", tc.cpu, c.Bound(), s, tc.bound)
+		}
+	}
+}
+
 // TestClientCostShares: a process that also ran the database says so, and
 // a merge keeps the note.
 func TestClientCostShares(t *testing.T) {
