@@ -14,12 +14,19 @@
 //	intervals.hlog    the same intervals' latency histograms in the
 //	                  HdrHistogram interval-log format (hdrhistogram-go's
 //	                  log writer), one line per operation and interval, tag
-//	                  "<phase>/<op>", for HdrHistogram's own tools
+//	                  "<phase>/<op>", values in nanoseconds, for
+//	                  HdrHistogram's own tools; written atomically once the
+//	                  run step has ended (the interval files are the live
+//	                  view), so the measured guest does no extra I/O for it
 //	result.json       the run step's measure-phase oltp.Result (ResultFile),
 //	                  written atomically once the run has ended (also after
 //	                  an interrupt or a failure, marked so)
 //	record.json       the Output's Record when the tool has one (RecordFile)
-//	log.txt           the workload's progress lines (Env.Log)
+//	log.txt           the workload's progress lines (Env.Log), appended:
+//	                  the one file not written atomically
+//
+// A job that cannot run as written (see ParseJob and Run) leaves job.json
+// and status.json alone in the directory.
 //
 // The agent imports the workload contract, never a tool: the tools are
 // registered by the binary that links them (cmd/vmbench).
@@ -84,7 +91,7 @@ type State string
 const (
 	StateStarting     State = "starting"     // reading the job
 	StatePrepare      State = "prepare"      // running the prepare step
-	StateWaiting      State = "waiting"      // run step: waiting for StartAt
+	StateWaiting      State = "waiting"      // run step: connecting, waiting for StartAt
 	StatePrecondition State = "precondition" // run step: warm-up phase
 	StateMeasure      State = "measure"      // run step: measure phase
 	StateCheck        State = "check"        // running the check step
@@ -101,8 +108,9 @@ type Status struct {
 	Step workload.Verb `json:"step,omitempty"`
 	// Error is the failure's message when State is StateFailed.
 	Error string `json:"error,omitempty"`
-	// FlagError says the failure was a bad input (a *workload.FlagError):
-	// nothing was created, and a campaign reports it as a usage error.
+	// FlagError says the failure was a bad input (IsBadInput: a bad job, a
+	// *workload.FlagError, a flag that does not fit the database): nothing
+	// was created, and a campaign reports it as a usage error.
 	FlagError bool `json:"flag_error,omitempty"`
 	// PID is the agent's process id; Updated is when this status was
 	// written, on the guest's clock.
@@ -116,8 +124,8 @@ type Status struct {
 // that survives JSON exactly (histograms as hist.Snapshot, with their
 // exact count, sum, min and max). NewInterval and Interval.Report convert.
 type Interval struct {
-	Version int           `json:"version"`
-	Seq     int           `json:"seq"` // 1, 2, ... as the file's number
+	Version int           `json:"version"` // IntervalVersion
+	Seq     int           `json:"seq"`     // 1, 2, ... as the file's number
 	Phase   string        `json:"phase"`
 	At      time.Duration `json:"at_ns"`
 	End     time.Time     `json:"end"`

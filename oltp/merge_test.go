@@ -104,6 +104,34 @@ func TestResultFileRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeResult: the bytes decoder ReadResultFile uses reads what
+// WriteFile wrote, and every refusal starts with the name it was given.
+func TestDecodeResult(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "result.json")
+	if err := result("w", t0, 1, 2, 3).WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"good", string(good), ""},
+		{"not json", "version: 3", "vm1/result.json: not a vmbench result"},
+		{"newer", `{"version": 9, "workload": "w"}`, "vm1/result.json: result version 9 is not supported"},
+		{"unknown field", `{"version": 3, "workload": "w", "colour": "red"}`, `vm1/result.json: not a vmbench result: json: unknown field "colour"`},
+		{"no workload", `{"version": 3}`, "vm1/result.json: result has no workload name"},
+	} {
+		r, err := DecodeResult("vm1/result.json", []byte(tc.body))
+		switch {
+		case tc.want == "" && (err != nil || r.Workload != "w"):
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 func TestMergeConcurrentAllowsDriftedWindows(t *testing.T) {
 	b := result("w", t0.Add(11*time.Second), 5, 6)
 	if _, err := Merge(result("w", t0, 1), b); err == nil {

@@ -249,31 +249,41 @@ func WriteFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// ReadResultFile reads and validates a Result written by WriteFile.
+// ReadResultFile reads and validates a Result written by WriteFile; its
+// errors start with path (DecodeResult's).
 func ReadResultFile(path string) (*Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return DecodeResult(path, b)
+}
+
+// DecodeResult decodes and validates the Result JSON b, as WriteFile
+// writes it, read from the file name (a path, or a name in a run
+// directory): the version first, so a newer file is refused by its
+// version, then strictly (an unknown field is an error), then Validate.
+// Every error starts with name.
+func DecodeResult(name string, b []byte) (*Result, error) {
 	// The version first, leniently: a newer file is refused by its
 	// version, not by the first field this reader does not know.
 	var v struct {
 		Version int `json:"version"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%s: not a vmbench result: %w", path, err)
+		return nil, fmt.Errorf("%s: not a vmbench result: %w", name, err)
 	}
 	if err := checkVersion(v.Version); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: not a vmbench result: %w", path, err)
+		return nil, fmt.Errorf("%s: not a vmbench result: %w", name, err)
 	}
 	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &r, nil
 }

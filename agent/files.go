@@ -1,0 +1,188 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// IntervalVersion is the version of an interval file's JSON (Interval).
+const IntervalVersion = 1
+
+// IntervalPath is the path of interval seq (1, 2, ...) in a run
+// directory, slash-separated and relative to it: "intervals/000001.json".
+func IntervalPath(seq int) string {
+	return fmt.Sprintf("%s/%06d.json", IntervalDir, seq)
+}
+
+// writeJSON writes v as indented JSON, with a newline at the end, to path
+// atomically (a temporary file in the same directory, fsync, rename).
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return oltp.WriteFileAtomic(path, append(b, '\n'))
+}
+
+// writeStatus writes status.json in dir atomically.
+func writeStatus(dir string, s Status) error {
+	return writeJSON(filepath.Join(dir, StatusFile), s)
+}
+
+// writeInterval writes iv as intervals/NNNNNN.json in dir atomically; the
+// intervals directory must exist.
+func writeInterval(dir string, iv Interval) error {
+	return writeJSON(filepath.Join(dir, filepath.FromSlash(IntervalPath(iv.Seq))), iv)
+}
+
+// writeOutput writes the run step's Result as result.json and, when it has
+// one, the Record as record.json, each atomically.
+func writeOutput(dir string, res *oltp.Result, record any) error {
+	if res != nil {
+		if err := res.WriteFile(filepath.Join(dir, ResultFile)); err != nil {
+			return fmt.Errorf("writing %s: %w", ResultFile, err)
+		}
+	}
+	if record != nil {
+		if err := writeJSON(filepath.Join(dir, RecordFile), record); err != nil {
+			return fmt.Errorf("writing %s: %w", RecordFile, err)
+		}
+	}
+	return nil
+}
+
+// decodeStrict decodes b into v refusing unknown fields and trailing data;
+// errors start with name.
+func decodeStrict(name string, b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: more than one JSON value", name)
+	}
+	return nil
+}
+
+// ParseStatus decodes status.json strictly. A Version other than
+// StatusVersion or a State that is not one of the State constants is
+// refused; errors start with "status.json: ".
+func ParseStatus(b []byte) (Status, error) {
+	var s Status
+	if err := decodeStrict(StatusFile, b, &s); err != nil {
+		return Status{}, err
+	}
+	if s.Version != StatusVersion {
+		return Status{}, fmt.Errorf("%s: version: %d is not supported (this vmbench reads version %d)", StatusFile, s.Version, StatusVersion)
+	}
+	switch s.State {
+	case StateStarting, StatePrepare, StateWaiting, StatePrecondition, StateMeasure,
+		StateCheck, StateCleanup, StateDone, StateFailed:
+	default:
+		return Status{}, fmt.Errorf("%s: state: %q is not a state of this vmbench's agent", StatusFile, s.State)
+	}
+	return s, nil
+}
+
+// NewInterval converts report r, interval seq of a run step, to its
+// file's form: the histograms become snapshots (exact count, sum, min,
+// max, HDR counts). Intended is left empty when r has none; a nil
+// histogram in r is an empty snapshot. r's histograms are only read.
+func NewInterval(seq int, r oltp.IntervalReport) Interval {
+	iv := Interval{
+		Version: IntervalVersion, Seq: seq, Phase: r.Phase, At: r.At, End: r.End,
+		Length: r.Length, Threads: r.Threads, Ops: append([]string(nil), r.Ops...),
+		Counters: maps.Clone(r.Counters), Backlog: r.Backlog,
+	}
+	iv.Latency = snapshots(r.Latency)
+	if r.Intended != nil {
+		iv.Intended = snapshots(r.Intended)
+	}
+	return iv
+}
+
+func snapshots(hs []*hist.Histogram) []hist.Snapshot {
+	out := make([]hist.Snapshot, len(hs))
+	for i, h := range hs {
+		if h != nil {
+			out[i] = h.Snapshot()
+		}
+	}
+	return out
+}
+
+// ParseInterval decodes an interval file strictly and checks it as Report
+// does; errors start with "intervals/NNNNNN.json: " when the Seq is
+// readable, else "interval: ".
+func ParseInterval(b []byte) (Interval, error) {
+	var iv Interval
+	if err := decodeStrict("interval", b, &iv); err != nil {
+		return Interval{}, err
+	}
+	if _, err := iv.Report(); err != nil {
+		return Interval{}, err
+	}
+	return iv, nil
+}
+
+// Report converts iv back to the oltp.IntervalReport it was made from,
+// exactly: the same counts, sums, minima, maxima and HDR counts (so the
+// same percentiles). It refuses an iv of another version, a Seq below 1,
+// Latency (or a non-empty Intended) not one per op, or a snapshot that
+// does not decode; errors start with the interval file's name.
+func (iv Interval) Report() (oltp.IntervalReport, error) {
+	name := "interval"
+	if iv.Seq >= 1 {
+		name = IntervalPath(iv.Seq)
+	}
+	switch {
+	case iv.Version != IntervalVersion:
+		return oltp.IntervalReport{}, fmt.Errorf("%s: version: %d is not supported (this vmbench reads version %d)", name, iv.Version, IntervalVersion)
+	case iv.Seq < 1:
+		return oltp.IntervalReport{}, fmt.Errorf("%s: seq: %d is not valid (1 or more)", name, iv.Seq)
+	case len(iv.Latency) != len(iv.Ops):
+		return oltp.IntervalReport{}, fmt.Errorf("%s: latency: %d histograms for %d ops", name, len(iv.Latency), len(iv.Ops))
+	case len(iv.Intended) != 0 && len(iv.Intended) != len(iv.Ops):
+		return oltp.IntervalReport{}, fmt.Errorf("%s: intended: %d histograms for %d ops", name, len(iv.Intended), len(iv.Ops))
+	}
+	r := oltp.IntervalReport{
+		Phase: iv.Phase, At: iv.At, End: iv.End, Length: iv.Length, Threads: iv.Threads,
+		Ops: append([]string(nil), iv.Ops...), Counters: iv.Counters, Backlog: iv.Backlog,
+	}
+	var err error
+	if r.Latency, err = histograms(name, "latency", iv.Ops, iv.Latency); err != nil {
+		return oltp.IntervalReport{}, err
+	}
+	if len(iv.Intended) > 0 {
+		if r.Intended, err = histograms(name, "intended", iv.Ops, iv.Intended); err != nil {
+			return oltp.IntervalReport{}, err
+		}
+	}
+	return r, nil
+}
+
+func histograms(name, field string, ops []string, ss []hist.Snapshot) ([]*hist.Histogram, error) {
+	hs := make([]*hist.Histogram, len(ss))
+	for i, s := range ss {
+		h, err := s.Histogram()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s of %s: %w", name, field, ops[i], err)
+		}
+		hs[i] = h
+	}
+	return hs, nil
+}
+
+// ParseResult decodes result.json (oltp.DecodeResult: version first, then
+// strictly, then validated); errors start with name, the file's name as
+// the caller read it.
+func ParseResult(name string, b []byte) (*oltp.Result, error) {
+	return oltp.DecodeResult(name, b)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"vmbench/agent"
+)
+
+func init() { registerGroup(newAgentCmd) }
+
+func newAgentCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "agent",
+		Short: "Run a workload from a run directory's job.json, inside a VM's guest",
+		Long: `The agent is what a campaign starts inside each VM: 'agent run DIR' runs the
+workload that DIR/job.json names and leaves everything it measures as files in
+DIR, so it needs no listening port and no network path back to the harness.`,
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return usagef("%s: unknown command %q (want run; see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+	}
+	c.AddCommand(newAgentRunCmd(a))
+	return c
+}
+
+func newAgentRunCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "run DIR",
+		Short: "Run the job in DIR/job.json and write its status, intervals and result into DIR",
+		Long: `Run the job that DIR/` + agent.JobFile + ` describes (written by a campaign): a registered tool, its
+workload and flags, the database to use (without its password, which comes
+from $` + agent.PasswordEnv + `), the steps to run in order (prepare, run, check,
+cleanup), the common start of the run step and the labels of its Result.
+DIR must be an existing directory holding ` + agent.JobFile + `. The agent writes, in DIR:
+
+  ` + agent.StatusFile + `            its state (starting, prepare, waiting, precondition, measure,
+                         check, cleanup, done or failed, with the error), rewritten
+                         atomically at every change
+  ` + agent.IntervalDir + `/NNNNNN.json  one file per report interval, numbered from 000001
+  ` + agent.HlogFile + `         the intervals' latency histograms in the HdrHistogram
+                         interval-log format (nanoseconds), tagged <phase>/<op>,
+                         written when the run step ends
+  ` + agent.ResultFile + `            the run step's measure-phase Result, also after a failure
+                         or an interrupt (marked so)
+  ` + agent.RecordFile + `            the tool's own record, when it has one
+  ` + agent.LogFile + `                the workload's progress lines
+
+Every file but ` + agent.LogFile + ` is written atomically (a temporary file, fsync,
+rename). A job that cannot run as written (a field or flag that is unknown or
+refused, a connection flag, a password in the job) fails before anything
+else is created: ` + agent.StatusFile + ` says failed with flag_error, and the exit
+status is 2. A step that fails exits 1; Ctrl-C or SIGTERM stops the run,
+writes the partial result and exits 130; a job done exits 0.`,
+		Example: `  VMBENCH_DB_PASSWORD=... vmbench agent run /var/tmp/vmbench/run-01`,
+		Args:    exactArgs(1, "DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if err := checkRunDir(dir); err != nil {
+				return usagef("%s: %v", cmd.CommandPath(), err)
+			}
+			err := agent.Run(cmd.Context(), dir, a.getenv)
+			switch {
+			case err == nil:
+				fmt.Fprintf(a.stderr, "agent: done; results in %s\n", dir)
+				return nil
+			case agent.IsBadInput(err):
+				return asUsage(err)
+			}
+			return err
+		},
+	}
+}
+
+// checkRunDir makes sure dir is a directory holding a job.json file.
+func checkRunDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("DIR %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("DIR %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("DIR %s is not a directory", dir)
+	}
+	job := filepath.Join(dir, agent.JobFile)
+	fi, err = os.Stat(job)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist (DIR must hold the job a campaign wrote)", job)
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a file", job)
+	}
+	return nil
+}
