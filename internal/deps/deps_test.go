@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"vmbench/internal/progress":  {},
 	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
 	"vmbench/vsphere":            {},
+	"vmbench/vsphere/guest":      {"vmbench/target"},
 	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
 	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
