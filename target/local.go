@@ -280,7 +280,7 @@ func checkEnv(env []string) error {
 type localProcess struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when Wait has returned
-	code int // exit code, valid once done is closed
+	code int           // exit code, valid once done is closed
 }
 
 func (p *localProcess) wait() {
