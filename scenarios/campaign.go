@@ -47,6 +47,13 @@ type Options struct {
 	// StartDelay is the margin between the end of prepare and the common
 	// start of all VMs (default 2 s).
 	StartDelay time.Duration
+	// Driver, when set, overrides the campaign file's driver: (harness
+	// or guest; --driver).
+	Driver string
+	// AgentBinary is the vmbench executable uploaded to guests whose
+	// OS/arch differ from this one's (--agent-binary); default this
+	// executable.
+	AgentBinary string
 	// Clock times the campaign's steps (the overhead table) and sets the
 	// common start; default time.Now. Tests give a clock of their own.
 	Clock func() time.Time
@@ -54,9 +61,12 @@ type Options struct {
 
 // Outcome is what a finished campaign leaves.
 type Outcome struct {
-	Dir    string // the results directory
-	Review *Review
-	Merged *oltp.Result
+	Dir string // the results directory
+	// HarnessCPU is this process's own CPU time (user + system) over the
+	// run step: with driver: guest the agents' is not in it.
+	HarnessCPU time.Duration
+	Review     *Review
+	Merged     *oltp.Result
 }
 
 // Check validates everything about a campaign that can be checked without
@@ -72,6 +82,14 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	src := spec.src
 	cfg, err := checkTool(spec, opts)
 	errs = append(errs, err)
+	if _, err := driverName(spec, opts); err != nil {
+		errs = append(errs, err)
+	}
+	if b := opts.AgentBinary; b != "" {
+		if fi, err := os.Stat(b); err != nil || !fi.Mode().IsRegular() {
+			errs = append(errs, fmt.Errorf("--agent-binary: %s is not a file (give a vmbench executable built for the guests; make agents builds them)", b))
+		}
+	}
 	errs = append(errs, checkConnLimit(spec, opts, cfg))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
@@ -96,10 +114,14 @@ type campaign struct {
 	opts   Options
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
-	id     string
-	dir    string // results directory, while incomplete
-	log    io.Writer
-	step   int
+	driver vmDriver // where each VM's workload runs (driver:)
+	tmp    string   // the campaign's temporary directory, once made (tempDir)
+	// harnessCPU is this process's CPU time over the run step.
+	harnessCPU time.Duration
+	id         string
+	dir        string // results directory, while incomplete
+	log        io.Writer
+	step       int
 	// vmResults counts the per-VM measure-phase Results written (also
 	// partial ones after a failure or Ctrl-C); a precondition's are not
 	// measurements and are neither written nor counted.
@@ -172,7 +194,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		return nil, err
 	}
 	defer lock.release()
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path, tl: tl}
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path, tl: tl}
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -255,8 +277,11 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 	}
 	r.VSphere = c.placement
 	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
+	driver, _ := driverName(c.spec, c.opts) // checked by Check
+	r.Driver = driver
 	if c.opts.Simulate {
-		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores}
+		r.Driver = ""
+		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: driver}
 		if c.opts.DBServer != nil {
 			sim.DBServer = serverDSN(*c.opts.DBServer)
 		}
@@ -306,6 +331,10 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
 
+	defer func() {
+		c.tl.begin(StepTeardown)
+		c.removeTempDir()
+	}()
 	c.tl.begin(StepDatabases)
 	c.stepf("a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
@@ -315,6 +344,13 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	defer func() {
 		c.tl.begin(StepTeardown)
 		dropDBs()
+	}()
+	if err := c.startDriver(ctx, vms); err != nil {
+		return nil, err
+	}
+	defer func() {
+		c.tl.begin(StepTeardown)
+		c.driver.Close()
 	}()
 	if err := c.writeResolved(vms); err != nil {
 		return nil, err
@@ -441,7 +477,7 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	for i, vm := range vms {
 		g.Go(func() error {
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
-			if err := cfgs[i].Prepare(gctx, workload.Env{Log: w}); err != nil {
+			if err := c.driver.Prepare(gctx, i, cfgs[i], w); err != nil {
 				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
 			}
 			w.Flush()

@@ -26,6 +26,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 	}
 	live := newLiveView(c.log, names)
 	defer live.close()
+	defer c.harnessCost(oltp.MeasureProcess())
 	results := make([]*oltp.Result, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
@@ -35,8 +36,9 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 				obs.phase = func(p string, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
-			out, err := cfgs[i].Run(gctx, workload.Env{Log: w, Observer: obs, StartAt: startAt,
-				Labels: map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id}})
+			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
+				Labels: map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id,
+					"driver": c.driver.Where(i)}})
 			w.Flush()
 			live.done(i)
 			if out != nil {
@@ -62,6 +64,24 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 		return results, err
 	}
 	return results, nil
+}
+
+// harnessCost logs this process's own CPU time over the run step, per VM
+// and per measured minute: what driving the VMs cost the harness (with
+// driver: guest, the polling and downloads only; the agents are other
+// processes).
+func (c *campaign) harnessCost(stop func() *oltp.ClientCost) {
+	hc := stop()
+	if hc == nil {
+		return
+	}
+	c.harnessCPU = hc.CPU()
+	perVM := hc.CPU() / time.Duration(max(1, c.spec.VMs.Count))
+	line := fmt.Sprintf("harness CPU over the run step: %.3f s, %.3f s per VM", hc.CPU().Seconds(), perVM.Seconds())
+	if m := c.cfg.Bounds().Time; m > 0 {
+		line += fmt.Sprintf(", %.3f s per VM per measured minute", perVM.Seconds()/m.Minutes())
+	}
+	c.logf("%s (driver: %s)", line, c.driver.Where(0))
 }
 
 func (c *campaign) writeVMResult(r *oltp.Result) error {
@@ -107,5 +127,5 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 		return nil, err
 	}
 	c.logf("wrote %d VM results, merged.json, report.md and report.csv", len(results))
-	return &Outcome{Review: rep.Review, Merged: merged}, nil
+	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil
 }

@@ -61,6 +61,7 @@ const (
 	StepPreflight    = "preflight"
 	StepProvision    = "provision"
 	StepDatabases    = "databases"
+	StepAgents       = "agents"
 	StepPrepare      = "prepare"
 	StepRun          = "run"
 	StepStartWait    = "start wait"

@@ -16,6 +16,7 @@ var stepLabels = map[string]string{
 	StepPreflight:    "preflight",
 	StepProvision:    "provision: clone, reconfigure, power on, IP",
 	StepDatabases:    "a database per VM",
+	StepAgents:       "agents: clocks, upload to each guest",
 	StepPrepare:      "prepare: load the data",
 	StepRun:          "run (nothing measured)",
 	StepStartWait:    "run: wait for the common start",
@@ -24,7 +25,7 @@ var stepLabels = map[string]string{
 	StepWindDown:     "run: wind-down until every VM returned",
 	StepCollect:      "collect: VM results, merge",
 	StepReport:       "report: render, print the review",
-	StepTeardown:     "teardown: databases, VMs, simulator",
+	StepTeardown:     "teardown: agents, databases, VMs, simulator",
 }
 
 func stepLabel(step string) string {

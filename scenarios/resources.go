@@ -108,6 +108,41 @@ func tempDirName(campaignID string) string {
 	return filepath.Join(os.TempDir(), "vmbench-"+campaignID)
 }
 
+// tempDir returns the campaign's temporary directory (tempDirName; the
+// VMs' SQLite files, the simulated guests), made and recorded on first
+// use; removeTempDir removes it at the end.
+func (c *campaign) tempDir() (string, error) {
+	if c.tmp != "" {
+		return c.tmp, nil
+	}
+	tmp := tempDirName(c.id)
+	if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
+		return "", err
+	}
+	c.tmp = tmp
+	return tmp, nil
+}
+
+// removeTempDir removes the temporary directory, if one was made, unless
+// --keep-vms keeps it.
+func (c *campaign) removeTempDir() {
+	switch {
+	case c.tmp == "":
+	case c.opts.KeepVMs:
+		c.logf("kept %s (--keep-vms)", c.tmp)
+	default:
+		if err := os.RemoveAll(c.tmp); err != nil {
+			c.logf("removing %s: %v", c.tmp, err)
+			return
+		}
+		c.removed(KindTempDir, []string{c.tmp}, "")
+	}
+}
+
 // ServerPasswordEnv is the variable a database server's password is read
 // from when its DSN (--db-dsn, simulate.db-server) has none, at run time
 // and by teardown: the clients' own, MYSQL_PWD (mysql) and SQLCMDPASSWORD
@@ -122,7 +157,7 @@ func ServerPasswordEnv(driver string) string {
 // databases decides where each VM's database is, makes each VM's
 // Config on it (vmConfig) and creates the database (DatabaseOwner).
 func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.Config, func(), error) {
-	dbs, tmp, err := c.placeDatabases(vms)
+	dbs, _, err := c.placeDatabases(vms)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,9 +167,6 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 		if c.opts.KeepVMs {
 			for _, i := range created {
 				c.logf("kept database %s (--keep-vms)", describeDB(dbs[i]))
-			}
-			if tmp != "" {
-				c.logf("kept the SQLite files in %s (--keep-vms)", tmp)
 			}
 			return
 		}
@@ -146,13 +178,6 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 				continue
 			}
 			c.removed(KindDatabase, []string{dbs[i].Database}, "")
-		}
-		if tmp != "" {
-			if err := os.RemoveAll(tmp); err != nil {
-				c.logf("removing %s: %v", tmp, err)
-			} else {
-				c.removed(KindTempDir, []string{tmp}, "")
-			}
 		}
 	}
 	shared := c.opts.Simulate && c.opts.DBServer != nil
@@ -202,15 +227,8 @@ func (c *campaign) placeDatabases(vms []vsphere.VM) (dbs []dialect.Config, tmp s
 		case c.opts.Simulate && c.opts.DBServer != nil:
 			dbs[i] = c.opts.DBServer.WithDatabase(databaseName(c.id, vm.Name))
 		case c.opts.Simulate:
-			if tmp == "" {
-				tmp = tempDirName(c.id)
-				if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files"}); err != nil {
-					return nil, "", err
-				}
-				if err := os.Mkdir(tmp, 0o700); err != nil {
-					c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
-					return nil, "", err
-				}
+			if tmp, err = c.tempDir(); err != nil {
+				return nil, "", err
 			}
 			dbs[i] = dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(tmp, vm.Name+".db")}
 		default:

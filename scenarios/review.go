@@ -107,6 +107,27 @@ type Review struct {
 	LittleMs float64
 }
 
+// driverNote says where the VMs' workload drivers ran, from their Results'
+// "driver" labels: "" when no Result has one (results from before the
+// label).
+func driverNote(perVM []*oltp.Result) string {
+	n := map[string]int{}
+	for _, r := range perVM {
+		if d := r.Labels["driver"]; d != "" {
+			n[d]++
+		}
+	}
+	switch {
+	case len(n) == 0:
+		return ""
+	case n[DriverGuest] == len(perVM):
+		return ", driven inside each VM's guest by the vmbench agent"
+	case n[DriverHarness] == len(perVM):
+		return ", driven from the harness host over the network"
+	}
+	return fmt.Sprintf(", driven from the harness for %d VMs and inside the guest for %d (see each Result's driver label)", n[DriverHarness], n[DriverGuest])
+}
+
 // NewReview builds the review table from one measure-phase Result per VM
 // (labelled vm and datastore) and their Merge, with the tool's review
 // columns cols (nil for none; see toolColumns). Latency merges every op
@@ -115,7 +136,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 	if len(perVM) == 0 {
 		return nil, fmt.Errorf("review: no results")
 	}
-	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM", Elapsed: merged.Elapsed,
+	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM" + driverNote(perVM), Elapsed: merged.Elapsed,
 		Columns: cols}
 	rv.Figures = make([]float64, len(cols))
 	if c := merged.Client; c != nil {

@@ -37,7 +37,12 @@ type Spec struct {
 	VSphere     VSphereSpec  `yaml:"vsphere,omitempty"`
 	Database    DatabaseSpec `yaml:"database"`
 	Workload    WorkloadSpec `yaml:"workload"`
-	Simulate    *SimSpec     `yaml:"simulate,omitempty"`
+	// Driver is where each VM's workload driver runs: "harness" (the
+	// default: this host, over the network) or "guest" (the vmbench
+	// agent inside each VM; in simulation a local agent process per VM).
+	Driver   string     `yaml:"driver,omitempty"`
+	Guest    *GuestSpec `yaml:"guest,omitempty"`
+	Simulate *SimSpec   `yaml:"simulate,omitempty"`
 
 	src source // where it was read from, for errors
 }
@@ -83,6 +88,16 @@ type WorkloadSpec struct {
 	Flags map[string]any `yaml:"flags"`
 }
 
+// GuestSpec says how a guest-driven campaign (driver: guest) treats the
+// guests.
+type GuestSpec struct {
+	// MaxClockOffset bounds how far each guest's clock may be from the
+	// harness's (default DefaultMaxClockOffset, 50 ms); a guest beyond it
+	// is refused before anything runs, naming the VM and its offset.
+	// Within it, each agent's start time is given on its own clock.
+	MaxClockOffset Duration `yaml:"max-clock-offset,omitempty"`
+}
+
 // SimSpec scales a campaign down for --simulate: VM count, simulator shape
 // and workload flags that override the real ones.
 type SimSpec struct {
@@ -90,6 +105,10 @@ type SimSpec struct {
 	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 1)
 	Datastores int          `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
 	Workload   *SimWorkload `yaml:"workload,omitempty"`
+	// Driver overrides driver: in simulation (harness or guest): a
+	// campaign can show the agent path in simulation while its real run
+	// drives from the harness.
+	Driver string `yaml:"driver,omitempty"`
 	// DBServer is the server holding the VMs' databases in simulation, as
 	// --db-dsn names it but without a password (mysql://root@host:3306/);
 	// empty means an embedded SQLite file per VM. A results directory's
@@ -140,6 +159,7 @@ var sections = map[string]section{
 	"Spec": {"the top level", Spec{}}, "VMSpec": {"vms", VMSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}},
 	"DatabaseSpec": {"database", DatabaseSpec{}}, "WorkloadSpec": {"workload", WorkloadSpec{}},
 	"SimSpec": {"simulate", SimSpec{}}, "SimVMs": {"simulate.vms", SimVMs{}}, "SimWorkload": {"simulate.workload", SimWorkload{}},
+	"GuestSpec": {"guest", GuestSpec{}},
 }
 
 // Parse strictly decodes a campaign from b; name is used in errors.
@@ -171,6 +191,9 @@ const (
 	// reported an IP within a day never will; the campaign waits that long
 	// with every other VM powered on.
 	MaxIPTimeout = 24 * time.Hour
+	// MaxClockOffset bounds guest.max-clock-offset: guests more than a
+	// second apart do not start together in any sense a review means.
+	MaxClockOffset = time.Second
 	// MaxSimHosts and MaxSimDatastores bound simulate.hosts and
 	// simulate.datastores: the simulator builds each in memory, and a review
 	// measures one server with at most a few dozen drives.
@@ -210,6 +233,16 @@ func (s *Spec) validate() error {
 	default:
 		bad("database.driver", "%q is not supported (valid: mysql, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
 	}
+	switch s.Driver {
+	case "", DriverHarness, DriverGuest:
+	default:
+		bad("driver", "%q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", s.Driver)
+	}
+	if g := s.Guest; g != nil {
+		if d := time.Duration(g.MaxClockOffset); d < 0 || d > MaxClockOffset {
+			bad("guest.max-clock-offset", "%s is not valid (0 for the default of %s, up to %s: a common start is only as common as the clocks)", d, DefaultMaxClockOffset, MaxClockOffset)
+		}
+	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
 		bad("database.port", "%d is not a port (1..65535)", p)
 	}
@@ -220,6 +253,11 @@ func (s *Spec) validate() error {
 		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
 			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
 		}
+		switch sim.Driver {
+		case "", DriverHarness, DriverGuest:
+		default:
+			bad("simulate.driver", "%q is not valid (harness or guest, as driver:)", sim.Driver)
+		}
 		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
 			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)
 		}
@@ -228,7 +266,7 @@ func (s *Spec) validate() error {
 }
 
 // Simulated returns the campaign as --simulate runs it: the simulate
-// block's VM count and workload flags override the real ones.
+// block's VM count, driver and workload flags override the real ones.
 func (s *Spec) Simulated() *Spec {
 	c := *s
 	c.Workload.Flags = merged(s.Workload.Flags, nil)
@@ -237,6 +275,9 @@ func (s *Spec) Simulated() *Spec {
 	}
 	if s.Simulate.VMs != nil {
 		c.VMs.Count = s.Simulate.VMs.Count
+	}
+	if s.Simulate.Driver != "" {
+		c.Driver = s.Simulate.Driver
 	}
 	if s.Simulate.Workload != nil {
 		c.Workload.Flags = merged(s.Workload.Flags, s.Simulate.Workload.Flags)

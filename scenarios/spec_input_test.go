@@ -47,6 +47,11 @@ func TestParseRefusesHostileInput(t *testing.T) {
 		{"null value", "    time: 30s", "    time: 30s\n    tables:", []string{"c.yaml:13: workload.flags.tables: an empty value is not a flag value; a flag value is one number, word or duration"}},
 		{"map value", "    time: 30s", "    time: 30s\n    tables: {a: 1}", []string{"c.yaml:13: workload.flags.tables: a map is not a flag value"}},
 		{"list value", "      time: 5s", "      time: 5s\n      tables: [1, 2]", []string{"c.yaml:18: simulate.workload.flags.tables: a list is not a flag value"}},
+		{"unknown driver", "driver: mysql", "driver: mysql\ndriver: agent", []string{`c.yaml:7: driver: "agent" is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)`}},
+		{"unknown sim driver", "  vms: {count: 1}", "  vms: {count: 1}\n  driver: vm", []string{`c.yaml:15: simulate.driver: "vm" is not valid (harness or guest, as driver:)`}},
+		{"guest driver", "driver: mysql", "driver: mysql\ndriver: guest\nguest: {max-clock-offset: 20ms}", nil},
+		{"clock bound too wide", "driver: mysql", "driver: mysql\nguest: {max-clock-offset: 2s}", []string{"c.yaml:7: guest.max-clock-offset: 2s is not valid (0 for the default of 50ms, up to 1s"}},
+		{"unknown guest key", "driver: mysql", "driver: mysql\nguest: {via: telnet}", []string{"c.yaml: line 7: unknown key \"via\" in guest (valid: max-clock-offset)"}},
 		{"trailing separator", "      time: 5s\n", "      time: 5s\n---\n", nil},
 		{"second document", "      time: 5s\n", "      time: 5s\n---\nname: y\n", []string{"c.yaml: holds more than one YAML document (the second at line 18)"}},
 	} {

@@ -14,14 +14,29 @@ import (
 	"vmbench/oltp"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+// TestMain runs the tests, or, when a guest-driven campaign of a test has
+// started this test binary as its agent ("vmbench agent run DIR": the
+// campaign uploads its own executable, which in a test is this binary),
+// is that agent.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "agent" && os.Args[2] == "run" {
+		main()
+	}
+	testdb.Main(m)
+}
 
 // runCLI runs vmbench in-process and returns its exit status and output.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIContext(context.Background(), t, env, args...)
+}
+
+// runCLIContext is runCLI under ctx: cancelling it is Ctrl-C.
+func runCLIContext(ctx context.Context, t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	a := &app{stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
-	err := run(context.Background(), a, args)
+	err := run(ctx, a, args)
 	if err != nil {
 		errb.WriteString("vmbench: " + err.Error() + "\n")
 	}

@@ -1,0 +1,429 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"vmbench/agent"
+	"vmbench/oltp"
+	"vmbench/target"
+	"vmbench/vsphere"
+	"vmbench/workload"
+)
+
+// DefaultMaxClockOffset is how far a guest's clock may be from the
+// harness's before a guest-driven campaign refuses to start
+// (guest.max-clock-offset): a common start is only common within it.
+const DefaultMaxClockOffset = 50 * time.Millisecond
+
+// guestPoll is how often the campaign reads each agent's status and new
+// interval files.
+const guestPoll = 250 * time.Millisecond
+
+// guestUnreachable is how long a guest may fail to answer reads (its
+// status, an interval file) before the campaign gives its VM up: a
+// network hiccup or a busy guest must not stop a run that goes on inside
+// it.
+const guestUnreachable = 2 * time.Minute
+
+// agentStopGrace is how long a stopped agent (Ctrl-C, another VM's
+// failure) has to write its partial Result before the campaign stops
+// waiting for it.
+const agentStopGrace = 15 * time.Second
+
+// guestDriver runs each VM's workload in its guest through the vmbench
+// agent: upload, a job per step, start, poll, download.
+type guestDriver struct {
+	c       *campaign
+	targets []target.Target
+	offsets []time.Duration // each guest's clock minus the harness's
+	agent   string          // the agent's path on each target
+
+	mu      sync.Mutex
+	running map[int]target.Process
+}
+
+// newGuestDriver reaches every VM's guest, checks its clock against the
+// bound and uploads the agent. In simulation each VM's guest is a local
+// directory (target.Local) under the campaign's temporary directory.
+func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestDriver, error) {
+	tmp, err := c.tempDir()
+	if err != nil {
+		return nil, err
+	}
+	targets := make([]target.Target, 0, len(vms))
+	for _, vm := range vms {
+		t, err := target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
+		if err != nil {
+			(&guestDriver{c: c, targets: targets}).Close()
+			return nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
+		}
+		targets = append(targets, t)
+	}
+	c.logf("simulated guests: a local agent process per VM, each in its own directory under %s", filepath.Join(tmp, "guests"))
+	return newGuestDriverOn(ctx, c, targets)
+}
+
+// newGuestDriverOn is newGuestDriver on the given targets, one per VM in
+// VM order; on an error it has closed them and removed what it put there.
+func newGuestDriverOn(ctx context.Context, c *campaign, targets []target.Target) (*guestDriver, error) {
+	d := &guestDriver{c: c, targets: targets, running: map[int]target.Process{}}
+	if err := d.setup(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// setup measures every guest's clock and uploads the agent binary: the
+// harness's own executable, or Options.AgentBinary.
+func (d *guestDriver) setup(ctx context.Context) error {
+	bin, err := d.agentBinary()
+	if err != nil {
+		return err
+	}
+	bound := d.c.maxClockOffset()
+	start := time.Now()
+	d.offsets = make([]time.Duration, len(d.targets))
+	for i, t := range d.targets {
+		info, err := t.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("guest of %s: %w", t.Name(), err)
+		}
+		if d.c.opts.AgentBinary == "" && (info.OS != runtime.GOOS || info.Arch != runtime.GOARCH) {
+			return fmt.Errorf("guest of %s is %s/%s and this vmbench is %s/%s: give a vmbench built for it with --agent-binary (make agents builds them)",
+				t.Name(), info.OS, info.Arch, runtime.GOOS, runtime.GOARCH)
+		}
+		if off := info.ClockOffset.Abs(); off > bound {
+			return fmt.Errorf("guest of %s: its clock is %s off the harness's (± %s), more than guest.max-clock-offset %s allows; synchronise its clock (NTP or VMware Tools time sync)",
+				t.Name(), info.ClockOffset, info.ClockUncertainty, bound)
+		}
+		d.offsets[i] = info.ClockOffset
+		d.agent = "bin/vmbench"
+		if info.OS == "windows" {
+			d.agent += ".exe"
+		}
+		if err := t.Upload(ctx, bin, d.agent, 0o755); err != nil {
+			return fmt.Errorf("uploading the agent to %s: %w", t.Name(), err)
+		}
+	}
+	fi, _ := os.Stat(bin)
+	var size int64
+	if fi != nil {
+		size = fi.Size()
+	}
+	d.c.logf("agent %s (%.1f MB) uploaded to %d guests, checksums checked, in %s; clock offsets within %s",
+		bin, float64(size)/1e6, len(d.targets), time.Since(start).Round(time.Millisecond), bound)
+	return nil
+}
+
+func (d *guestDriver) agentBinary() (string, error) {
+	if b := d.c.opts.AgentBinary; b != "" {
+		return b, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this vmbench's executable to upload as the agent: %w (give one with --agent-binary)", err)
+	}
+	return exe, nil
+}
+
+func (d *guestDriver) Where(int) string { return DriverGuest }
+
+func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
+	_, err := d.step(ctx, vm, cfg, workload.VerbPrepare, workload.Env{Log: log})
+	return err
+}
+
+func (d *guestDriver) Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error) {
+	return d.step(ctx, vm, cfg, workload.VerbRun, env)
+}
+
+// Close kills the agents still running and removes every guest's
+// working directory.
+func (d *guestDriver) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d.mu.Lock()
+	for vm, p := range d.running {
+		if err := p.Kill(ctx); err != nil {
+			d.c.logf("stopping the agent on %s: %v", d.targets[vm].Name(), err)
+		}
+	}
+	clear(d.running)
+	d.mu.Unlock()
+	for _, t := range d.targets {
+		if err := t.RemoveAll(ctx, "."); err != nil {
+			d.c.logf("removing the agent's files on %s: %v", t.Name(), err)
+		}
+		t.Close()
+	}
+}
+
+// job is the agent's job for one step of cfg on VM vm.
+func (d *guestDriver) job(vm int, cfg workload.Config, verb workload.Verb, env workload.Env) (*agent.Job, string) {
+	j := &agent.Job{Version: agent.JobVersion, Tool: d.c.spec.Workload.Tool, Workload: d.c.spec.Workload.Name,
+		Flags: cfg.Flags(), Steps: []workload.Verb{verb}, Labels: env.Labels}
+	var password string
+	if conn, ok := cfg.(workload.Connector); ok {
+		for _, f := range conn.ConnectionFlags() {
+			delete(j.Flags, f)
+		}
+		db := conn.Database()
+		password, db.Password = db.Password, ""
+		j.Database = &db
+	}
+	if !env.StartAt.IsZero() {
+		j.StartAt = env.StartAt.Add(d.offsets[vm]) // the same instant on the guest's clock
+	}
+	return j, password
+}
+
+// step runs one agent job on VM vm and follows it to its end.
+func (d *guestDriver) step(ctx context.Context, vm int, cfg workload.Config, verb workload.Verb, env workload.Env) (*workload.Output, error) {
+	t := d.targets[vm]
+	job, password := d.job(vm, cfg, verb, env)
+	b, err := job.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	dir := string(verb)
+	if err := t.RemoveAll(ctx, dir); err != nil {
+		return nil, err
+	}
+	if err := t.WriteFile(ctx, dir+"/"+agent.JobFile, b, 0o600); err != nil {
+		return nil, fmt.Errorf("writing the agent's job to %s: %w", t.Name(), err)
+	}
+	info, err := t.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := t.Start(ctx, target.Command{Path: d.agent, Args: []string{"agent", "run", guestJoin(info, dir)},
+		Env: []string{agent.PasswordEnv + "=" + password}, Output: dir + "/agent.out"})
+	if err != nil {
+		return nil, fmt.Errorf("starting the agent on %s: %w", t.Name(), err)
+	}
+	d.mu.Lock()
+	d.running[vm] = p
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.running, vm)
+		d.mu.Unlock()
+	}()
+	f := &follower{t: t, dir: dir, env: env, bounds: cfg.Bounds(), proc: p}
+	st, err := f.follow(ctx)
+	if err != nil {
+		return d.partial(t, dir, verb), err
+	}
+	if verb != workload.VerbRun {
+		return nil, nil
+	}
+	out := d.partial(t, dir, verb)
+	if out == nil {
+		return nil, fmt.Errorf("agent on %s is %s but left no %s", t.Name(), st.State, agent.ResultFile)
+	}
+	return out, nil
+}
+
+// partial downloads the run step's Result, if the agent wrote one.
+func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb) *workload.Output {
+	if verb != workload.VerbRun {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := t.ReadFile(ctx, dir+"/"+agent.ResultFile)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			d.c.logf("downloading the Result from %s: %v", t.Name(), err)
+		}
+		return nil
+	}
+	r, err := agent.ParseResult(t.Name()+":"+dir+"/"+agent.ResultFile, b)
+	if err != nil {
+		d.c.logf("%v", err)
+		return nil
+	}
+	return &workload.Output{Result: r}
+}
+
+// guestJoin is dir's absolute path in the guest's own spelling.
+func guestJoin(info target.Info, dir string) string {
+	sep := "/"
+	if info.OS == "windows" {
+		sep = `\`
+	}
+	return info.Dir + sep + dir
+}
+
+// follower follows one agent job: its status, its interval files (passed
+// on to the observer as they appear) and its process.
+type follower struct {
+	t      target.Target
+	dir    string
+	env    workload.Env
+	bounds oltp.RunConfig
+	proc   target.Process
+	next   int      // the next interval file to read
+	phases []string // the phases announced to the observer
+	// failing is when reads from the guest started failing (zero while
+	// they succeed); reported once.
+	failing time.Time
+	// now is the clock for failing (time.Now; tests give their own).
+	now func() time.Time
+}
+
+// follow polls until the agent's status is final, and returns it; an
+// agent that failed, or ended without a final status, is an error.
+func (f *follower) follow(ctx context.Context) (agent.Status, error) {
+	tick := time.NewTicker(guestPoll)
+	defer tick.Stop()
+	name := f.t.Name()
+	for {
+		st, err := f.poll(ctx)
+		if err != nil {
+			if !f.retry(err) {
+				return st, err
+			}
+			if ctx.Err() != nil {
+				return f.stop(st)
+			}
+			<-tick.C
+			continue
+		}
+		switch {
+		case st.State == agent.StateDone:
+			return st, nil
+		case st.State == agent.StateFailed:
+			if st.FlagError {
+				return st, &workload.FlagError{Err: fmt.Errorf("agent on %s: %s", name, st.Error)}
+			}
+			return st, fmt.Errorf("agent on %s: %s", name, st.Error)
+		}
+		running, code, err := f.proc.State(ctx)
+		if err == nil && !running {
+			// It may have written its final status just before it ended.
+			if st, err := f.poll(ctx); err == nil && (st.State == agent.StateDone || st.State == agent.StateFailed) {
+				continue
+			}
+			return st, fmt.Errorf("agent on %s ended (exit code %d) while %s: see %s/agent.out there", name, code, st.State, f.dir)
+		}
+		select {
+		case <-ctx.Done():
+			return f.stop(st)
+		case <-tick.C:
+		}
+	}
+}
+
+// retry says whether a failed read from the guest is to be tried again:
+// a read error (the guest unreachable, a file mid-download) for up to
+// guestUnreachable, logged once; a file that is there but malformed is
+// not retried.
+func (f *follower) retry(err error) bool {
+	var bad *badFileError
+	if errors.As(err, &bad) {
+		return false
+	}
+	now := time.Now
+	if f.now != nil {
+		now = f.now
+	}
+	if f.failing.IsZero() {
+		f.failing = now()
+		if f.env.Log != nil {
+			fmt.Fprintf(f.env.Log, "%v; trying again for up to %s\n", err, guestUnreachable)
+		}
+		return true
+	}
+	return now().Sub(f.failing) < guestUnreachable
+}
+
+// badFileError is a file read from the guest that is not what the agent
+// writes: retrying does not mend it.
+type badFileError struct{ err error }
+
+func (e *badFileError) Error() string { return e.err.Error() }
+func (e *badFileError) Unwrap() error { return e.err }
+
+// stop ends an agent after the campaign was cancelled: the agent writes
+// its partial Result on SIGTERM, and the campaign waits for its final
+// status at most agentStopGrace.
+func (f *follower) stop(st agent.Status) (agent.Status, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), agentStopGrace)
+	defer cancel()
+	f.proc.Kill(ctx)
+	for ctx.Err() == nil {
+		if s, err := f.poll(ctx); err == nil {
+			st = s
+			if st.State == agent.StateDone || st.State == agent.StateFailed {
+				break
+			}
+		}
+		time.Sleep(guestPoll)
+	}
+	return st, context.Canceled
+}
+
+// poll reads the status and every interval file written since the last
+// poll, and passes the new intervals to the observer in order.
+func (f *follower) poll(ctx context.Context) (agent.Status, error) {
+	b, err := f.t.ReadFile(ctx, f.dir+"/"+agent.StatusFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return agent.Status{State: agent.StateStarting}, nil // not written yet
+	}
+	if err != nil {
+		return agent.Status{}, fmt.Errorf("reading the agent's status on %s: %w", f.t.Name(), err)
+	}
+	f.failing = time.Time{}
+	st, err := agent.ParseStatus(b)
+	if err != nil {
+		return st, &badFileError{fmt.Errorf("%s:%s/%s: %w", f.t.Name(), f.dir, agent.StatusFile, err)}
+	}
+	switch st.State {
+	case agent.StatePrecondition:
+		f.announce(oltp.PhasePrecondition)
+	case agent.StateMeasure:
+		f.announce(oltp.PhaseMeasure)
+	}
+	for ; f.next < st.Intervals; f.next++ {
+		b, err := f.t.ReadFile(ctx, f.dir+"/"+agent.IntervalPath(f.next+1))
+		if err != nil {
+			return st, fmt.Errorf("reading interval %d on %s: %w", f.next+1, f.t.Name(), err)
+		}
+		iv, err := agent.ParseInterval(b)
+		if err != nil {
+			return st, &badFileError{fmt.Errorf("%s: interval %d: %w", f.t.Name(), f.next+1, err)}
+		}
+		r, err := iv.Report()
+		if err != nil {
+			return st, &badFileError{fmt.Errorf("%s: interval %d: %w", f.t.Name(), f.next+1, err)}
+		}
+		f.announce(r.Phase)
+		f.env.OnInterval(r)
+	}
+	return st, nil
+}
+
+// announce tells the observer that phase has started, once per phase.
+func (f *follower) announce(phase string) {
+	if slices.Contains(f.phases, phase) {
+		return
+	}
+	f.phases = append(f.phases, phase)
+	length := f.bounds.Time
+	if phase == oltp.PhasePrecondition {
+		length = f.bounds.WarmupTime
+	}
+	f.env.OnPhase(phase, length)
+}
