@@ -30,6 +30,8 @@ var allowed = map[string][]string{
 	"vmbench/internal/golden":    {},
 	"vmbench/internal/fakesql":   {},
 	"vmbench/internal/deps":      {},
+	"vmbench/target":             {},
+	"vmbench/internal/sshtest":   {},
 	"vmbench/cmd/vmbench":        nil, // everything
 }
 
@@ -45,6 +47,7 @@ var forbiddenExternal = map[string][]string{
 	// dialect.Config: it links the SQL drivers but never opens a database.
 	"vmbench/vdbench": {"github.com/vmware/govmomi"},
 	"vmbench/vsphere": {"database/sql"},
+	"vmbench/target":  {"database/sql", "github.com/vmware/govmomi"},
 	"vmbench/report":  {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 }
 
