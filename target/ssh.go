@@ -51,9 +51,10 @@ type SSHConfig struct {
 // SSH is a host reached by SSH. One *ssh.Client carries every call, each
 // in its own session (at most maxSessions at once); plain POSIX shell
 // commands do the work, so the host needs sh, cat, mkdir, mv, rm, chmod,
-// uname, date, kill, setsid and sha256sum (or shasum). The login shell
-// must accept sh -c with a single-quoted argument (sh, bash, dash, zsh,
-// ksh do). Its methods are safe for concurrent use.
+// uname, date, kill, grep, setsid, nohup and sha256sum (or shasum): a
+// Linux host has them all. The login shell must accept sh -c with a
+// single-quoted argument spanning lines (sh, bash, dash, zsh and ksh do;
+// csh does not). Its methods are safe for concurrent use.
 type SSH struct {
 	name   string
 	dir    string // absolute, clean, not "/"

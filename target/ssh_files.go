@@ -89,7 +89,7 @@ func (s *SSH) ReadFile(ctx context.Context, remote string) ([]byte, error) {
 		return nil, err
 	}
 	q := shQuote(p)
-	out, err := s.run(ctx, fmt.Sprintf("if [ ! -e %s ] && [ ! -L %s ]; then exit %d; fi; exec cat -- %s", q, q, exitNotExist, q), nil)
+	out, err := s.run(ctx, fmt.Sprintf("[ -e %s ] || exit %d; exec cat -- %s", q, exitNotExist, q), nil)
 	switch {
 	case exitCode(err) == exitNotExist:
 		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote, fs.ErrNotExist)

@@ -156,17 +156,16 @@ type sshProcess struct {
 func (p *sshProcess) PID() int64 { return p.pid }
 
 // State reads the exit-code file; without one, the process runs while
-// ps shows it and it is not a zombie (kill -0 where ps is missing). A
+// kill -0 reaches it and, where /proc exists, it is not a zombie. A
 // process that ended without writing the file (killed) reports -1. A
 // signal that ends the program but not its wrapper reports 128+n, as sh
-// does.
+// does. The file is read again after the liveness check, so a process
+// that ends in between reports its code, not -1.
 func (p *sshProcess) State(ctx context.Context) (bool, int, error) {
 	pid := strconv.FormatInt(p.pid, 10)
-	f := shQuote(p.exit)
-	script := `f=` + f + `
+	script := `f=` + shQuote(p.exit) + `
 if [ -f "$f" ]; then echo "exit $(cat -- "$f")"; exit 0; fi
-if command -v ps >/dev/null 2>&1; then s=$(ps -o stat= -p ` + pid + ` 2>/dev/null); else s=; kill -s 0 ` + pid + ` 2>/dev/null && s=R; fi
-case "$s" in ""|Z*) ;; *) echo running; exit 0;; esac
+if kill -s 0 ` + pid + ` 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' /proc/` + pid + `/status 2>/dev/null; then echo running; exit 0; fi
 if [ -f "$f" ]; then echo "exit $(cat -- "$f")"; else echo gone; fi
 `
 	out, err := p.s.run(ctx, script, nil)

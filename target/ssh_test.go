@@ -384,3 +384,33 @@ func TestSSHConfigStringHidesPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestSSHDetached checks that a started program goes on after the
+// connection that started it is closed.
+func TestSSHDetached(t *testing.T) {
+	s, srv, dir := newSSH(t)
+	ctx := context.Background()
+	_, err := s.Start(ctx, Command{
+		Path: "/bin/sh",
+		Args: []string{"-c", `echo started > started; while [ ! -e release ]; do sleep 0.05; done; echo done > done`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(dir, "started"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := NewSSH(ctx, SSHConfig{
+		Name: "vm1", Addr: srv.Addr, User: srv.User, KeyFile: srv.KeyFile,
+		KnownHosts: srv.KnownHosts(t), Dir: dir,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.WriteFile(ctx, "release", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(dir, "done"))
+}
