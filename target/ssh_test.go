@@ -124,6 +124,7 @@ func TestSSHEnvSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = p.Kill(context.Background()) }) // when a check below fails
 	got := waitFile(t, filepath.Join(dir, "got"))
 	if string(got) != secret+"\n" {
 		t.Errorf("program got %q, want the secret", got)
