@@ -2,8 +2,8 @@
 #
 #   make test     vet, lint, race-test everything (SQLite data tests without
 #                 -race), then fuzz each input parser briefly; installs a
-#                 MariaDB server binary first when none exists and we are
-#                 root (Debian/Ubuntu)
+#                 MariaDB server binary and an OpenSSH server binary first
+#                 when none exists and we are root (Debian/Ubuntu)
 #   make lint     golangci-lint with .golangci.yml (function length, copied
 #                 code, os.Args/os.Exit/os/signal outside cmd/vmbench)
 #   make fuzz     each fuzz target for FUZZTIME (seed corpora in the
@@ -33,6 +33,25 @@ SERVER_DIRS     ?= /usr/sbin /usr/libexec /usr/local/mysql/bin
 SERVER_PACKAGES ?= mariadb-server-core
 POLICY_RC_D     ?= /usr/sbin/policy-rc.d
 
+# The SSH target's tests start their own sshd on a free loopback port through
+# internal/sshtest, which looks for sshd at $$VMBENCH_SSHD, on PATH and in
+# these directories (keep in step with internal/sshtest/sshtest.go).
+SSHD_DIRS     ?= /usr/sbin /usr/local/sbin
+SSHD_PACKAGES ?= openssh-server
+
+# NO_SERVICE_STARTS, at the start of a recipe's shell line, puts in place a
+# policy-rc.d that forbids service starts (unless one exists already) and
+# removes it when the shell exits, so that installing a server package never
+# starts the system's service (one may already listen on 3306 or 22 here).
+define NO_SERVICE_STARTS
+policy=$(POLICY_RC_D); created=; \
+if [ ! -e "$$policy" ]; then \
+  printf '#!/bin/sh\n# vmbench make test-deps: no service starts during the install\nexit 101\n' > "$$policy"; \
+  chmod 755 "$$policy"; created=1; \
+fi; \
+trap 'if [ -n "$$created" ]; then rm -f "$$policy"; fi' EXIT
+endef
+
 # golangci-lint is a tool, not a dependency of vmbench: `go run pkg@version`
 # builds it once into the Go build cache (about 2 minutes on a cold cache,
 # 1 s after) without adding its modules to go.mod.
@@ -45,7 +64,7 @@ FUZZTIME ?= 3s
 FUZZ ?= ./scenarios:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
 	./vdbench:FuzzParseSize ./sysbench:FuzzFlags ./tpcc:FuzzParseFlags
 
-.PHONY: test test-deps vet lint fuzz build bench clean
+.PHONY: test test-deps test-deps-db test-deps-sshd vet lint fuzz build bench clean
 
 # The SQLite data tests (a TPC-C warehouse is 600,000 rows) skip themselves
 # under -race, where modernc.org/sqlite runs about 25 times slower; the
@@ -77,11 +96,14 @@ fuzz:
 	  $(GO) test -run=NONE -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=100x -parallel=2 $$pkg; \
 	done
 
-# test-deps makes sure a MariaDB/MySQL server binary exists. Installing one
-# must not start a system service (one may already listen on 3306 here), so a
-# policy-rc.d that forbids service starts is put in place for the install
-# unless one exists already.
+# One after the other, never in parallel (make -j): both may run apt-get.
 test-deps:
+	@$(MAKE) --no-print-directory test-deps-db
+	@$(MAKE) --no-print-directory test-deps-sshd
+
+# test-deps-db makes sure a MariaDB/MySQL server binary exists, installing one
+# (with NO_SERVICE_STARTS) when we are root on Debian/Ubuntu.
+test-deps-db:
 	@set -e; \
 	found="$${VMBENCH_TESTDB_SERVER:-}"; \
 	if [ -z "$$found" ]; then \
@@ -97,17 +119,37 @@ test-deps:
 	  echo "test-deps: integration tests will use $$found"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "test-deps: no mariadbd/mysqld found; installing $(SERVER_PACKAGES) (the tests start their own server on a free port)"; \
-	  policy=$(POLICY_RC_D); created=; \
-	  if [ ! -e "$$policy" ]; then \
-	    printf '#!/bin/sh\n# vmbench make test-deps: no service starts during the install\nexit 101\n' > "$$policy"; \
-	    chmod 755 "$$policy"; created=1; \
-	  fi; \
-	  trap 'if [ -n "$$created" ]; then rm -f "$$policy"; fi' EXIT; \
+	  $(NO_SERVICE_STARTS); \
 	  apt-get update -q; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(SERVER_PACKAGES) \
 	    || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mariadb-server; \
 	else \
 	  echo "test-deps: no mariadbd/mysqld found and not root (or no apt-get): tests that need a MariaDB server will be skipped; install mariadb-server to run them"; \
+	fi
+
+# test-deps-sshd makes sure an sshd binary exists, installing openssh-server
+# (with NO_SERVICE_STARTS: no system sshd is started on port 22) when we are
+# root on Debian/Ubuntu, and makes sshd's privilege-separation directory,
+# which a root sshd needs (internal/sshtest makes it too).
+test-deps-sshd:
+	@set -e; \
+	found="$${VMBENCH_SSHD:-}"; \
+	if [ -z "$$found" ]; then \
+	  if command -v sshd >/dev/null 2>&1; then found=$$(command -v sshd); fi; \
+	  for d in $(SSHD_DIRS); do \
+	    if [ -z "$$found" ] && [ -x "$$d/sshd" ]; then found="$$d/sshd"; fi; \
+	  done; \
+	fi; \
+	if [ -n "$$found" ]; then \
+	  echo "test-deps: SSH tests will use $$found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "test-deps: no sshd found; installing $(SSHD_PACKAGES) (the tests start their own sshd on a free loopback port)"; \
+	  $(NO_SERVICE_STARTS); \
+	  apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(SSHD_PACKAGES); \
+	  mkdir -p /run/sshd; \
+	else \
+	  echo "test-deps: no sshd found and not root (or no apt-get): the SSH target's tests will be skipped; install openssh-server to run them"; \
 	fi
 
 build:

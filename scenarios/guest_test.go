@@ -111,15 +111,15 @@ type recorder struct {
 	intervals []oltp.IntervalReport
 }
 
-func (r *recorder) Phase(p string, _ time.Duration)  { r.phases = append(r.phases, p) }
+func (r *recorder) Phase(p string, _ time.Duration) { r.phases = append(r.phases, p) }
 func (r *recorder) Interval(iv oltp.IntervalReport) { r.intervals = append(r.intervals, iv) }
 
 // finished is a Process that has ended with code 0.
 type finished struct{}
 
-func (finished) PID() int64                                  { return 1 }
-func (finished) State(context.Context) (bool, int, error)    { return false, 0, nil }
-func (finished) Kill(context.Context) error                  { return nil }
+func (finished) PID() int64                               { return 1 }
+func (finished) State(context.Context) (bool, int, error) { return false, 0, nil }
+func (finished) Kill(context.Context) error               { return nil }
 
 // writeAgentFiles writes what an agent leaves after n measure intervals.
 func writeAgentFiles(t *testing.T, l *target.Local, n int, state agent.State) {

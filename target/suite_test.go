@@ -219,6 +219,7 @@ func suiteKill(t *testing.T, tg Target, hostDir string) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+	t.Cleanup(func() { _ = p.Kill(context.Background()) }) // when a check below fails
 	b := waitFile(t, filepath.Join(hostDir, "gc.pid"))
 	gc, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil {

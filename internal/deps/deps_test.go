@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"vmbench/vsphere":            {},
 	"vmbench/vsphere/guest":      {"vmbench/target"},
 	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
-	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
+	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target"},
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/golden":    {},
@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"vmbench/internal/deps":      {},
 	"vmbench/target":             {},
 	"vmbench/agent":              {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
+	"vmbench/internal/sshtest":   {},
 	"vmbench/cmd/vmbench":        nil, // everything
 }
 
@@ -51,6 +52,7 @@ var forbiddenExternal = map[string][]string{
 	// The agent runs in a guest: it never talks to vSphere (and reaches the
 	// tools through the workload contract only, as allowed says).
 	"vmbench/agent":  {"github.com/vmware/govmomi"},
+	"vmbench/target": {"database/sql", "github.com/vmware/govmomi"},
 	"vmbench/report": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 }
 
