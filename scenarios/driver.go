@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -71,8 +70,11 @@ func driverName(spec *Spec, opts Options) (string, error) {
 	case "", DriverHarness:
 		return DriverHarness, nil
 	case DriverGuest:
-		if !opts.Simulate {
-			return "", errors.New("driver: guest on a real vCenter is not built yet (the SSH and VMware Tools guest targets are not wired into campaigns); use driver: harness, or --simulate")
+		if !opts.Simulate && (spec.Guest == nil || spec.Guest.User == "") {
+			return "", spec.src.errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH")
+		}
+		if g := spec.Guest; !opts.Simulate && g.PasswordEnv != "" && opts.Getenv(g.PasswordEnv) == "" {
+			return "", spec.src.errorf("guest.password-env", "guest.password-env: environment variable %s is empty", g.PasswordEnv)
 		}
 		return DriverGuest, nil
 	}

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"vmbench/agent"
+	"vmbench/dialect"
 	"vmbench/oltp"
 	"vmbench/target"
 	"vmbench/vsphere"
@@ -52,25 +56,78 @@ type guestDriver struct {
 	running map[int]target.Process
 }
 
+// GuestViaSSH is guest.via's one value today: the guests are reached by
+// SSH at the IP VMware Tools reports.
+const GuestViaSSH = "ssh"
+
 // newGuestDriver reaches every VM's guest, checks its clock against the
 // bound and uploads the agent. In simulation each VM's guest is a local
-// directory (target.Local) under the campaign's temporary directory.
+// directory (target.Local) under the campaign's temporary directory; else
+// an SSH login to the VM's IP (guest:).
 func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestDriver, error) {
-	tmp, err := c.tempDir()
-	if err != nil {
-		return nil, err
-	}
 	targets := make([]target.Target, 0, len(vms))
-	for _, vm := range vms {
-		t, err := target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
+	fail := func(vm string, err error) (*guestDriver, error) {
+		(&guestDriver{c: c, targets: targets}).Close()
+		return nil, fmt.Errorf("guest of %s: %w", vm, err)
+	}
+	if c.opts.Simulate {
+		tmp, err := c.tempDir()
 		if err != nil {
-			(&guestDriver{c: c, targets: targets}).Close()
-			return nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
+			return nil, err
+		}
+		for _, vm := range vms {
+			t, err := target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
+			if err != nil {
+				return fail(vm.Name, err)
+			}
+			targets = append(targets, t)
+		}
+		c.logf("simulated guests: a local agent process per VM, each in its own directory under %s", filepath.Join(tmp, "guests"))
+		return newGuestDriverOn(ctx, c, targets)
+	}
+	for _, vm := range vms {
+		t, err := target.NewSSH(ctx, c.sshConfig(vm))
+		if err != nil {
+			return fail(vm.Name, err)
 		}
 		targets = append(targets, t)
 	}
-	c.logf("simulated guests: a local agent process per VM, each in its own directory under %s", filepath.Join(tmp, "guests"))
+	c.logf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir())
 	return newGuestDriverOn(ctx, c, targets)
+}
+
+// sshConfig is how the campaign logs in to vm's guest (guest:).
+func (c *campaign) sshConfig(vm vsphere.VM) target.SSHConfig {
+	g := c.spec.Guest
+	port := g.Port
+	if port == 0 {
+		port = 22
+	}
+	cfg := target.SSHConfig{Name: vm.Name, Addr: net.JoinHostPort(vm.IP, strconv.Itoa(port)), User: g.User,
+		KeyFile: expandHome(g.KeyFile), Agent: g.Agent, KnownHosts: expandHome(g.KnownHosts), Dir: c.guestDir()}
+	if g.PasswordEnv != "" {
+		cfg.Password = c.opts.Getenv(g.PasswordEnv)
+	}
+	return cfg
+}
+
+// guestDir is the guests' working directory: guest.dir, else one named
+// after the campaign.
+func (c *campaign) guestDir() string {
+	if g := c.spec.Guest; g != nil && g.Dir != "" {
+		return g.Dir
+	}
+	return "/var/tmp/vmbench-" + c.id
+}
+
+// expandHome replaces a leading "~/" with the user's home directory.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
 }
 
 // newGuestDriverOn is newGuestDriver on the given targets, one per VM in
@@ -180,6 +237,9 @@ func (d *guestDriver) job(vm int, cfg workload.Config, verb workload.Verb, env w
 		}
 		db := conn.Database()
 		password, db.Password = db.Password, ""
+		if !d.c.opts.Simulate && db.Driver != dialect.SQLite && db.Socket == "" {
+			db.Host = "127.0.0.1" // the agent drives the database of its own VM
+		}
 		j.Database = &db
 	}
 	if !env.StartAt.IsZero() {

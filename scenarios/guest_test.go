@@ -5,17 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"vmbench/agent"
+	"vmbench/internal/sshtest"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 	"vmbench/target"
+	"vmbench/vsphere"
 	"vmbench/workload"
 )
 
@@ -187,5 +191,53 @@ func TestGuestFollowerRefusesBadFile(t *testing.T) {
 	var bad *badFileError
 	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "vm1:run/status.json") {
 		t.Errorf("follow: %v, want a bad-file error naming vm1:run/status.json", err)
+	}
+}
+
+// TestGuestOverSSH: a real campaign's guests are SSH logins to each VM's
+// IP (here a throwaway sshd on 127.0.0.1 stands in for the VM): the agent
+// is uploaded and checked, the clock measured, and the working directory
+// removed at the end; a host key that is not in known_hosts is refused.
+func TestGuestOverSSH(t *testing.T) {
+	srv := sshtest.Start(t)
+	host, port, err := net.SplitHostPort(srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := strconv.Atoi(port)
+	dir := filepath.Join(t.TempDir(), "guest")
+	for _, tc := range []struct {
+		name, knownHosts, want string
+	}{
+		{"known host", srv.KnownHosts(t), ""},
+		{"unknown host", filepath.Join(t.TempDir(), "empty"), "guest of vm1: "},
+	} {
+		if tc.want != "" {
+			os.WriteFile(tc.knownHosts, nil, 0o600)
+		}
+		var log bytes.Buffer
+		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe},
+			spec: &Spec{Guest: &GuestSpec{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}
+		d, err := newGuestDriver(context.Background(), c, []vsphere.VM{{Name: "vm1", IP: host}})
+		if tc.want != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want an error starting %q", tc.name, err, tc.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\nsshd: %s", tc.name, err, srv.Log())
+		}
+		if !strings.Contains(log.String(), "uploaded to 1 guests, checksums checked") || !dirExists(filepath.Join(dir, "bin", "vmbench")) {
+			t.Errorf("%s: the agent was not uploaded:\n%s", tc.name, log.String())
+		}
+		d.Close()
+		if dirExists(dir) {
+			t.Errorf("%s: %s left on the guest after Close", tc.name, dir)
+		}
 	}
 }

@@ -9,6 +9,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,6 +92,26 @@ type WorkloadSpec struct {
 // GuestSpec says how a guest-driven campaign (driver: guest) treats the
 // guests.
 type GuestSpec struct {
+	// Via is how a real campaign reaches each guest: "ssh" (the default;
+	// the VM's IP from VMware Tools). In simulation each guest is a local
+	// directory, whatever Via says.
+	Via string `yaml:"via,omitempty"`
+	// User, Port (default 22), and one way to log in: KeyFile (a private
+	// key without a passphrase), Agent (the keys of $SSH_AUTH_SOCK) or
+	// PasswordEnv (the environment variable holding the password).
+	User        string `yaml:"user,omitempty"`
+	Port        int    `yaml:"port,omitempty"`
+	KeyFile     string `yaml:"key-file,omitempty"`
+	Agent       bool   `yaml:"agent,omitempty"`
+	PasswordEnv string `yaml:"password-env,omitempty"`
+	// KnownHosts is the known_hosts file the guests' host keys are
+	// checked against (default ~/.ssh/known_hosts); a key that is not
+	// there, or changed, is refused. There is no way to skip the check.
+	KnownHosts string `yaml:"known-hosts,omitempty"`
+	// Dir is the guests' working directory for the agent and its run
+	// directories (default /var/tmp/vmbench-<campaign id>), removed at the
+	// end.
+	Dir string `yaml:"dir,omitempty"`
 	// MaxClockOffset bounds how far each guest's clock may be from the
 	// harness's (default DefaultMaxClockOffset, 50 ms); a guest beyond it
 	// is refused before anything runs, naming the VM and its offset.
@@ -239,6 +260,19 @@ func (s *Spec) validate() error {
 		bad("driver", "%q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", s.Driver)
 	}
 	if g := s.Guest; g != nil {
+		switch g.Via {
+		case "", GuestViaSSH:
+		case "tools":
+			bad("guest.via", "tools (VMware Tools guest operations) is not wired into campaigns yet; use ssh")
+		default:
+			bad("guest.via", "%q is not valid (ssh)", g.Via)
+		}
+		if g.Port < 0 || g.Port > 65535 {
+			bad("guest.port", "%d is not a port (1..65535)", g.Port)
+		}
+		if g.Dir != "" && (!strings.HasPrefix(g.Dir, "/") || path.Clean(g.Dir) == "/") {
+			bad("guest.dir", "%q is not valid (an absolute directory other than /)", g.Dir)
+		}
 		if d := time.Duration(g.MaxClockOffset); d < 0 || d > MaxClockOffset {
 			bad("guest.max-clock-offset", "%s is not valid (0 for the default of %s, up to %s: a common start is only as common as the clocks)", d, DefaultMaxClockOffset, MaxClockOffset)
 		}
