@@ -16,8 +16,9 @@ var openFileLimit = dialect.ProcessFileLimit
 var connectionKeys = []string{"threads", "conns", "terminals"}
 
 // checkConnLimit refuses a campaign whose VMs' connections, all opened by
-// this process (every VM's workload is driven from it), need more open
-// files than the process may have: the run would fail at the connection
+// this process when it drives every VM's workload (driver: harness), or
+// one VM's by each simulated agent process (driver: guest), need more
+// open files than the process may have: the run would fail at the connection
 // that hits the limit, after the VMs were provisioned and their data
 // loaded. cfg is the Config the campaign runs (simulated with Simulate);
 // its Bounds().Threads is the connections of one VM. The error names the
@@ -34,6 +35,18 @@ func checkConnLimit(spec *Spec, opts Options, cfg workload.Config) error {
 	}
 	vms := run.VMs.Count
 	driver := campaignDriver(spec, opts)
+	if d, _ := driverName(spec, opts); d == DriverGuest {
+		// Each VM's agent is a process of its own; a simulated one
+		// inherits this process's limit (a real guest has its own, which
+		// the agent meets there).
+		need := dialect.FilesNeeded(driver, conns)
+		if limit == 0 || conns <= 0 || need <= limit || !opts.Simulate {
+			return nil
+		}
+		at, key := connFlagPath(spec, opts.Simulate)
+		return spec.src.errorf(at, "%s: %d connections (%s) need about %d open files in each VM's agent process, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s",
+			at, conns, driver, need, limit, need, key)
+	}
 	need := dialect.FilesNeeded(driver, vms*conns)
 	if limit == 0 || conns <= 0 || need <= limit {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,12 +28,22 @@ func TestCampaignOpenFilesBeyondLimit(t *testing.T) {
 	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
 	spec := writeFile(t, "sysbench-8vm.yaml", text)
 	res := filepath.Join(t.TempDir(), "results")
-	code, stdout, stderr := runCLI(t, nil, "campaign", "run", spec, "--simulate", "--results-dir", res)
-	if code != 2 || !strings.Contains(stderr, "sysbench-8vm.yaml:56: simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files") ||
+	code, stdout, stderr := runCLI(t, nil, "campaign", "run", spec, "--simulate", "--driver", "harness", "--results-dir", res)
+	if code != 2 || !strings.Contains(stderr, "sysbench-8vm.yaml:63: simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files") ||
 		!strings.Contains(stderr, "(ulimit -n 80064)") {
 		t.Errorf("exit %d, want 2 naming the threads line and ulimit -n:\n%s%s", code, stdout, stderr)
 	}
 	if _, err := os.Stat(res); !os.IsNotExist(err) {
 		t.Errorf("the results directory was created: %v", err)
+	}
+	// Driven from the guests, each agent opens one VM's connections.
+	perAgent := dialect.FilesNeeded(dialect.SQLite, 10000)
+	if dialect.ProcessFileLimit() >= perAgent {
+		return
+	}
+	text = strings.Replace(string(b), "      threads: 4\n", "      threads: 10000\n", 1)
+	code, stdout, stderr = runCLI(t, nil, "campaign", "run", writeFile(t, "sysbench-8vm.yaml", text), "--simulate", "--results-dir", res)
+	if want := fmt.Sprintf("sysbench-8vm.yaml:63: simulate.workload.flags.threads: 10000 connections (sqlite) need about %d open files in each VM's agent process", perAgent); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("driver guest: exit %d, want 2 and %q:\n%s%s", code, want, stdout, stderr)
 	}
 }
