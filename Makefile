@@ -9,6 +9,9 @@
 #   make fuzz     each fuzz target for FUZZTIME (seed corpora in the
 #                 packages' testdata/fuzz)
 #   make build    bin/vmbench
+#   make agents   the in-guest agent binaries, cross-built with cgo off:
+#                 bin/agents/vmbench-linux-amd64, vmbench-linux-arm64 and
+#                 vmbench-windows-amd64.exe (AGENT_PLATFORMS lists them)
 #   make bench    benchmarks only
 #   make clean    remove build output
 #
@@ -64,7 +67,12 @@ FUZZTIME ?= 3s
 FUZZ ?= ./scenarios:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
 	./vdbench:FuzzParseSize ./sysbench:FuzzFlags ./tpcc:FuzzParseFlags
 
-.PHONY: test test-deps test-deps-db test-deps-sshd vet lint fuzz build bench clean
+# AGENT_PLATFORMS are the GOOS/GOARCH pairs make agents builds; internal/deps's
+# TestCrossBuild builds the non-native ones in every make test.
+AGENT_PLATFORMS ?= linux/amd64 linux/arm64 windows/amd64
+AGENT_DIR       ?= bin/agents
+
+.PHONY: test test-deps test-deps-db test-deps-sshd vet lint fuzz build agents bench clean
 
 # The SQLite data tests (a TPC-C warehouse is 600,000 rows) skip themselves
 # under -race, where modernc.org/sqlite runs about 25 times slower; the
@@ -154,6 +162,15 @@ test-deps-sshd:
 
 build:
 	$(GO) build $(if $(LDFLAGS),-ldflags '$(LDFLAGS)') -o $(BIN) ./cmd/vmbench
+
+agents:
+	@set -e; for p in $(AGENT_PLATFORMS); do \
+	  os=$${p%/*}; arch=$${p#*/}; ext=; \
+	  if [ "$$os" = windows ]; then ext=.exe; fi; \
+	  out=$(AGENT_DIR)/vmbench-$$os-$$arch$$ext; \
+	  echo "agents: $$out"; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build $(if $(LDFLAGS),-ldflags '$(LDFLAGS)') -o $$out ./cmd/vmbench; \
+	done
 
 bench:
 	$(GO) test $(BENCHFLAGS) $(PKGS)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -135,13 +134,4 @@ func benchCPU(b *testing.B, fns []func() error) {
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N) }
 	b.ReportMetric(us(user1-user0+sys1-sys0), "cpu-us/op")
 	b.ReportMetric(us(user1-user0), "user-us/op")
-}
-
-// processCPU returns the user and system CPU time of this process so far.
-func processCPU() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0
-	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -48,7 +47,7 @@ var (
 	sqliteDir = sync.OnceValue(func() string {
 		old, _ := filepath.Glob(filepath.Join(os.TempDir(), "vmbench-tpcc-test-*"))
 		for _, d := range old {
-			if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "vmbench-tpcc-test-")); err == nil && syscall.Kill(pid, 0) != nil {
+			if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "vmbench-tpcc-test-")); err == nil && processGone(pid) {
 				_ = os.RemoveAll(d)
 			}
 		}

@@ -7,6 +7,7 @@ const (
 	rlimitNOFILE = 1
 )
 
-// rlimit is read on Linux only: elsewhere block targets are not supported
-// (see OpenTarget), and ReadHostLimits keeps its defaults.
+// rlimit is read on Linux only: elsewhere (Windows, which has no
+// RLIMIT_NPROC or RLIMIT_NOFILE, and the other systems, which refuse
+// every target) ReadHostLimits keeps its defaults.
 func rlimit(which int) (int64, bool) { return 0, false }

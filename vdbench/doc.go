@@ -80,4 +80,19 @@
 // APPROXIMATION and define a mix from public facts, each number with its
 // source (or "assumption") in a comment. Profile.Render writes a profile
 // for a list of targets, Profile.Params parses it.
+//
+// # Platforms
+//
+// Linux runs everything: block devices and files, O_DIRECT, the psync
+// engine (one pread/pwrite per I/O) and io_uring, file creation and
+// preformat, the in-use and free-space checks, host limits from rlimits.
+// Windows runs file luns that already exist at size= or more: direct I/O
+// (the o_direct default) is FILE_FLAG_NO_BUFFERING with a 4096-byte block
+// size, o_dsync/o_sync are FILE_FLAG_WRITE_THROUGH, and each I/O is a
+// positioned os.File ReadAt or WriteAt on a handle of its own (see
+// OpenTarget in target_windows.go). Raw disks, creating or extending a
+// file, clear_cache without o_direct and --ioengine io_uring are refused
+// there with an error naming the platform or what to use instead; host
+// limits keep their defaults. Other systems (macOS, the BSDs) parse,
+// describe and simulate but refuse every target.
 package vdbench

@@ -12,8 +12,9 @@ import (
 )
 
 // Target is an SD's lun opened for I/O: a block device or a regular file.
-// It is the real Backend (pread/pwrite on its descriptor, see backend.go)
-// and knows its Geometry.
+// It is the real Backend (pread/pwrite on its descriptor on unix systems,
+// os.File ReadAt/WriteAt on a pool of handles elsewhere; see
+// backend_unix.go and backend_other.go) and knows its Geometry.
 type Target struct {
 	// Lun is the path as given in sd=...,lun=.
 	Lun string
@@ -42,9 +43,10 @@ type Target struct {
 	// a disk, even with O_DIRECT.
 	MemoryFS bool
 
-	f     *os.File
-	fd    int
-	fsync bool // fsync on close (openflags=fsync)
+	platformTarget // per platform: backend_unix.go, backend_other.go
+	f              *os.File
+	fd             int
+	fsync          bool // fsync on close (openflags=fsync)
 }
 
 // TargetOptions say how OpenTarget opens an SD's lun.
@@ -106,6 +108,15 @@ func parseOpenFlags(list []string, dsync, sync int) (openFlags, error) {
 		}
 	}
 	return f, nil
+}
+
+// sizeLine names the line of sd's size= for messages: " (line N)", or ""
+// when size= was not given in a parameter file.
+func sizeLine(sd SD) string {
+	if l := keyLine(sd.keyLines, "size", 0); l > 0 {
+		return fmt.Sprintf(" (line %d)", l)
+	}
+	return ""
 }
 
 // signature is a partition-table, volume-manager or file-system magic at a

@@ -57,15 +57,6 @@ func growth(sd SD) (need int64, where string, err error) {
 	return max(sd.Size-st.Size(), 0), sd.Lun, nil
 }
 
-// sizeLine names the line of sd's size= for messages: " (line N)", or ""
-// when size= was not given in a parameter file.
-func sizeLine(sd SD) string {
-	if l := keyLine(sd.keyLines, "size", 0); l > 0 {
-		return fmt.Sprintf(" (line %d)", l)
-	}
-	return ""
-}
-
 // CheckSpace refuses the runs when the files their sds create or extend
 // (a lun that is a regular file, or does not exist yet, with a size= above
 // its current size) do not fit in the space their file systems have:

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package vdbench
 
@@ -9,11 +9,12 @@ import (
 	"runtime"
 )
 
-// OpenTarget is implemented for Linux only: O_DIRECT, the block-size and
-// capacity ioctls and the in-use checks of block devices are Linux's.
-// Elsewhere it returns an error naming the operating system.
+// OpenTarget is implemented for Linux (target_linux.go) and Windows
+// (target_windows.go) only: O_DIRECT, the block-size and capacity ioctls
+// and the in-use checks of block devices are Linux's. On other systems
+// (macOS, the BSDs) it returns an error naming the operating system.
 func OpenTarget(sd SD, o TargetOptions) (*Target, error) {
-	return nil, fmt.Errorf("sd=%s: lun %s: block targets are supported on Linux only (this is %s)", sd.Name, sd.Lun, runtime.GOOS)
+	return nil, fmt.Errorf("sd=%s: lun %s: block targets are supported on Linux and Windows only (this is %s)", sd.Name, sd.Lun, runtime.GOOS)
 }
 
 // CheckSpace is implemented for Linux only (statfs); elsewhere OpenTarget

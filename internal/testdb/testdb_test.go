@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -87,8 +86,8 @@ func TestStartStop(t *testing.T) {
 		t.Fatalf("Stop: %v", err)
 	}
 	t.Logf("stopped in %v", time.Since(t1).Round(time.Millisecond))
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("server process %d still exists after Stop (kill -0: %v)", pid, err)
+	if err := processExists(pid); err != nil {
+		t.Errorf("server process %d still exists after Stop (%v)", pid, err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s still exists after Stop (stat: %v)", dir, err)
