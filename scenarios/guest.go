@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"vmbench/agent"
 	"vmbench/dialect"
 	"vmbench/oltp"
@@ -39,6 +41,9 @@ const guestPoll = 250 * time.Millisecond
 // it.
 const guestUnreachable = 2 * time.Minute
 
+// agentUploads bounds the uploads of the agent in flight at once.
+const agentUploads = 4
+
 // agentStopGrace is how long a stopped agent (Ctrl-C, another VM's
 // failure) has to write its partial Result before the campaign stops
 // waiting for it.
@@ -50,7 +55,7 @@ type guestDriver struct {
 	c       *campaign
 	targets []target.Target
 	offsets []time.Duration // each guest's clock minus the harness's
-	agent   string          // the agent's path on each target
+	agents  []string        // the agent's path on each target
 
 	mu      sync.Mutex
 	running map[int]target.Process
@@ -151,7 +156,8 @@ func (d *guestDriver) setup(ctx context.Context) error {
 	bound := d.c.maxClockOffset()
 	start := time.Now()
 	d.offsets = make([]time.Duration, len(d.targets))
-	for i, t := range d.targets {
+	d.agents = make([]string, len(d.targets))
+	for i, t := range d.targets { // every clock before any upload
 		info, err := t.Info(ctx)
 		if err != nil {
 			return fmt.Errorf("guest of %s: %w", t.Name(), err)
@@ -165,17 +171,26 @@ func (d *guestDriver) setup(ctx context.Context) error {
 				t.Name(), info.ClockOffset, info.ClockUncertainty, bound)
 		}
 		d.offsets[i] = info.ClockOffset
-		d.agent = "bin/vmbench"
+		d.agents[i] = "bin/vmbench"
 		if info.OS == "windows" {
-			d.agent += ".exe"
-		}
-		if err := t.Upload(ctx, bin, d.agent, 0o755); err != nil {
-			return fmt.Errorf("uploading the agent to %s: %w", t.Name(), err)
+			d.agents[i] += ".exe"
 		}
 	}
-	fi, _ := os.Stat(bin)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(agentUploads)
+	for i, t := range d.targets {
+		g.Go(func() error {
+			if err := t.Upload(gctx, bin, d.agents[i], 0o755); err != nil {
+				return fmt.Errorf("uploading the agent to %s: %w", t.Name(), err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
 	var size int64
-	if fi != nil {
+	if fi, err := os.Stat(bin); err == nil {
 		size = fi.Size()
 	}
 	d.c.logf("agent %s (%.1f MB) uploaded to %d guests, checksums checked, in %s; clock offsets within %s",
@@ -267,7 +282,7 @@ func (d *guestDriver) step(ctx context.Context, vm int, cfg workload.Config, ver
 	if err != nil {
 		return nil, err
 	}
-	p, err := t.Start(ctx, target.Command{Path: d.agent, Args: []string{"agent", "run", guestJoin(info, dir)},
+	p, err := t.Start(ctx, target.Command{Path: d.agents[vm], Args: []string{"agent", "run", guestJoin(info, dir)},
 		Env: []string{agent.PasswordEnv + "=" + password}, Output: dir + "/agent.out"})
 	if err != nil {
 		return nil, fmt.Errorf("starting the agent on %s: %w", t.Name(), err)
