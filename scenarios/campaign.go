@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,9 +87,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 		errs = append(errs, err)
 	}
 	if b := opts.AgentBinary; b != "" {
-		if fi, err := os.Stat(b); err != nil || !fi.Mode().IsRegular() {
-			errs = append(errs, fmt.Errorf("--agent-binary: %s is not a file (give a vmbench executable built for the guests; make agents builds them)", b))
-		}
+		errs = append(errs, checkAgentBinary(spec, opts))
 	}
 	errs = append(errs, checkConnLimit(spec, opts, cfg))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
@@ -331,27 +330,11 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
 
-	defer func() {
-		c.tl.begin(StepTeardown)
-		c.removeTempDir()
-	}()
-	c.tl.begin(StepDatabases)
-	c.stepf("a database per VM")
-	cfgs, dropDBs, err := c.databases(ctx, vms)
+	cfgs, undo, err := c.placeWorkload(ctx, vms)
+	defer undo()
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		c.tl.begin(StepTeardown)
-		dropDBs()
-	}()
-	if err := c.startDriver(ctx, vms); err != nil {
-		return nil, err
-	}
-	defer func() {
-		c.tl.begin(StepTeardown)
-		c.driver.Close()
-	}()
 	if err := c.writeResolved(vms); err != nil {
 		return nil, err
 	}
@@ -376,6 +359,33 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	c.tl.begin(StepCollect)
 	c.stepf("collect and aggregate")
 	return c.aggregate(results)
+}
+
+// placeWorkload gives every VM its database and its driver (here, or the
+// agent in its guest) and returns each VM's Config with the function that
+// undoes it all at teardown, in reverse order: agents, databases, the
+// temporary directory. undo is to be called also when err is not nil.
+func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []workload.Config, undo func(), err error) {
+	var steps []func()
+	undo = func() {
+		c.tl.begin(StepTeardown)
+		for _, f := range slices.Backward(steps) {
+			f()
+		}
+	}
+	steps = append(steps, c.removeTempDir)
+	c.tl.begin(StepDatabases)
+	c.stepf("a database per VM")
+	cfgs, dropDBs, err := c.databases(ctx, vms)
+	if err != nil {
+		return nil, undo, err
+	}
+	steps = append(steps, dropDBs)
+	if err := c.startDriver(ctx, vms); err != nil {
+		return nil, undo, err
+	}
+	steps = append(steps, c.driver.Close)
+	return cfgs, undo, nil
 }
 
 // connect opens the vSphere session: an in-process vcsim in simulation.

@@ -42,7 +42,7 @@ func TestCheckRefusesConnectionsBeyondFileLimit(t *testing.T) {
 	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
 	line := 1 + strings.Count(text[:strings.Index(text, "threads: 5000")], "\n")
 	spec := parsed(t, text)
-	_, _, err = Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	_, _, err = Check(spec, Options{Simulate: true, Driver: DriverHarness, Getenv: func(string) string { return "" }})
 	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "may open 20000 (ulimit -n); raise the limit (ulimit -n 80064) or use fewer threads or VMs") {
 		t.Fatalf("err = %v\nwant %q and the ulimit -n to give", err, want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"time"
 
 	"vmbench/vsphere"
@@ -107,5 +109,26 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 		return err
 	}
 	c.driver = d
+	return nil
+}
+
+// checkAgentBinary checks --agent-binary before anything is created: a
+// file, with driver guest only, and in simulation (where every guest is
+// this host) built for this host's OS and architecture.
+func checkAgentBinary(spec *Spec, opts Options) error {
+	b := opts.AgentBinary
+	if fi, err := os.Stat(b); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("--agent-binary: %s is not a file (give a vmbench executable built for the guests; make agents builds them)", b)
+	}
+	if d, err := driverName(spec, opts); err == nil && d != DriverGuest {
+		return fmt.Errorf("--agent-binary: applies to driver guest only, and this campaign drives from the %s (add --driver guest, or leave --agent-binary out)", d)
+	}
+	goos, goarch, err := executablePlatform(b)
+	if err != nil {
+		return fmt.Errorf("--agent-binary: %w", err)
+	}
+	if opts.Simulate && (goos != runtime.GOOS || goarch != runtime.GOARCH) {
+		return fmt.Errorf("--agent-binary: %s is built for %s/%s, and the simulated guests are this %s/%s host", b, goos, goarch, runtime.GOOS, runtime.GOARCH)
+	}
 	return nil
 }

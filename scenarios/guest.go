@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"debug/elf"
+	"debug/pe"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +11,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ const guestPoll = 250 * time.Millisecond
 // network hiccup or a busy guest must not stop a run that goes on inside
 // it.
 const guestUnreachable = 2 * time.Minute
+
+// agentOverrun is how long past its planned end (common start, warm-up
+// and measure) a run step may go on before its agent is taken for hung
+// and stopped.
+const agentOverrun = 5 * time.Minute
 
 // agentUploads bounds the uploads of the agent in flight at once.
 const agentUploads = 4
@@ -116,13 +122,16 @@ func (c *campaign) sshConfig(vm vsphere.VM) target.SSHConfig {
 	return cfg
 }
 
-// guestDir is the guests' working directory: guest.dir, else one named
-// after the campaign.
+// guestDir is the guests' working directory: vmbench-<campaign id> in
+// guest.dir (default /var/tmp). It is new for every campaign and the only
+// directory the campaign removes, so guest.dir itself and whatever else
+// it holds are never touched.
 func (c *campaign) guestDir() string {
+	base := "/var/tmp"
 	if g := c.spec.Guest; g != nil && g.Dir != "" {
-		return g.Dir
+		base = strings.TrimRight(g.Dir, "/")
 	}
-	return "/var/tmp/vmbench-" + c.id
+	return base + "/vmbench-" + c.id
 }
 
 // expandHome replaces a leading "~/" with the user's home directory.
@@ -157,14 +166,18 @@ func (d *guestDriver) setup(ctx context.Context) error {
 	start := time.Now()
 	d.offsets = make([]time.Duration, len(d.targets))
 	d.agents = make([]string, len(d.targets))
+	binOS, binArch, err := executablePlatform(bin)
+	if err != nil {
+		return err
+	}
 	for i, t := range d.targets { // every clock before any upload
 		info, err := t.Info(ctx)
 		if err != nil {
 			return fmt.Errorf("guest of %s: %w", t.Name(), err)
 		}
-		if d.c.opts.AgentBinary == "" && (info.OS != runtime.GOOS || info.Arch != runtime.GOARCH) {
-			return fmt.Errorf("guest of %s is %s/%s and this vmbench is %s/%s: give a vmbench built for it with --agent-binary (make agents builds them)",
-				t.Name(), info.OS, info.Arch, runtime.GOOS, runtime.GOARCH)
+		if info.OS != binOS || info.Arch != binArch {
+			return fmt.Errorf("guest of %s is %s/%s and the agent %s is built for %s/%s: give a vmbench built for the guest with --agent-binary (make agents builds linux/amd64, linux/arm64 and windows/amd64)",
+				t.Name(), info.OS, info.Arch, bin, binOS, binArch)
 		}
 		if off := info.ClockOffset.Abs(); off > bound {
 			return fmt.Errorf("guest of %s: its clock is %s off the harness's (± %s), more than guest.max-clock-offset %s allows; synchronise its clock (NTP or VMware Tools time sync)",
@@ -196,6 +209,33 @@ func (d *guestDriver) setup(ctx context.Context) error {
 	d.c.logf("agent %s (%.1f MB) uploaded to %d guests, checksums checked, in %s; clock offsets within %s",
 		bin, float64(size)/1e6, len(d.targets), time.Since(start).Round(time.Millisecond), bound)
 	return nil
+}
+
+// executablePlatform reads the OS and architecture an executable is
+// built for from its ELF or PE header (GOOS/GOARCH spellings); a file that
+// is neither, or of another architecture, is an error naming it.
+func executablePlatform(path string) (goos, goarch string, err error) {
+	if f, err := elf.Open(path); err == nil {
+		defer f.Close()
+		switch f.Machine {
+		case elf.EM_X86_64:
+			return "linux", "amd64", nil
+		case elf.EM_AARCH64:
+			return "linux", "arm64", nil
+		}
+		return "", "", fmt.Errorf("agent %s: an ELF executable for %s, which vmbench's agent is not built for (linux/amd64, linux/arm64)", path, f.Machine)
+	}
+	if f, err := pe.Open(path); err == nil {
+		defer f.Close()
+		switch f.Machine {
+		case pe.IMAGE_FILE_MACHINE_AMD64:
+			return "windows", "amd64", nil
+		case pe.IMAGE_FILE_MACHINE_ARM64:
+			return "windows", "arm64", nil
+		}
+		return "", "", fmt.Errorf("agent %s: a Windows executable for machine %#x, which vmbench's agent is not built for (windows/amd64)", path, f.Machine)
+	}
+	return "", "", fmt.Errorf("agent %s: not a Linux (ELF) or Windows (PE) executable; give a vmbench binary (make agents builds them)", path)
 }
 
 func (d *guestDriver) agentBinary() (string, error) {
@@ -296,6 +336,13 @@ func (d *guestDriver) step(ctx context.Context, vm int, cfg workload.Config, ver
 		d.mu.Unlock()
 	}()
 	f := &follower{t: t, dir: dir, env: env, bounds: cfg.Bounds(), proc: p}
+	if b := cfg.Bounds(); verb == workload.VerbRun && b.Time > 0 {
+		start := env.StartAt
+		if start.IsZero() {
+			start = time.Now()
+		}
+		f.deadline = start.Add(b.WarmupTime + b.Time + agentOverrun)
+	}
 	st, err := f.follow(ctx)
 	if err != nil {
 		return d.partial(t, dir, verb), err
@@ -356,6 +403,9 @@ type follower struct {
 	failing time.Time
 	// now is the clock for failing (time.Now; tests give their own).
 	now func() time.Time
+	// deadline, when set, is when a run step that has not ended is given
+	// up: its planned end plus agentOverrun (an agent stopped or hung).
+	deadline time.Time
 }
 
 // follow polls until the agent's status is final, and returns it; an
@@ -392,6 +442,10 @@ func (f *follower) follow(ctx context.Context) (agent.Status, error) {
 				continue
 			}
 			return st, fmt.Errorf("agent on %s ended (exit code %d) while %s: see %s/agent.out there", name, code, st.State, f.dir)
+		}
+		if !f.deadline.IsZero() && time.Now().After(f.deadline) {
+			st, _ = f.stop(st)
+			return st, fmt.Errorf("agent on %s had not finished %s after the run's planned end (state %s): stopped", name, agentOverrun, st.State)
 		}
 		select {
 		case <-ctx.Done():

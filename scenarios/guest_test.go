@@ -197,7 +197,7 @@ func TestGuestFollowerRefusesBadFile(t *testing.T) {
 // TestGuestOverSSH: a real campaign's guests are SSH logins to each VM's
 // IP (here a throwaway sshd on 127.0.0.1 stands in for the VM): the agent
 // is uploaded and checked, the clock measured, and the working directory
-// removed at the end; a host key that is not in known_hosts is refused.
+// removed at the end (and nothing else in guest.dir); a host key that is not in known_hosts is refused.
 func TestGuestOverSSH(t *testing.T) {
 	srv := sshtest.Start(t)
 	host, port, err := net.SplitHostPort(srv.Addr)
@@ -219,6 +219,9 @@ func TestGuestOverSSH(t *testing.T) {
 		if tc.want != "" {
 			os.WriteFile(tc.knownHosts, nil, 0o600)
 		}
+		os.MkdirAll(dir, 0o755)
+		precious := filepath.Join(dir, "precious.txt")
+		os.WriteFile(precious, []byte("keep"), 0o644)
 		var log bytes.Buffer
 		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe},
 			spec: &Spec{Guest: &GuestSpec{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}
@@ -232,12 +235,12 @@ func TestGuestOverSSH(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\nsshd: %s", tc.name, err, srv.Log())
 		}
-		if !strings.Contains(log.String(), "uploaded to 1 guests, checksums checked") || !dirExists(filepath.Join(dir, "bin", "vmbench")) {
+		if !strings.Contains(log.String(), "uploaded to 1 guests, checksums checked") || !dirExists(filepath.Join(dir, "vmbench-x", "bin", "vmbench")) {
 			t.Errorf("%s: the agent was not uploaded:\n%s", tc.name, log.String())
 		}
 		d.Close()
-		if dirExists(dir) {
-			t.Errorf("%s: %s left on the guest after Close", tc.name, dir)
+		if dirExists(filepath.Join(dir, "vmbench-x")) || !dirExists(precious) {
+			t.Errorf("%s: after Close the campaign's directory in %s must be gone and the rest of guest.dir kept", tc.name, dir)
 		}
 	}
 }

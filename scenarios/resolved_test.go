@@ -82,7 +82,7 @@ func body(t *testing.T, path string) string {
 func runResolved(t *testing.T, spec *Spec, cfg vsphere.Config, server *dialect.Config) string {
 	t.Helper()
 	log := &tsWriter{t0: time.Now()}
-	out, err := Run(t.Context(), spec, Options{Simulate: true, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
+	out, err := Run(t.Context(), spec, Options{Simulate: true, Driver: DriverHarness, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
 		Out: io.Discard, Log: log,
 		Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	if err != nil {

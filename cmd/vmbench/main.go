@@ -113,7 +113,10 @@ func main() {
 	// go-sql-driver logs "unexpected EOF" when a connection is lost; the
 	// drivers count and report reconnects themselves.
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C, kill, a closed terminal or SSH session (SIGHUP) and a closed
+	// output pipe (SIGPIPE) all end a run the same way: a campaign tears
+	// down what it created and stops its agents.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 	err := run(ctx, a, os.Args[1:])
 	code := exitCode(err)
