@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -29,8 +30,8 @@ type ClientCost struct {
 	// (1 for a run; the number of VMs' agents for a campaign merge).
 	Processes int `json:"processes"`
 	// Cores is the number of logical CPUs the client's machine has (summed
-	// over processes): CPU / (Elapsed × Cores) is the share of the client's
-	// machine it used.
+	// over the hosts of the processes, each host once): CPU / (Elapsed ×
+	// Cores) is the share of the client's machines it used.
 	Cores     int           `json:"cores"`
 	UserCPU   time.Duration `json:"user_cpu_ns"`
 	SystemCPU time.Duration `json:"system_cpu_ns"`
@@ -179,16 +180,32 @@ func MergeClientCost(cs []*ClientCost) *ClientCost {
 	if len(order) > 1 {
 		m.Process = mergedProcess
 	}
+	hosts := map[string]bool{}
 	for _, p := range order {
 		for _, c := range overlapMax(byProc[p]) {
 			m.add(c)
 		}
-		// Cores and Processes count each process once.
+		// Processes count each process once, Cores each host once:
+		// processes on one host (the agents of a simulated campaign) share
+		// its cores.
 		first := byProc[p][0]
-		m.Cores += first.Cores
+		if h := hostOf(first.Process); h == "" || !hosts[h] {
+			m.Cores += first.Cores
+			hosts[h] = true
+		}
 		m.Processes += max(first.Processes, 1)
 	}
 	return m
+}
+
+// hostOf is the host part of a Process ("host/pid/start"); "" for a
+// merged cost, whose hosts are not known.
+func hostOf(process string) string {
+	h, _, ok := strings.Cut(process, "/")
+	if !ok {
+		return ""
+	}
+	return h
 }
 
 // overlapMax returns one cost per run of overlapping windows of one

@@ -137,3 +137,26 @@ func TestClientCostValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeClientCostCoresPerHost: processes on one host (a simulated
+// campaign's agents) share its cores, which count once; another host's
+// add up.
+func TestMergeClientCostCoresPerHost(t *testing.T) {
+	for _, tc := range []struct {
+		procs        []string
+		cores, procN int
+	}{
+		{[]string{"h1/10/1", "h1/11/1", "h1/12/1"}, 2, 3},
+		{[]string{"h1/10/1", "h2/10/1"}, 4, 2},
+		{[]string{"h1/10/1", "h1/11/1", "h2/10/1"}, 4, 3},
+	} {
+		var cs []*ClientCost
+		for _, p := range tc.procs {
+			cs = append(cs, cost(p, 0, 10, 100))
+		}
+		m := MergeClientCost(cs)
+		if m.Cores != tc.cores || m.Processes != tc.procN {
+			t.Errorf("%v: %d cores in %d processes, want %d in %d", tc.procs, m.Cores, m.Processes, tc.cores, tc.procN)
+		}
+	}
+}
