@@ -155,7 +155,11 @@ const steps = 7
 
 func (c *campaign) stepf(format string, args ...any) {
 	c.step++
-	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, steps, fmt.Sprintf(format, args...))
+	total := steps
+	if d, _ := driverName(c.spec, c.opts); d == DriverGuest {
+		total++ // the agents' step
+	}
+	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, total, fmt.Sprintf(format, args...))
 }
 
 func (c *campaign) logf(format string, args ...any) {
