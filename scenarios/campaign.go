@@ -153,13 +153,18 @@ func (c *campaign) finalDir() string { return strings.TrimSuffix(c.dir, ".incomp
 // prepare, run, collect, teardown.
 const steps = 7
 
+// steps is the campaign's number of steps: one more with driver guest
+// (the agents).
+func (c *campaign) steps() int {
+	if d, _ := driverName(c.spec, c.opts); d == DriverGuest {
+		return steps + 1
+	}
+	return steps
+}
+
 func (c *campaign) stepf(format string, args ...any) {
 	c.step++
-	total := steps
-	if d, _ := driverName(c.spec, c.opts); d == DriverGuest {
-		total++ // the agents' step
-	}
-	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, total, fmt.Sprintf(format, args...))
+	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, c.steps(), fmt.Sprintf(format, args...))
 }
 
 func (c *campaign) logf(format string, args ...any) {

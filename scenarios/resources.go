@@ -33,7 +33,7 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	c.tl.begin(StepTeardown)
-	c.step = steps - 1
+	c.step = c.steps() - 1
 	inProcess := c.simHosts > 0
 	switch {
 	case c.opts.KeepVMs && inProcess:
