@@ -234,7 +234,52 @@ func (s *Session) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMach
 	if err := wait(ctx, func() (*object.Task, error) { return vm.Destroy(ctx) }); err != nil {
 		return err
 	}
-	return waitGone(ctx, dir)
+	if err := waitGone(ctx, dir); err != nil {
+		return err
+	}
+	s.waitSimTasks(ctx)
+	return nil
+}
+
+// waitSimTasks waits, on an in-process simulator, until none of its recent
+// tasks is queued or running (at most simDeleteWait): vcsim's own file
+// deletion after a destroy is such a task, and it reads the datastore
+// without its lock, so the next destroy must not start before it has
+// ended (the race detector saw them overlap once the directory was gone).
+// Reading the tasks' state goes through vcsim's locks, which orders the
+// task's end before what follows. Elsewhere it returns at once.
+func (s *Session) waitSimTasks(ctx context.Context) {
+	if s.stop == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, simDeleteWait)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var tm mo.TaskManager
+		if err := s.Client.RetrieveOne(ctx, *s.Client.ServiceContent.TaskManager, []string{"recentTask"}, &tm); err != nil || len(tm.RecentTask) == 0 {
+			return
+		}
+		var tasks []mo.Task
+		if err := s.Client.Retrieve(ctx, tm.RecentTask, []string{"info.state"}, &tasks); err != nil {
+			return
+		}
+		busy := false
+		for _, t := range tasks {
+			if st := t.Info.State; st == types.TaskInfoStateQueued || st == types.TaskInfoStateRunning {
+				busy = true
+			}
+		}
+		if !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // simulatedVMDir returns, on an in-process simulator, the local directory
