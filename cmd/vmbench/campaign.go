@@ -266,7 +266,11 @@ func runSuite(cmd *cobra.Command, a *app, path string, s *scenarios.Suite, opts 
 		}
 	})
 	if len(other) > 0 {
-		return usagef("%s is a block-suite campaign: %s do not apply (valid: --simulate, --results-dir; set force: in the file)", path, strings.Join(other, ", "))
+		verb := "does"
+		if len(other) > 1 {
+			verb = "do"
+		}
+		return usagef("%s is a block-suite campaign: %s %s not apply (valid: --simulate, --results-dir; set force: in the file)", path, strings.Join(other, ", "), verb)
 	}
 	if err := scenarios.CheckSuite(s, opts); err != nil {
 		return asUsage(err)

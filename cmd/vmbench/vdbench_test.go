@@ -205,7 +205,7 @@ func TestVdbenchBadInput(t *testing.T) {
 		{"suite: unknown profile", []string{"campaign", "run", writeFile(t, "p.yaml", strings.Replace(tinySuite, "64k-sequential-write]", "64k-seq-write]", 1)), "--simulate"}, []string{"p.yaml:5: profiles", `"64k-seq-write"`}},
 		{"suite: target does not exist", []string{"campaign", "run", missingTargets}, []string{"m.yaml: targets:", "/nonexistent/vmbench-a does not exist"}},
 		{"suite: ext4 target", []string{"campaign", "run", writeFile(t, "e.yaml", strings.Replace(tinySuite, "[/dev/nvme0n1, /dev/nvme1n1]", "["+ext4+"]", 1))}, []string{"carries a ext2/3/4 file system signature"}},
-		{"suite: OLTP flag", []string{"campaign", "run", missingTargets, "--simulate", "--keep-vms"}, []string{"block-suite campaign: --keep-vms do not apply"}},
+		{"suite: OLTP flag", []string{"campaign", "run", missingTargets, "--simulate", "--keep-vms"}, []string{"block-suite campaign: --keep-vms does not apply"}},
 		{"suite: no simulate block", []string{"campaign", "run", writeFile(t, "n.yaml", strings.Split(tinySuite, "simulate:")[0]), "--simulate"}, []string{"--simulate needs a simulate: block"}},
 		{"unknown kind", []string{"campaign", "run", writeFile(t, "u.yaml", strings.Replace(tinySuite, "kind: block-suite", "kind: file-suite", 1))}, []string{`kind: "file-suite" is not known`}},
 	} {
