@@ -56,7 +56,7 @@ type Config struct {
 
 	files            []string // -f
 	profile          string
-	targets          []string
+	targets          targetsFlag
 	threads          int
 	size             sizeFlag
 	elapsed          secondsFlag
@@ -81,7 +81,8 @@ func NewConfig() *Config { return &Config{} }
 func (c *Config) BindFlags(f *pflag.FlagSet) {
 	f.StringArrayVarP(&c.files, "file", "f", nil, "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
 	f.StringVar(&c.profile, "profile", "", "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
-	f.StringArrayVar(&c.targets, "target", nil, "with --profile: a block device or file to run on (repeat for several)")
+	c.targets = nil
+	f.Var(&c.targets, "target", "with --profile: a block device or file to run on (repeat for several, or separate them with commas)")
 	f.IntVar(&c.threads, "threads", 0, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
 	f.VarP(&c.elapsed, "elapsed", "e", "replace every rd's elapsed= (seconds, as vdbench -e)")
 	f.VarP(&c.interval, "interval", "i", "replace every rd's interval= (seconds, as vdbench -i)")
@@ -241,7 +242,12 @@ func (c *Config) Bounds() oltp.RunConfig {
 func (c *Config) Flags() map[string]string {
 	m := map[string]string{}
 	fs := pflag.NewFlagSet("vdbench", pflag.ContinueOnError)
-	c.BindFlags(fs)
+	// Binding sets each option to its default, so bind a copy and then
+	// give the copy c's values back: the flags read c's values and c is
+	// left as it was.
+	cp := *c
+	cp.BindFlags(fs)
+	cp = *c
 	fs.VisitAll(func(f *pflag.Flag) {
 		if v := f.Value.String(); v != "" && v != "0" && v != "false" && v != "[]" {
 			m[f.Name] = v
@@ -331,6 +337,25 @@ func (s *sizeFlag) Set(v string) error {
 }
 
 // curveFlag is a list of curve= points, comma-separated.
+// targetsFlag is --target: each use adds its comma-separated paths (a
+// vdbench lun= cannot hold a comma), so that the campaign's recorded
+// flags (Flags joins the targets with commas) parse back as they were.
+type targetsFlag []string
+
+func (t *targetsFlag) String() string { return strings.Join(*t, ",") }
+
+func (t *targetsFlag) Type() string { return "path" }
+
+func (t *targetsFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p == "" {
+			return fmt.Errorf("an empty target in %q", v)
+		}
+		*t = append(*t, p)
+	}
+	return nil
+}
+
 type curveFlag []float64
 
 func (c *curveFlag) String() string {

@@ -32,7 +32,8 @@ var sourceFlags = []string{"file", "profile", "target", "threads", "elapsed", "i
 func (c *Config) BindCommand(verb workload.Verb, fs *pflag.FlagSet) {
 	c.verb = verb
 	if verb == VerbProfiles {
-		fs.StringArrayVar(&c.targets, "target", nil, "a block device or file for the sd lines (repeat for several)")
+		c.targets = nil
+		fs.Var(&c.targets, "target", "a block device or file for the sd lines (repeat for several, or separate them with commas)")
 		fs.IntVar(&c.threads, "threads", 0, "threads per target instead of the profile's own")
 		return
 	}
