@@ -11,6 +11,7 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 const simUser = "vmbench"
@@ -19,6 +20,10 @@ var simSetup sync.Mutex
 
 // SimTemplate is the name of the template StartSimulator creates.
 const SimTemplate = "vmbench-template"
+
+// SimGuestID is the guest OS of the simulated template and of its
+// clones: 64-bit Linux (vSphere's guest id otherLinux64Guest).
+const SimGuestID = "otherLinux64Guest"
 
 // SimOptions shapes the simulated inventory. Zero fields take the defaults.
 type SimOptions struct {
@@ -195,6 +200,13 @@ func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {
 	}
 	if err := wait(ctx, func() (*object.Task, error) { return vm.Rename(ctx, SimTemplate) }); err != nil {
 		return fmt.Errorf("rename %s to %s: %w", vm.Name(), SimTemplate, err)
+	}
+	// A 64-bit Linux guest, as the simulated guests are (this host):
+	// vcsim's default "otherGuest" names no OS the agent runs on.
+	if err := wait(ctx, func() (*object.Task, error) {
+		return vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{GuestId: SimGuestID})
+	}); err != nil {
+		return fmt.Errorf("set %s's guest OS: %w", SimTemplate, err)
 	}
 	if err := vm.MarkAsTemplate(ctx); err != nil {
 		return fmt.Errorf("mark %s as template: %w", SimTemplate, err)
