@@ -48,6 +48,9 @@ type Point struct {
 	Result *oltp.Result
 	// PerSD holds each SD's own Result, in the run's SD order.
 	PerSD []*oltp.Result
+	// Scheduled is the point's planned start on the common grid of a run
+	// with Options.StartAt (zero without one).
+	Scheduled time.Time
 
 	// printed is the text the engine printed for the point while it ran
 	// (its "Starting RD=" line, the interval lines and the avg line, in

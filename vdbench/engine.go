@@ -34,6 +34,12 @@ type Options struct {
 	// Engine is the I/O engine: EnginePsync ("" too) or EngineURing,
 	// which needs backends with a descriptor (Target) and io_uring.
 	Engine string
+	// StartAt, when set, is the common start of the run's points (one
+	// instant for every VM of a campaign): the points start on a planned
+	// grid (see PointGap) and each Point keeps its planned start; a point
+	// ready after its planned start starts at once, with a warning. Zero:
+	// each point starts startDelay after it is ready.
+	StartAt time.Time
 }
 
 // startDelay is how far ahead Execute sets each point's common start, so
@@ -93,6 +99,9 @@ func Execute(ctx context.Context, run Run, opts Options) (cr *CurveResult, err e
 	note, restore := engineNote(opts.Engine, threads)
 	defer restore()
 	e := &engine{run: run, opts: opts, loads: loads, note: note}
+	if !opts.StartAt.IsZero() {
+		e.grid = &pointGrid{next: opts.StartAt}
+	}
 	cr = &CurveResult{Run: run.Name, Warnings: targetWarnings(loads)}
 	printWarnings(opts.Out, cr.Warnings) // before the run: its figures are not a disk's
 	points, warnings, err := runPoints(run.RD, func(label string, rate float64) (Point, error) {
@@ -227,6 +236,7 @@ type engine struct {
 	loads    []*sdLoad
 	note     string // appended to each Result's Measured
 	points   int
+	grid     *pointGrid // nil without Options.StartAt
 	mu       sync.Mutex // guards warnings
 	warnings []string
 }
@@ -256,6 +266,13 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	ivs := newIntervalPrinter(ivOut, len(e.loads))
 	ivs.start(e.run.Name, label, rate, rd, interval, arrival)
 	startAt := time.Now().Add(startDelay)
+	var scheduled time.Time
+	if e.grid != nil {
+		var late time.Duration
+		if scheduled, startAt, late = e.grid.take(time.Now(), warmup+measure); late > 0 {
+			e.addWarning(lateWarning(label, scheduled, late))
+		}
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -297,7 +314,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 		n += o.Latency.Count
 	}
 	ivs.average(merged)
-	return Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results, printed: printed.String()}, nil
+	return Point{Label: label, Achieved: merged.PerSecond(n), Result: merged, PerSD: results, Scheduled: scheduled, printed: printed.String()}, nil
 }
 
 // runSD runs SD l's share of point label (the engine's index-th point)

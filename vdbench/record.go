@@ -89,6 +89,9 @@ type PointRecord struct {
 	Targets  []TargetPoint  `json:"targets,omitempty"`
 	Result   *oltp.Result   `json:"result"`
 	PerSD    []*oltp.Result `json:"per_sd,omitempty"`
+	// Scheduled is Point.Scheduled: the planned start on the common grid
+	// (absent without a common start).
+	Scheduled time.Time `json:"scheduled,omitzero"`
 }
 
 // TargetPoint is one SD's share of a point.
@@ -148,7 +151,7 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 			continue
 		}
 		pr := PointRecord{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved, Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag,
-			MBps: bytesPerSec(p.Result) / (1 << 20), Result: p.Result, PerSD: p.PerSD}
+			MBps: bytesPerSec(p.Result) / (1 << 20), Result: p.Result, PerSD: p.PerSD, Scheduled: p.Scheduled}
 		s, err := latencies(p.Result, false)
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", p.Label, err)
@@ -201,7 +204,7 @@ func (r *RunRecord) Curve() *CurveResult {
 	c := &CurveResult{Run: r.Run, Warnings: r.Warnings}
 	for _, p := range r.Points {
 		c.Points = append(c.Points, Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
-			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD})
+			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD, Scheduled: p.Scheduled})
 	}
 	return c
 }

@@ -228,11 +228,15 @@ func (c *Config) Force() bool { return c.force }
 // Profile is the built-in profile run, or nil for a parameter file.
 func (c *Config) Profile() *Profile { return c.prof }
 
-// Bounds implements workload.Config: the time of every point of every run.
+// Bounds implements workload.Config: Time is the planned grid of every
+// run (planLength: per point warmup + elapsed as the engine runs them,
+// plus PointGap), so a deadline of StartAt + Time covers every point and
+// the gaps between them. (Before the grid it was per point warmup= +
+// elapsed= + 100 ms, which a run with a common start outgrows.)
 func (c *Config) Bounds() oltp.RunConfig {
 	var t time.Duration
 	for _, r := range c.runs {
-		t += runLength(r)
+		t = addDuration(t, planLength(r))
 	}
 	return oltp.RunConfig{Time: t}
 }
@@ -267,13 +271,6 @@ func (c *Config) Flags() map[string]string {
 // target is kept, as vdbench keeps it; temporary targets are their
 // caller's).
 func (c *Config) Cleanup(context.Context, workload.Env) error { return nil }
-
-// runLength is how long run takes: its points, each warmup= plus
-// elapsed=, plus the start margin.
-func runLength(r Run) time.Duration {
-	rd := r.RD
-	return timesDuration(pointCount(r), addDuration(addDuration(rd.Warmup, rd.Elapsed), startDelay))
-}
 
 // pointCount is the number of points of run.
 func pointCount(r Run) int {

@@ -69,7 +69,9 @@ func (c *Config) Run(ctx context.Context, env workload.Env) (*workload.Output, e
 // RunOne runs the i-th run of Runs: its max run and curve points. The
 // engine's interval lines go, in vdbench's format, to env.Observer when it
 // is the Observer of IntervalWriter; one progress line per point, and the
-// review summary at the end, go to env.Log. The Output's Result is the
+// review summary at the end, go to env.Log. With env.StartAt the points
+// start on the planned grid of Options.StartAt (run i's grid after the
+// planned grids of the runs before it). The Output's Result is the
 // max run's merged Result, its Record the *RunRecord of every point. After
 // a failure or Ctrl-C with points measured it returns them beside the
 // error; with none, a nil Output.
@@ -84,7 +86,13 @@ func (c *Config) RunOne(ctx context.Context, env workload.Env, i int) (*workload
 		log = io.Discard
 	}
 	pw := newProgressWriter(out, log, pointCount(run))
-	cr, runErr := Execute(ctx, run, Options{Force: c.force, Out: pw, Labels: c.labels(env), Engine: c.engine.engine()})
+	start := env.StartAt
+	if !start.IsZero() {
+		for _, r := range c.runs[:i] { // run i's grid follows those of the runs before it
+			start = start.Add(planLength(r))
+		}
+	}
+	cr, runErr := Execute(ctx, run, Options{Force: c.force, Out: pw, Labels: c.labels(env), Engine: c.engine.engine(), StartAt: start})
 	pw.flush()
 	if cr == nil {
 		return nil, runErr
