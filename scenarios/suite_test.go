@@ -44,7 +44,7 @@ func TestParseSuite(t *testing.T) {
 		run.SDs[0].Threads != 128 || run.RD.Elapsed != 60*time.Second || len(run.RD.Curve) != 12 {
 		t.Errorf("plan %+v", run)
 	}
-	if l := plans[0].Config.Bounds().Time; l != 13*(70*time.Second+100*time.Millisecond) {
+	if l := plans[0].Config.Bounds().Time; l != 13*(70*time.Second+vdbench.PointGap) {
 		t.Errorf("length %s", l)
 	}
 
