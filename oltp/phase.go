@@ -98,14 +98,19 @@ loop:
 	full := every > 0 && end.Sub(last) >= every/2
 	r.record(res, name, last, end, target, t, full, backlog, cpu.next())
 	r.finish(res, t, end)
-	// The whole-run cost spans the same readings as the intervals, so
-	// their CPU adds up to it.
+	r.setClient(res, cpu)
+	return res, err
+}
+
+// setClient sets res.Client from the phase's chained CPU readings: the
+// whole-run cost spans the same readings as the intervals, so their CPU
+// adds up to it.
+func (r *run) setClient(res *Result, cpu *cpuChain) {
 	res.Client = cpu.whole()
 	if res.Client != nil {
 		res.Client.Shares = r.cfg.ClientShares
 		res.Client.PeakUtilization = peakUtilization(res.Intervals)
 	}
-	return res, err
 }
 
 // lastTick takes the last tick of the phase name, planned to end at
