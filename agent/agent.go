@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/oltp"
 	"vmbench/oltp/hist"
 	"vmbench/workload"
 )
@@ -138,4 +139,8 @@ type Interval struct {
 	Intended []hist.Snapshot  `json:"intended,omitempty"`
 	Counters map[string]int64 `json:"counters,omitempty"`
 	Backlog  int64            `json:"backlog,omitempty"`
+	// CPU is the agent process's own CPU and its guest's total CPU over
+	// the interval (oltp.IntervalCPU; since version 2, nil before it and
+	// where getrusage is unavailable).
+	CPU *oltp.IntervalCPU `json:"cpu,omitempty"`
 }

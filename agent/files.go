@@ -11,8 +11,13 @@ import (
 	"vmbench/oltp/hist"
 )
 
-// IntervalVersion is the version of an interval file's JSON (Interval).
-const IntervalVersion = 1
+// IntervalVersion is the version of an interval file's JSON (Interval)
+// that this vmbench writes; version 2 added CPU. Report reads versions
+// OldestIntervalVersion to IntervalVersion.
+const IntervalVersion = 2
+
+// OldestIntervalVersion is the oldest interval file version Report reads.
+const OldestIntervalVersion = 1
 
 // IntervalPath is the path of interval seq (1, 2, ...) in a run
 // directory, slash-separated and relative to it: "intervals/000001.json".
@@ -101,6 +106,10 @@ func NewInterval(seq int, r oltp.IntervalReport) Interval {
 		Length: r.Length, Threads: r.Threads, Ops: append([]string(nil), r.Ops...),
 		Counters: maps.Clone(r.Counters), Backlog: r.Backlog,
 	}
+	if r.CPU != nil {
+		c := *r.CPU
+		iv.CPU = &c
+	}
 	iv.Latency = snapshots(r.Latency)
 	if r.Intended != nil {
 		iv.Intended = snapshots(r.Intended)
@@ -134,17 +143,20 @@ func ParseInterval(b []byte) (Interval, error) {
 
 // Report converts iv back to the oltp.IntervalReport it was made from,
 // exactly: the same counts, sums, minima, maxima and HDR counts (so the
-// same percentiles). It refuses an iv of another version, a Seq below 1,
-// Latency (or a non-empty Intended) not one per op, or a snapshot that
-// does not decode; errors start with the interval file's name.
+// same percentiles), and the same CPU figures. It refuses an iv of a
+// version outside OldestIntervalVersion..IntervalVersion, a Seq below 1,
+// Latency (or a non-empty Intended) not one per op, a snapshot that does
+// not decode, or CPU figures oltp.IntervalCPU.Validate refuses; errors
+// start with the interval file's name.
 func (iv Interval) Report() (oltp.IntervalReport, error) {
 	name := "interval"
 	if iv.Seq >= 1 {
 		name = IntervalPath(iv.Seq)
 	}
 	switch {
-	case iv.Version != IntervalVersion:
-		return oltp.IntervalReport{}, fmt.Errorf("%s: version: %d is not supported (this vmbench reads version %d)", name, iv.Version, IntervalVersion)
+	case iv.Version < OldestIntervalVersion || iv.Version > IntervalVersion:
+		return oltp.IntervalReport{}, fmt.Errorf("%s: version: %d is not supported (this vmbench reads versions %d to %d)",
+			name, iv.Version, OldestIntervalVersion, IntervalVersion)
 	case iv.Seq < 1:
 		return oltp.IntervalReport{}, fmt.Errorf("%s: seq: %d is not valid (1 or more)", name, iv.Seq)
 	case len(iv.Latency) != len(iv.Ops):
@@ -152,9 +164,18 @@ func (iv Interval) Report() (oltp.IntervalReport, error) {
 	case len(iv.Intended) != 0 && len(iv.Intended) != len(iv.Ops):
 		return oltp.IntervalReport{}, fmt.Errorf("%s: intended: %d histograms for %d ops", name, len(iv.Intended), len(iv.Ops))
 	}
+	if iv.CPU != nil {
+		if err := iv.CPU.Validate(); err != nil {
+			return oltp.IntervalReport{}, fmt.Errorf("%s: cpu: %w", name, err)
+		}
+	}
 	r := oltp.IntervalReport{
 		Phase: iv.Phase, At: iv.At, End: iv.End, Length: iv.Length, Threads: iv.Threads,
 		Ops: append([]string(nil), iv.Ops...), Counters: iv.Counters, Backlog: iv.Backlog,
+	}
+	if iv.CPU != nil {
+		c := *iv.CPU
+		r.CPU = &c
 	}
 	var err error
 	if r.Latency, err = histograms(name, "latency", iv.Ops, iv.Latency); err != nil {

@@ -58,6 +58,10 @@ func TestIntervalRoundTrip(t *testing.T) {
 			Intended: []*hist.Histogram{histOf(spread(300, 29*time.Microsecond)...)},
 		}},
 		{"clamped", oltp.IntervalReport{Phase: oltp.PhaseMeasure, Ops: []string{"newOrder"}, Latency: []*hist.Histogram{histOf(time.Millisecond, 30*time.Hour)}}},
+		{"with CPU", oltp.IntervalReport{Phase: oltp.PhaseMeasure, Ops: []string{"transaction"}, Latency: []*hist.Histogram{histOf(time.Millisecond)},
+			CPU: &oltp.IntervalCPU{ClientCPU: 830 * time.Millisecond, Cores: 2, HostBusyCPU: 1900 * time.Millisecond, HostCPU: 2 * time.Second, Hosts: 1}}},
+		{"with CPU but no host figures", oltp.IntervalReport{Phase: oltp.PhaseMeasure, Ops: []string{"transaction"}, Latency: []*hist.Histogram{histOf(time.Millisecond)},
+			CPU: &oltp.IntervalCPU{ClientCPU: 7 * time.Millisecond, Cores: 4}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := json.Marshal(NewInterval(7, tc.r))
@@ -75,6 +79,9 @@ func TestIntervalRoundTrip(t *testing.T) {
 			if iv.Seq != 7 || got.Phase != tc.r.Phase || got.At != tc.r.At || !got.End.Equal(tc.r.End) || got.Length != tc.r.Length ||
 				got.Threads != tc.r.Threads || got.Backlog != tc.r.Backlog || !reflect.DeepEqual(got.Ops, tc.r.Ops) || !reflect.DeepEqual(got.Counters, tc.r.Counters) {
 				t.Errorf("report %+v, want %+v", got, tc.r)
+			}
+			if (got.CPU == nil) != (tc.r.CPU == nil) || got.CPU != nil && *got.CPU != *tc.r.CPU {
+				t.Errorf("cpu %+v, want %+v", got.CPU, tc.r.CPU)
 			}
 			sameHists(t, "latency", got.Latency, tc.r.Latency)
 			if (got.Intended == nil) != (tc.r.Intended == nil) {
@@ -112,7 +119,10 @@ func TestParseIntervalRefuses(t *testing.T) {
 		raw  string
 		want string
 	}{
-		{name: "newer version", edit: func(iv *Interval) { iv.Version = 2 }, want: "intervals/000001.json: version: 2 is not supported"},
+		{name: "newer version", edit: func(iv *Interval) { iv.Version = 3 }, want: "intervals/000001.json: version: 3 is not supported (this vmbench reads versions 1 to 2)"},
+		{name: "no version", edit: func(iv *Interval) { iv.Version = 0 }, want: "intervals/000001.json: version: 0 is not supported"},
+		{name: "bad CPU", edit: func(iv *Interval) { iv.CPU = &oltp.IntervalCPU{ClientCPU: time.Second} },
+			want: "intervals/000001.json: cpu: interval CPU on 0 cores"},
 		{name: "no seq", edit: func(iv *Interval) { iv.Seq = 0 }, want: "interval: seq: 0"},
 		{name: "histograms not per op", edit: func(iv *Interval) { iv.Ops = append(iv.Ops, "x") }, want: "latency: 1 histograms for 2 ops"},
 		{name: "corrupt histogram", edit: func(iv *Interval) { iv.Latency[0].HDR = "bm9wZQ==" }, want: "latency of transaction"},
@@ -276,5 +286,21 @@ func TestParseJobRefuses(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !IsBadInput(err)):
 			t.Errorf("ParseJob(%s): %v, want a bad job naming %q", tc.raw, err, tc.want)
 		}
+	}
+}
+
+// TestParseIntervalVersion1: an interval file of version 1 (before CPU)
+// from an older agent still reads, with no CPU figures.
+func TestParseIntervalVersion1(t *testing.T) {
+	iv := NewInterval(1, oltp.IntervalReport{Phase: oltp.PhaseMeasure, Ops: []string{"transaction"}, Latency: []*hist.Histogram{histOf(time.Millisecond)}})
+	iv.Version = 1
+	b, _ := json.Marshal(iv)
+	got, err := ParseInterval(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := got.Report()
+	if err != nil || r.CPU != nil || r.Latency[0].Count() != 1 {
+		t.Errorf("version 1 interval: %v, cpu %v", err, r.CPU)
 	}
 }

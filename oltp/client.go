@@ -46,6 +46,13 @@ type ClientCost struct {
 	// these figures (an embedded SQLite database engine); empty when the
 	// process was the client alone.
 	Shares string `json:"shares,omitempty"`
+	// PeakUtilization is the highest share (0..1) of its cores the client
+	// used in one report interval (IntervalCPU.Utilization), over the
+	// intervals at least half the median interval's length; 0 when the
+	// intervals carry no CPU figures (files before version 4). Bound does
+	// not read it: a client-bound run is one whose whole-run average is
+	// past ClientBoundShare.
+	PeakUtilization float64 `json:"peak_interval_utilization,omitempty"`
 	// Start and End bound the window the figures cover.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
@@ -85,9 +92,10 @@ func (c *ClientCost) Bound() bool { return c.Utilization() > ClientBoundShare }
 
 // Summary says the client's cost in one sentence for events events of
 // the kind noun ("transaction", "I/O"), e.g. "Client: 7.27 s CPU (43.6 µs
-// per transaction, 36% of 2 cores), 1.42 voluntary and 0.49 involuntary
-// context switches per transaction", ending with a CLIENT-BOUND warning
-// when Bound.
+// per transaction, 36% of 2 cores, peak interval 83%), 1.42 voluntary and
+// 0.49 involuntary context switches per transaction" (the peak only when
+// PeakUtilization is recorded), ending with a CLIENT-BOUND warning when
+// Bound.
 func (c *ClientCost) Summary(events int64, noun string) string {
 	cpu, vcs, ics := c.PerEvent(events)
 	procs := ""
@@ -98,12 +106,16 @@ func (c *ClientCost) Summary(events int64, noun string) string {
 	if c.Shares != "" {
 		shares = "; the process also ran " + c.Shares + ", whose work is included, so this is not the client's cost alone"
 	}
+	peak := ""
+	if c.PeakUtilization > 0 {
+		peak = fmt.Sprintf(", peak interval %.0f%%", 100*c.PeakUtilization)
+	}
 	bound := ""
 	if c.Bound() {
 		bound = fmt.Sprintf("; CLIENT-BOUND: the client used more than %.0f%% of its cores, so these figures may be the client's limit, not the server's", 100*ClientBoundShare)
 	}
-	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores), %.2f voluntary and %.2f involuntary context switches per %s%s%s",
-		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, vcs, ics, noun, shares, bound)
+	return fmt.Sprintf("Client%s: %.2f s CPU (%s per %s, %.0f%% of %d cores%s), %.2f voluntary and %.2f involuntary context switches per %s%s%s",
+		procs, c.CPU().Seconds(), microseconds(cpu), noun, 100*c.Utilization(), c.Cores, peak, vcs, ics, noun, shares, bound)
 }
 
 func microseconds(d time.Duration) string {
@@ -253,6 +265,8 @@ func (c *ClientCost) Validate() error {
 		return fmt.Errorf("client cost of %d processes on %d cores (both must be at least 1)", c.Processes, c.Cores)
 	case c.End.Before(c.Start):
 		return fmt.Errorf("client cost window ends (%s) before it starts (%s)", c.End.Format(time.RFC3339Nano), c.Start.Format(time.RFC3339Nano))
+	case !(c.PeakUtilization >= 0): // NaN too
+		return fmt.Errorf("client peak interval utilization %g is not a share (0 or more)", c.PeakUtilization)
 	case c.UserCPU > maxClientCPU || c.SystemCPU > maxClientCPU:
 		return fmt.Errorf("client CPU time %v + %v is beyond %v", c.UserCPU, c.SystemCPU, maxClientCPU)
 	}

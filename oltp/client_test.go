@@ -160,3 +160,15 @@ func TestMergeClientCostCoresPerHost(t *testing.T) {
 		}
 	}
 }
+
+// TestClientCostSummaryPeak: a recorded peak interval share shows beside
+// the average; it does not make the client bound.
+func TestClientCostSummaryPeak(t *testing.T) {
+	c := &ClientCost{Processes: 1, Cores: 2, UserCPU: 8 * time.Second, PeakUtilization: 0.834,
+		Start: t0, End: t0.Add(10 * time.Second)}
+	got := c.Summary(100_000, "transaction")
+	want := "Client: 8.00 s CPU (80.0 µs per transaction, 40% of 2 cores, peak interval 83%), 0.00 voluntary and 0.00 involuntary context switches per transaction"
+	if got != want || c.Bound() {
+		t.Errorf("summary\n got %s\nwant %s (bound %v)", got, want, c.Bound())
+	}
+}

@@ -108,6 +108,9 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 	if m.Intervals, err = mergeIntervals(rs); err != nil {
 		return nil, err
 	}
+	if m.Client != nil {
+		m.Client.PeakUtilization = peakUtilization(m.Intervals)
+	}
 	if first.Precondition != nil {
 		pre := make([]*Result, 0, len(rs))
 		for _, r := range rs {
@@ -304,18 +307,27 @@ func mergeIntervals(rs []*Result) ([]Interval, error) {
 		n = min(n, len(r.Intervals))
 	}
 	out := make([]Interval, n)
+	procs := make([]string, len(rs))
+	for j, r := range rs {
+		if r.Client != nil {
+			procs[j] = r.Client.Process
+		}
+	}
 	for i := range n {
 		parts := make([]*Result, len(rs))
+		cpus := make([]*IntervalCPU, len(rs))
 		for j, r := range rs {
 			iv := r.Intervals[i]
 			parts[j] = &Result{Ops: iv.Ops, Counters: iv.Counters}
+			cpus[j] = iv.CPU
 		}
 		ops, err := mergeOps(parts, func(r *Result) []OpResult { return r.Ops })
 		if err != nil {
 			return nil, fmt.Errorf("interval %d: %w", i+1, err)
 		}
 		out[i] = Interval{At: rs[0].Intervals[i].At, Length: rs[0].Intervals[i].Length, Planned: rs[0].Intervals[i].Planned, Ops: ops,
-			Counters: sumCounters(parts, func(r *Result) map[string]int64 { return r.Counters })}
+			Counters: sumCounters(parts, func(r *Result) map[string]int64 { return r.Counters }),
+			CPU:      mergeIntervalCPU(procs, cpus)}
 	}
 	return out, nil
 }

@@ -24,7 +24,7 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 	if r.cfg.OnPhase != nil {
 		r.cfg.OnPhase(name, length)
 	}
-	u0 := readUsage()
+	cpu := newCPUChain()
 	res := r.newResult(name, start)
 	res.Planned = length
 	every := r.cfg.ReportInterval
@@ -62,7 +62,7 @@ loop:
 				break loop
 			}
 			t := r.reg.Tick()
-			r.record(res, name, last, t.At, target, t, true, r.backlogAt(t.At))
+			r.record(res, name, last, t.At, target, t, true, r.backlogAt(t.At), cpu.next())
 			last = t.At
 			edge = start.Add((last.Sub(start)/every + 1) * every)
 		case <-done: // every worker stopped: Events used up
@@ -96,13 +96,21 @@ loop:
 	// the phase and the last tick fall at nearly the same instant, and a
 	// 10 s run with 1 s reports should print [ 10s ], but not a sliver.
 	full := every > 0 && end.Sub(last) >= every/2
-	r.record(res, name, last, end, target, t, full, backlog)
+	r.record(res, name, last, end, target, t, full, backlog, cpu.next())
 	r.finish(res, t, end)
-	res.Client = clientCost(u0, readUsage())
+	r.setClient(res, cpu)
+	return res, err
+}
+
+// setClient sets res.Client from the phase's chained CPU readings: the
+// whole-run cost spans the same readings as the intervals, so their CPU
+// adds up to it.
+func (r *run) setClient(res *Result, cpu *cpuChain) {
+	res.Client = cpu.whole()
 	if res.Client != nil {
 		res.Client.Shares = r.cfg.ClientShares
+		res.Client.PeakUtilization = peakUtilization(res.Intervals)
 	}
-	return res, err
 }
 
 // lastTick takes the last tick of the phase name, planned to end at
@@ -127,17 +135,17 @@ func (r *run) lastTick(name string, planEnd time.Time) (hist.Tick, time.Time) {
 }
 
 // record stores the interval [last, end) of res, planned to end at
-// planned, from tick t, and if report is set, reports it with the backlog
-// at its end.
-func (r *run) record(res *Result, phase string, last, end, planned time.Time, t hist.Tick, report bool, backlog int64) {
+// planned, from tick t with the CPU cpu spent in it, and if report is
+// set, reports it with the backlog at its end.
+func (r *run) record(res *Result, phase string, last, end, planned time.Time, t hist.Tick, report bool, backlog int64, cpu *IntervalCPU) {
 	iv := Interval{At: end.Sub(res.Start), Length: end.Sub(last), Planned: planned.Sub(last),
-		Ops: r.opResults(t.Interval), Counters: r.counterMap(t.IntervalCounters)}
+		Ops: r.opResults(t.Interval), Counters: r.counterMap(t.IntervalCounters), CPU: cpu}
 	if iv.Length > 0 {
 		res.Intervals = append(res.Intervals, iv)
 	}
 	if report && r.cfg.OnInterval != nil {
 		rep := IntervalReport{Phase: phase, At: iv.At, End: end, Length: iv.Length, Threads: r.cfg.Threads, Ops: r.spec.Ops,
-			Latency: t.Interval[:r.nOps], Counters: iv.Counters, Backlog: backlog}
+			Latency: t.Interval[:r.nOps], Counters: iv.Counters, Backlog: backlog, CPU: cpu}
 		if r.intended() {
 			rep.Intended = t.Interval[r.nOps:]
 		}

@@ -18,7 +18,8 @@ import (
 
 // ResultVersion is the schema version of the Result JSON that this vmbench
 // writes. Version 2 added Status, Error, Planned, Overruns, BacklogAtEnd,
-// BacklogDropped, CatchUp and Interval.Planned; version 3 added Client.
+// BacklogDropped, CatchUp and Interval.Planned; version 3 added Client;
+// version 4 added Interval.CPU and Client.PeakUtilization.
 //
 // Readers (ReadResultFile, Validate) read versions OldestResultVersion to
 // ResultVersion: a version 1 file has none of those fields and reads as
@@ -26,7 +27,7 @@ import (
 // run: such a file may hide one), with no overruns or backlog recorded.
 // A newer version is refused with an error naming it, before any other
 // check, so an old vmbench never half-reads a newer file.
-const ResultVersion = 3
+const ResultVersion = 4
 
 // OldestResultVersion is the oldest Result version readers accept.
 const OldestResultVersion = 1
@@ -151,6 +152,10 @@ type Interval struct {
 	Planned  time.Duration    `json:"planned_ns,omitempty"`
 	Ops      []OpResult       `json:"ops"`
 	Counters map[string]int64 `json:"counters,omitempty"`
+	// CPU is the client's and its machine's CPU over the interval (nil
+	// before version 4, on platforms without getrusage, and in a merge
+	// with a part that had none).
+	CPU *IntervalCPU `json:"cpu,omitempty"`
 }
 
 // Op returns the named operation's result, or nil.
@@ -202,6 +207,13 @@ func (r *Result) Validate() error {
 	if r.Client != nil {
 		if err := r.Client.Validate(); err != nil {
 			return err
+		}
+	}
+	for i, iv := range r.Intervals {
+		if iv.CPU != nil {
+			if err := iv.CPU.Validate(); err != nil {
+				return fmt.Errorf("interval %d: %w", i+1, err)
+			}
 		}
 	}
 	if r.Precondition != nil {

@@ -116,11 +116,11 @@ func TestReadsVersion1AndRefusesNewer(t *testing.T) {
 	if m, err := Merge(got, result("w", t0, 3)); err != nil || m.Version != ResultVersion {
 		t.Errorf("merging a version 1 and a version %d result: %v (version %d)", ResultVersion, err, m.Version)
 	}
-	newer := filepath.Join(dir, "v4.json")
-	if err := os.WriteFile(newer, []byte(`{"version": 4, "workload": "w", "a_field_of_v4": 1}`), 0o644); err != nil {
+	newer := filepath.Join(dir, "v5.json")
+	if err := os.WriteFile(newer, []byte(`{"version": 5, "workload": "w", "a_field_of_v5": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadResultFile(newer); err == nil || !strings.Contains(err.Error(), "version 4 is not supported (this vmbench reads versions 1 to 3)") {
+	if _, err := ReadResultFile(newer); err == nil || !strings.Contains(err.Error(), "version 5 is not supported (this vmbench reads versions 1 to 4)") {
 		t.Errorf("newer version: %v", err)
 	}
 }

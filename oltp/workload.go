@@ -139,6 +139,9 @@ type IntervalReport struct {
 	// a terminal-driven run the number of submitted events waiting for an
 	// Executor.
 	Backlog int64
+	// CPU is the CPU spent over the interval (nil where getrusage is
+	// unavailable); see IntervalCPU.
+	CPU *IntervalCPU
 }
 
 // Validate returns every problem with c at once, naming sysbench's flags.

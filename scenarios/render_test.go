@@ -151,9 +151,9 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 
 	// A Result of a newer schema is refused, naming it and the versions read.
 	res := filepath.Join(out.Dir, "vms", "sysbench-01.json")
-	editFile(t, res, `"version": 3`, `"version": 9`)
+	editFile(t, res, `"version": 4`, `"version": 9`)
 	_, err = Render(out.Dir)
-	if err == nil || !strings.Contains(err.Error(), res+": result version 9 is not supported (this vmbench reads versions 1 to 3)") {
+	if err == nil || !strings.Contains(err.Error(), res+": result version 9 is not supported (this vmbench reads versions 1 to 4)") {
 		t.Errorf("a newer Result: %v", err)
 	}
 }

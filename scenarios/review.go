@@ -38,6 +38,11 @@ type VMRow struct {
 	// (Review.Columns) for this VM's Result, 0 for a column without a
 	// Value (printed as an empty cell).
 	Figures []float64
+	// ClientBound is set when the VM's client used more than
+	// oltp.ClientBoundShare of the CPU available to it over the measured
+	// phase (its Result's Client.Bound): its figures may be the client's
+	// limit, not the server's.
+	ClientBound bool
 }
 
 // retryCounter and errorPrefix are the Result counters of retried events
@@ -105,6 +110,10 @@ type Review struct {
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
+	// ClientBound is the merged Result's Client.Bound: the clients
+	// together used more than oltp.ClientBoundShare of the cores of their
+	// machines; the aggregate rows are marked.
+	ClientBound bool
 }
 
 // driverNote says where the VMs' workload drivers ran, from their Results'
@@ -145,6 +154,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 			n += op.Latency.Count
 		}
 		rv.Client = c.Summary(n, "transaction")
+		rv.ClientBound = c.Bound()
 	}
 	closed := merged.Loop == oltp.ClosedLoop
 	rv.FromIntended = len(merged.Ops) > 0 && merged.Ops[0].Intended != nil
@@ -157,6 +167,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 			TPS: r.PerSecond(h.Count()), AvgMs: report.Millis(h.Mean()), P95Ms: report.Millis(h.Percentile(95)), P99Ms: report.Millis(h.Percentile(99)),
 			Reconnects: r.Counters["reconnects"], Figures: figures(cols, r)}
 		row.Retries, row.Errors = retriesAndErrors(r.Counters)
+		row.ClientBound = r.Client != nil && r.Client.Bound()
 		rv.VMs = append(rv.VMs, row)
 		rv.TPSSum += row.TPS
 		for j, v := range row.Figures {
@@ -272,9 +283,17 @@ func (rv *Review) table(f form) *report.Table {
 	for _, c := range rv.Columns {
 		t.Columns = append(t.Columns, report.Column{Header: c.Header, Align: report.Right})
 	}
+	bound := rv.anyClientBound()
+	if bound {
+		t.Columns = append(t.Columns, report.Column{Header: "client"})
+	}
 	for _, r := range rv.VMs {
-		t.Rows = append(t.Rows, append([]string{r.VM, r.Datastore, f.num(r.TPS, 1), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms),
-			itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)}, rv.cells(f, r.Figures)...))
+		row := append([]string{r.VM, r.Datastore, f.num(r.TPS, 1), f2(r.AvgMs), f2(r.P95Ms), f2(r.P99Ms),
+			itoa64(r.Retries), itoa64(r.Errors), itoa64(r.Reconnects)}, rv.cells(f, r.Figures)...)
+		if bound {
+			row = append(row, clientMark(r.ClientBound))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	bold := func(s string) string {
 		if f != markdownForm || s == "" {
@@ -288,7 +307,12 @@ func (rv *Review) table(f form) *report.Table {
 		published = append(published, bold(c))
 	}
 	exact := []string{"aggregate, exact", "", f.num(rv.TPSSum, 1), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}
-	t.Rows = append(t.Rows, published, append(exact, make([]string, len(rv.Columns))...))
+	exact = append(exact, make([]string, len(rv.Columns))...)
+	if bound {
+		published = append(published, clientMark(rv.ClientBound))
+		exact = append(exact, clientMark(rv.ClientBound))
+	}
+	t.Rows = append(t.Rows, published, exact)
 	if f != csvForm {
 		t.Notes = rv.notes(f)
 	}
@@ -316,10 +340,39 @@ func (rv *Review) notes(f form) []string {
 			l = append(l, c.Note)
 		}
 	}
+	if rv.anyClientBound() {
+		l = append(l, fmt.Sprintf("%s: the client (on the aggregate rows, the clients together) used more than %.0f%% of the CPU available to it over the measured phase, so that row's figures may be the client's limit, not the server's.",
+			em(clientBoundMark), 100*oltp.ClientBoundShare))
+	}
 	if rv.LittleMs > 0 {
 		l = append(l, fmt.Sprintf("Little's law check: threads / TPS per VM gives %.2f ms expected average latency.", rv.LittleMs))
 	}
 	return l
+}
+
+// clientBoundMark is the review's client cell of a client-bound row.
+const clientBoundMark = "CLIENT-BOUND"
+
+// clientMark is the client cell of a row: clientBoundMark or empty.
+func clientMark(bound bool) string {
+	if bound {
+		return clientBoundMark
+	}
+	return ""
+}
+
+// anyClientBound reports whether a row of the table is client-bound: the
+// client column and its note are shown only then.
+func (rv *Review) anyClientBound() bool {
+	if rv.ClientBound {
+		return true
+	}
+	for _, r := range rv.VMs {
+		if r.ClientBound {
+			return true
+		}
+	}
+	return false
 }
 
 // simulated is the Simulated sentence, capitalised.

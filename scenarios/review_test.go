@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -149,5 +150,80 @@ func TestReviewClientCost(t *testing.T) {
 	}
 	if !bytes.Contains(b.Bytes(), []byte(want+".\n")) {
 		t.Errorf("report.md has no client line:\n%s", b.Bytes())
+	}
+}
+
+// boundReview is the R7415 review with each VM's client having used cpu
+// of its 2 cores × 10 s.
+func boundReview(t *testing.T, cpu ...time.Duration) *Review {
+	t.Helper()
+	vms := r7415(t)
+	for i, r := range vms {
+		r.Client = &oltp.ClientCost{Process: r.Labels["vm"] + "/1/1", Processes: 1, Cores: 2, UserCPU: cpu[i],
+			Start: t0, End: t0.Add(10 * time.Second)}
+	}
+	merged, err := oltp.Merge(vms...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := NewReview("sysbench-4vm", vms, merged, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rv
+}
+
+// TestReviewClientBound: each row is marked by its own Result's
+// Client.Bound, the aggregate rows by the merged Result's.
+func TestReviewClientBound(t *testing.T) {
+	const s = time.Second
+	for _, tc := range []struct {
+		name string
+		cpu  []time.Duration
+		vms  []bool
+		agg  bool
+	}{
+		{"80% is not bound", []time.Duration{16 * s, 16 * s, 16 * s, 16 * s}, []bool{false, false, false, false}, false},
+		{"two VMs bound, the sum not (63 of 80 s)", []time.Duration{10 * s, 17 * s, 16 * s, 20 * s}, []bool{false, true, false, true}, false},
+		{"the sum bound (65 of 80 s)", []time.Duration{10 * s, 17 * s, 18 * s, 20 * s}, []bool{false, true, true, true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rv := boundReview(t, tc.cpu...)
+			tab := rv.table(csvForm)
+			bound := slices.Contains(tc.vms, true) || tc.agg
+			if got := tab.Columns[len(tab.Columns)-1].Header == "client"; got != bound {
+				t.Fatalf("client column shown %v, want %v", got, bound)
+			}
+			for i, row := range tab.Rows {
+				want := tc.agg
+				if i < len(tc.vms) {
+					want = tc.vms[i]
+				}
+				if got := row[len(row)-1] == clientBoundMark; bound && got != want {
+					t.Errorf("row %s: marked %v, want %v", row[0], got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestReviewClientBoundGolden: the client column and its note, with one
+// VM not bound and the aggregate rows bound; a review where no row is
+// bound has neither (review.txt.golden).
+func TestReviewClientBoundGolden(t *testing.T) {
+	rv := boundReview(t, 10*time.Second, 17*time.Second, 18*time.Second, 20*time.Second)
+	for _, tc := range []struct {
+		file  string
+		write func(*bytes.Buffer) error
+	}{
+		{"review-client-bound.txt", func(b *bytes.Buffer) error { return rv.WriteText(b) }},
+		{"review-client-bound.md", func(b *bytes.Buffer) error { return rv.WriteMarkdown(b) }},
+		{"review-client-bound.csv", func(b *bytes.Buffer) error { return rv.WriteCSV(b) }},
+	} {
+		var b bytes.Buffer
+		if err := tc.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", tc.file+".golden"), b.Bytes())
 	}
 }

@@ -84,11 +84,11 @@ func TestReportRerendersSysbenchCampaign(t *testing.T) {
 	// A Result of a newer schema: exit 2, naming the file and the versions read.
 	res1 := filepath.Join(partial, "vms", "sysbench-01.json")
 	b, _ = os.ReadFile(res1)
-	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), `"version": 3`, `"version": 4`, 1)), 0o644); err != nil {
+	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), `"version": 4`, `"version": 5`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, nil, "report", partial)
-	if code != 2 || !strings.Contains(stderr, res1+": result version 4 is not supported (this vmbench reads versions 1 to 3)") {
+	if code != 2 || !strings.Contains(stderr, res1+": result version 5 is not supported (this vmbench reads versions 1 to 4)") {
 		t.Errorf("a newer Result: exit %d\n%s", code, stderr)
 	}
 }
