@@ -30,8 +30,9 @@ type Disk struct {
 	// Bus is the bus number (0-3) of the SCSI controller the disk is on,
 	// -1 when that controller is not SCSI (a template's SATA or NVMe boot
 	// disk); Unit is the disk's unit on it (0-15, never 7 on SCSI).
-	// Together they are the guest's SCSI target address: on Linux with
-	// one SCSI host per controller, host<h>:channel 0:target Unit:lun 0.
+	// Together they are the guest's SCSI address; a Linux guest typically
+	// shows the disk as <host>:0:<Unit>:0, the host being the controller
+	// (not checked here: vcsim has no guest).
 	Bus  int32
 	Unit int32
 	// CapacityBytes is the capacity in bytes.
