@@ -69,7 +69,7 @@ type VDisk struct {
 
 // Layout is a role's VM shape: CPU, memory and vDisks.
 type Layout struct {
-	// Role names the layout ("sysbench", "sqlserver").
+	// Role names the layout ("sysbench", "sqlserver", "block-worker").
 	Role string
 	// NumCPU is the number of vCPUs.
 	NumCPU int32
@@ -114,8 +114,12 @@ type DiskPlacement struct {
 //     database under test is restored from it, so zero-on-first-write costs
 //     nothing measurable there; it is thick lazy-zeroed, which reserves its
 //     space (a full datastore fails at provisioning, not mid-restore) without
-//     the minutes eager-zeroing 447 GB would add to every VM.
+//     the minutes eager-zeroing 447 GB would add to every VM;
+//   - "block-worker" is BlockWorkerLayout with its defaults and one data
+//     disk of DefaultBlockWorkerDiskSizeGB (100 GiB), eager-zeroed thick
+//     (see BlockWorkerLayout for why and where the defaults come from).
 var builtinLayouts = map[string]Layout{
+	RoleBlockWorker: mustBlockWorkerLayout(BlockWorker{DiskSizeGB: DefaultBlockWorkerDiskSizeGB}),
 	"sysbench": {
 		Role:       "sysbench",
 		NumCPU:     16,

@@ -18,20 +18,22 @@ func dataDisks(n, ctrl int) []VDisk {
 }
 
 func TestBuiltinLayouts(t *testing.T) {
-	if got := Roles(); !slices.Equal(got, []string{"sqlserver", "sysbench"}) {
+	if got := Roles(); !slices.Equal(got, []string{"block-worker", "sqlserver", "sysbench"}) {
 		t.Fatalf("Roles() = %v", got)
 	}
 	cases := []struct {
 		role     string
 		cpu      int32
 		memMB    int64
+		ctrl     string
 		sizes    []int64
 		provs    []Provisioning
 		reserved int64
 		thin     int64
 	}{
-		{"sysbench", 16, 61440, []int64{92, 447, 270}, []Provisioning{Thin, Thick, EagerZeroedThick}, 717, 92},
-		{"sqlserver", 16, 65536, []int64{100, 500}, []Provisioning{Thin, EagerZeroedThick}, 500, 100},
+		{"sysbench", 16, 61440, "lsilogic-sas", []int64{92, 447, 270}, []Provisioning{Thin, Thick, EagerZeroedThick}, 717, 92},
+		{"sqlserver", 16, 65536, "lsilogic-sas", []int64{100, 500}, []Provisioning{Thin, EagerZeroedThick}, 500, 100},
+		{"block-worker", 4, 8192, "pvscsi", []int64{16, 100}, []Provisioning{Thin, EagerZeroedThick}, 100, 16},
 	}
 	for _, c := range cases {
 		l, err := LayoutFor(c.role)
@@ -41,7 +43,7 @@ func TestBuiltinLayouts(t *testing.T) {
 		if err := l.Validate(); err != nil {
 			t.Errorf("%s: %v", c.role, err)
 		}
-		if l.NumCPU != c.cpu || l.MemoryMB != c.memMB || l.Controller != "lsilogic-sas" {
+		if l.Role != c.role || l.NumCPU != c.cpu || l.MemoryMB != c.memMB || l.Controller != c.ctrl {
 			t.Errorf("%s: %d vCPU %d MB %s", c.role, l.NumCPU, l.MemoryMB, l.Controller)
 		}
 		var sizes []int64
@@ -63,7 +65,7 @@ func TestBuiltinLayouts(t *testing.T) {
 		}
 	}
 	_, err := LayoutFor("oracle")
-	mustContain(t, err, `"oracle"`, "sqlserver, sysbench")
+	mustContain(t, err, `"oracle"`, "block-worker, sqlserver, sysbench")
 }
 
 func TestLayoutValidate(t *testing.T) {

@@ -105,6 +105,11 @@ type VM struct {
 	PowerState string
 	// Created is the KeyCreated time (zero when absent or unparsable).
 	Created time.Time
+	// Disks are the VM's vDisks in layout order (Disks[0] the boot disk),
+	// read back from vSphere after the reconfigure: SCSI bus and unit,
+	// capacity, backing UUID, datastore and provisioning. Provision fills
+	// it; List leaves it nil.
+	Disks []Disk
 }
 
 // Names of the steps of one VM's provisioning, as StepError and
@@ -238,11 +243,13 @@ func (t *tracker) do(f func()) { t.mu.Lock(); defer t.mu.Unlock(); f() }
 // datastore while disks are created). It runs Preflight first and creates
 // nothing when it fails. Each VM gets, in one clone and one reconfigure:
 // the campaign tags (extraConfig KeyCampaign, KeyCreated, KeyRole,
-// KeyProvision, and an annotation), the layout's vCPU and memory, the boot
+// KeyProvision, and an annotation), extraConfig disk.EnableUUID = "TRUE"
+// (KeyDiskEnableUUID), the layout's vCPU and memory, the boot
 // disk grown to Disks[0].SizeGB, new SCSI controller(s) of type
 // Layout.Controller and the data disks with their provisioning, all on the
 // VM's datastore. With PowerOn it powers each VM on and waits for its IPv4
-// address (IPTimeout).
+// address (IPTimeout). Each returned VM's Disks are read back from
+// vSphere after its reconfigure.
 //
 // If any step fails or ctx is cancelled, no new step starts; steps already
 // running are waited for (vSphere finishes a clone or reconfigure anyway,
@@ -367,13 +374,15 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 		return VM{}, fail(StepReconfigure+" (not started)", err)
 	}
 
-	if err := s.reconfigure(tctx, p, vm, name, ds, say); err != nil {
+	disks, err := s.reconfigure(tctx, p, vm, name, ds, say)
+	if err != nil {
 		return VM{}, fail(StepReconfigure, err)
 	}
 	took(StepReconfigure)
 
 	out := VM{Name: name, MoRef: ref.Value, Datastore: ds.Name(), Role: p.spec.Layout.Role,
-		CampaignID: p.spec.CampaignID, PowerState: string(types.VirtualMachinePowerStatePoweredOff), Created: p.created}
+		CampaignID: p.spec.CampaignID, PowerState: string(types.VirtualMachinePowerStatePoweredOff), Created: p.created,
+		Disks: disks}
 	if !p.spec.PowerOn {
 		say("%s: ready (powered off)", name)
 		return out, nil
@@ -435,21 +444,33 @@ func (s *Session) clone(tctx context.Context, p *plan, name string, ds *object.D
 }
 
 // reconfigure gives the cloned VM vm, named name, on ds its layout (CPUs,
-// memory, disks, network; see configSpec) in one reconfigure task.
-func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualMachine, name string, ds *object.Datastore, say func(string, ...any)) error {
+// memory, disks, network; see configSpec) in one reconfigure task, then
+// reads the VM's devices back and returns its disks in layout order (see
+// disksFromDevices).
+func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualMachine, name string, ds *object.Datastore, say func(string, ...any)) ([]Disk, error) {
 	var m mo.VirtualMachine
 	if err := s.Client.RetrieveOne(tctx, vm.Reference(), []string{"config.hardware.device", "config.files.vmPathName"}, &m); err != nil {
-		return err
+		return nil, err
 	}
 	if m.Config == nil {
-		return errors.New("the clone has no configuration")
+		return nil, errors.New("the clone has no configuration")
 	}
-	cs, err := p.configSpec(object.VirtualDeviceList(m.Config.Hardware.Device), m.Config.Files.VmPathName, ds, name)
+	cs, slots, err := p.configSpec(object.VirtualDeviceList(m.Config.Hardware.Device), m.Config.Files.VmPathName, ds, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	say("%s: reconfiguring: %d vCPU, %d MB memory, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.diskSummary())
-	return wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) })
+	if err := wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) }); err != nil {
+		return nil, err
+	}
+	var after mo.VirtualMachine
+	if err := s.Client.RetrieveOne(tctx, vm.Reference(), []string{"config.hardware.device"}, &after); err != nil {
+		return nil, fmt.Errorf("read back the disks: %w", err)
+	}
+	if after.Config == nil {
+		return nil, errors.New("read back the disks: the VM has no configuration")
+	}
+	return disksFromDevices(object.VirtualDeviceList(after.Config.Hardware.Device), slots)
 }
 
 // waitIP polls guest.ipAddress (VMware Tools reports it) until it holds an

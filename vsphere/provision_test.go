@@ -58,7 +58,7 @@ func TestProvisionLayouts(t *testing.T) {
 					if info.NumCPU != l.NumCPU || info.CoresPerSocket != l.NumCPU || info.MemoryMB != l.MemoryMB {
 						t.Errorf("%s: %d vCPU (%d per socket), %d MB", vm.Name, info.NumCPU, info.CoresPerSocket, info.MemoryMB)
 					}
-					if !slices.Contains(info.Controllers, "lsilogic-sas") {
+					if !slices.Contains(info.Controllers, l.Controller) {
 						t.Errorf("%s: controllers %v", vm.Name, info.Controllers)
 					}
 					if info.PowerState != "poweredOn" || info.IP != "127.0.0.1" || info.CampaignID != spec.CampaignID || info.Created.IsZero() {
@@ -72,10 +72,11 @@ func TestProvisionLayouts(t *testing.T) {
 						if d.SizeGB != want.SizeGB || d.Provisioning != want.Provisioning || d.Datastore != wantDS {
 							t.Errorf("%s disk %d: %+v, want %d GB %s on %s", vm.Name, k, d, want.SizeGB, want.Provisioning, wantDS)
 						}
-						if k > 0 && (d.Controller != "lsilogic-sas" || d.Bus != 1 || d.Unit != int32(k-1)) {
+						if k > 0 && (d.Controller != l.Controller || d.Bus != 1 || d.Unit != int32(k-1)) {
 							t.Errorf("%s disk %d: on %s bus %d unit %d", vm.Name, k, d.Controller, d.Bus, d.Unit)
 						}
 					}
+					sameDisks(t, vm, info, l)
 				}
 				for _, ds := range all[:tc.nds] {
 					if perDS[ds] != tc.count/tc.nds {
@@ -283,5 +284,22 @@ func TestProvisionPoweredOffWithNetwork(t *testing.T) {
 	info, err := s.Inspect(context.Background(), "db-01")
 	if err != nil || info.PowerState != "poweredOff" {
 		t.Fatalf("%+v %v", info, err)
+	}
+}
+
+// sameDisks checks that the disks Provision read back for vm agree with
+// what Inspect reads (info) and with the layout l, in layout order.
+func sameDisks(t *testing.T, vm VM, info VMInfo, l Layout) {
+	t.Helper()
+	if len(vm.Disks) != len(l.Disks) || len(info.Disks) != len(l.Disks) {
+		t.Errorf("%s: Provision returned %d disks, Inspect %d, want %d", vm.Name, len(vm.Disks), len(info.Disks), len(l.Disks))
+		return
+	}
+	for k, got := range vm.Disks {
+		d, want := info.Disks[k], l.Disks[k]
+		if got.Name != want.Name || got.Bus != d.Bus || got.Unit != d.Unit || got.CapacityBytes != want.SizeGB<<30 ||
+			got.Provisioning != d.Provisioning || got.Datastore != d.Datastore || got.UUID == "" {
+			t.Errorf("%s disk %d: Provision read %+v, Inspect %+v", vm.Name, k, got, d)
+		}
 	}
 }

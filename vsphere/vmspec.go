@@ -73,11 +73,13 @@ func (p *plan) cloneSpec(ds *object.Datastore) types.VirtualMachineCloneSpec {
 }
 
 // configSpec is the one reconfigure after the clone: vCPU, memory,
-// annotation, boot disk size, new controller(s) and data disks on ds, the
-// NIC's network, and the simulated IP. devices is the clone's device list.
-// vmx is the clone's "[ds] dir/name.vmx": data disks are created beside it
-// as <name>_<disk name>.vmdk.
-func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *object.Datastore, name string) (types.VirtualMachineConfigSpec, error) {
+// annotation, disk.EnableUUID (KeyDiskEnableUUID), boot disk size, new
+// controller(s) and data disks on ds, the NIC's network, and the simulated
+// IP. devices is the clone's device list. vmx is the clone's
+// "[ds] dir/name.vmx": data disks are created beside it as
+// <name>_<disk name>.vmdk. It also returns where each of the layout's
+// vDisks goes, in layout order, to read them back after the reconfigure.
+func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *object.Datastore, name string) (types.VirtualMachineConfigSpec, []diskSlot, error) {
 	l := p.spec.Layout
 	cores := l.CoresPerSocket
 	if cores == 0 {
@@ -89,6 +91,7 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		MemoryMB:          l.MemoryMB,
 		Annotation: fmt.Sprintf("vmbench %s VM %s of campaign %s, created %s.\nRemove with: vmbench vsphere destroy --campaign %s",
 			l.Role, name, p.spec.CampaignID, p.created.Format(time.RFC3339), p.spec.CampaignID),
+		ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: KeyDiskEnableUUID, Value: "TRUE"}},
 	}
 	if p.spec.SimulatedIP != "" {
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: "SET.guest.ipAddress", Value: p.spec.SimulatedIP})
@@ -96,22 +99,23 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 
 	grow, err := growBootDisk(devices, l.Disks[0].SizeGB)
 	if err != nil {
-		return cs, err
+		return cs, nil, err
 	}
 	if grow != nil {
 		cs.DeviceChange = append(cs.DeviceChange, grow)
 	}
+	slots := []diskSlot{{name: l.Disks[0].Name, boot: true, key: bootDisk(devices).Key}}
 
 	list := append(object.VirtualDeviceList(nil), devices...)
 	ctrls := make([]*types.VirtualController, l.NewControllers())
 	for i := range ctrls {
 		dev, err := list.CreateSCSIController(l.Controller)
 		if err != nil {
-			return cs, err
+			return cs, nil, err
 		}
 		scsi := dev.(types.BaseVirtualSCSIController).GetVirtualSCSIController()
 		if scsi.BusNumber < 0 {
-			return cs, fmt.Errorf("no free SCSI bus for new controller %d: the template uses %d of %d",
+			return cs, nil, fmt.Errorf("no free SCSI bus for new controller %d: the template uses %d of %d",
 				i, len(scsiControllers(devices)), MaxSCSIControllers)
 		}
 		ctrls[i] = &scsi.VirtualController
@@ -124,16 +128,18 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		// Unexpected home: let vSphere name the files on ds.
 		home = object.DatastorePath{Datastore: ds.Name()}
 	}
-	cs.DeviceChange = append(cs.DeviceChange, p.dataDisks(list, ctrls, home, ds.Reference(), name)...)
+	adds, data := p.dataDisks(list, ctrls, home, ds.Reference(), name)
+	cs.DeviceChange = append(cs.DeviceChange, adds...)
+	slots = append(slots, data...)
 
 	nic, err := p.nicChange(devices)
 	if err != nil {
-		return cs, err
+		return cs, nil, err
 	}
 	if nic != nil {
 		cs.DeviceChange = append(cs.DeviceChange, nic)
 	}
-	return cs, nil
+	return cs, slots, nil
 }
 
 // growBootDisk returns the edit that grows the clone's boot disk (the first
@@ -163,9 +169,10 @@ func growBootDisk(devices object.VirtualDeviceList, sizeGB int64) (types.BaseVir
 // placement but the boot disk's) on the new controllers ctrls, as files
 // beside home on the datastore dsRef, named after the VM name. list is the
 // device list so far (for new device keys); each disk's key is added to its
-// controller's devices.
-func (p *plan) dataDisks(list object.VirtualDeviceList, ctrls []*types.VirtualController, home object.DatastorePath, dsRef types.ManagedObjectReference, name string) []types.BaseVirtualDeviceConfigSpec {
+// controller's devices. It also returns each disk's slot (bus and unit).
+func (p *plan) dataDisks(list object.VirtualDeviceList, ctrls []*types.VirtualController, home object.DatastorePath, dsRef types.ManagedObjectReference, name string) ([]types.BaseVirtualDeviceConfigSpec, []diskSlot) {
 	var changes []types.BaseVirtualDeviceConfigSpec
+	var slots []diskSlot
 	for i, pl := range p.placement[1:] {
 		ctrl := ctrls[pl.NewController]
 		thin, eager := pl.Disk.Provisioning.flags()
@@ -193,8 +200,9 @@ func (p *plan) dataDisks(list object.VirtualDeviceList, ctrls []*types.VirtualCo
 			FileOperation: types.VirtualDeviceConfigSpecFileOperationCreate,
 			Device:        disk,
 		})
+		slots = append(slots, diskSlot{name: pl.Disk.Name, bus: ctrl.BusNumber, unit: unit})
 	}
-	return changes
+	return changes, slots
 }
 
 // nicChange returns the edit that puts the clone's first network adapter on
