@@ -22,11 +22,16 @@
 //	                  written atomically once the run has ended (also after
 //	                  an interrupt or a failure, marked so)
 //	record.json       the Output's Record when the tool has one (RecordFile)
-//	log.txt           the workload's progress lines (Env.Log), appended:
-//	                  the one file not written atomically
+//	log.txt           the workload's progress lines (Env.Log), appended,
+//	                  created at the first line: the one file not written
+//	                  atomically
+//	agent.lock        while an agent runs (LockFile): its pid and start
+//	                  time, created exclusively, removed at the end; a
+//	                  second agent on the directory is refused (ErrLocked)
 //
 // A job that cannot run as written (see ParseJob and Run) leaves job.json
-// and status.json alone in the directory.
+// and status.json alone in the directory; so does a job whose Disks are
+// not in the guest as it says (ErrDiskPlacement).
 //
 // The agent imports the workload contract, never a tool: the tools are
 // registered by the binary that links them (cmd/vmbench).

@@ -46,8 +46,12 @@ type jobAlias Job
 // registered, no Steps or a step that is not prepare, run, check (for a
 // tool with checks: a workload.Checker) or cleanup or is named twice, a
 // connection flag of the tool's workload.Connector in Flags, a Database
-// for a tool that is no Connector or none for one, and a Database with a
-// Password are refused. Every error starts with "job.json: ", names the
+// for a tool that is no Connector or none for one, a Database with a
+// password, Disks for a tool without a TargetFlag or beside a target in
+// Flags, and a Disk whose name is empty, bus is not 0-3, unit is not 0-15
+// or is 7, UUID is not 32 hex digits (dashes allowed) or size is not
+// above 0, or that repeats another's name, bus and unit, or UUID, are
+// refused. Every error starts with "job.json: ", names the
 // field, and matches ErrBadJob. Flag names and values are checked later by
 // the tool's parser (Run).
 func ParseJob(b []byte) (*Job, error) {

@@ -105,7 +105,7 @@ func TestAgentLockNotAnAgents(t *testing.T) {
 // TestAgentInterruptedBeforeStart: cancelled while the run step waits for
 // a StartAt an hour ahead, the agent fails "interrupted before the start"
 // and leaves no result.json, record.json, intervals/ or hlog: nothing was
-// measured. Only job.json and status.json remain (no log line was written).
+// measured. Only job.json, status.json and log.txt (if the tool logged) remain.
 func TestAgentInterruptedBeforeStart(t *testing.T) {
 	job := sqliteJob(t, "1", workload.VerbPrepare)
 	if err := Run(t.Context(), runDir(t, job), nil); err != nil {

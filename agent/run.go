@@ -176,12 +176,15 @@ func (o *observer) cancelled() {
 	o.cancelAt = time.Now()
 }
 
-// beforeStart says the context was cancelled before startAt (non-zero)
-// and before any phase or interval was reported.
+// beforeStart says, for a cancelled run, that it was cancelled before
+// startAt (non-zero) and before any phase or interval was reported.
+// context.AfterFunc runs cancelled in a goroutine of its own, which may
+// not have run yet: the cancellation was then no later than now.
 func (o *observer) beforeStart(startAt time.Time) bool {
+	now := time.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return !startAt.IsZero() && !o.began && !o.cancelAt.IsZero() && o.cancelAt.Before(startAt)
+	return !startAt.IsZero() && !o.began && cmp.Or(o.cancelAt, now).Before(startAt)
 }
 
 // begin notes that the run has begun measuring.
