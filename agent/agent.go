@@ -22,11 +22,16 @@
 //	                  written atomically once the run has ended (also after
 //	                  an interrupt or a failure, marked so)
 //	record.json       the Output's Record when the tool has one (RecordFile)
-//	log.txt           the workload's progress lines (Env.Log), appended:
-//	                  the one file not written atomically
+//	log.txt           the workload's progress lines (Env.Log), appended,
+//	                  created at the first line: the one file not written
+//	                  atomically
+//	agent.lock        while an agent runs (LockFile): its pid and start
+//	                  time, created exclusively, removed at the end; a
+//	                  second agent on the directory is refused (ErrLocked)
 //
 // A job that cannot run as written (see ParseJob and Run) leaves job.json
-// and status.json alone in the directory.
+// and status.json alone in the directory; so does a job whose Disks are
+// not in the guest as it says (ErrDiskPlacement).
 //
 // The agent imports the workload contract, never a tool: the tools are
 // registered by the binary that links them (cmd/vmbench).
@@ -50,6 +55,7 @@ const (
 	ResultFile    = "result.json"
 	RecordFile    = "record.json"
 	LogFile       = "log.txt"
+	LockFile      = "agent.lock"
 	JobVersion    = 1
 	StatusVersion = 1
 )
@@ -72,8 +78,19 @@ type Job struct {
 	Flags    map[string]string `json:"flags,omitempty"`
 	// Database is the connection for a workload.Connector, without its
 	// password (which comes from PasswordEnv); nil for a tool without a
-	// database (the block suite).
+	// database (the block suite). In job.json it is an object of
+	// snake_case fields (Marshal writes them, ParseJob reads them):
+	// "driver" (mysql, sqlserver, sqlite), "host", "port", "socket",
+	// "user", "database", "instance", "sqlite_path" and "params" (an
+	// object of strings), each dialect.Config's field of that name; there
+	// is no password field (one is refused).
 	Database *dialect.Config `json:"database,omitempty"`
+	// Disks are the VM's data vDisks for a tool with a TargetFlag (the
+	// block suite), in the order the tool's targets take them; then Flags
+	// hold no target: the agent finds each disk's block device in the
+	// guest (by its UUID, as the SCSI WWN) and sets the flag once per
+	// disk. Empty for any other job.
+	Disks []Disk `json:"disks,omitempty"`
 	// Steps are the verbs to run in order: any of prepare, run, check and
 	// cleanup. A campaign runs prepare in one job and run in another, so
 	// that the common start is set once every VM is prepared.

@@ -46,8 +46,12 @@ type jobAlias Job
 // registered, no Steps or a step that is not prepare, run, check (for a
 // tool with checks: a workload.Checker) or cleanup or is named twice, a
 // connection flag of the tool's workload.Connector in Flags, a Database
-// for a tool that is no Connector or none for one, and a Database with a
-// Password are refused. Every error starts with "job.json: ", names the
+// for a tool that is no Connector or none for one, a Database with a
+// password, Disks for a tool without a TargetFlag or beside a target in
+// Flags, and a Disk whose name is empty, bus is not 0-3, unit is not 0-15
+// or is 7, UUID is not 32 hex digits (dashes allowed) or size is not
+// above 0, or that repeats another's name, bus and unit, or UUID, are
+// refused. Every error starts with "job.json: ", names the
 // field, and matches ErrBadJob. Flag names and values are checked later by
 // the tool's parser (Run).
 func ParseJob(b []byte) (*Job, error) {
@@ -60,23 +64,29 @@ func ParseJob(b []byte) (*Job, error) {
 	if v.Version != JobVersion {
 		return nil, jobErrorf("version: %d is not supported (this vmbench reads version %d)", v.Version, JobVersion)
 	}
-	var j Job
+	var w jobWire
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode((*jobAlias)(&j)); err != nil {
+	if err := dec.Decode(&w); err != nil {
 		return nil, jobErrorf("not a vmbench job: %v", err)
 	}
 	if dec.More() {
 		return nil, jobErrorf("more than one JSON value; a job is one object")
 	}
-	if err := j.check(); err != nil {
+	j := Job(w.jobAlias)
+	var password string
+	if w.Database != nil {
+		j.Database, password = w.Database.config()
+	}
+	if err := j.check(password); err != nil {
 		return nil, err
 	}
 	return &j, nil
 }
 
-// check returns every problem of j at once (see ParseJob).
-func (j *Job) check() error {
+// check returns every problem of j at once (see ParseJob); password is
+// the one job.json's database held, if any.
+func (j *Job) check(password string) error {
 	tool, err := workload.Lookup(j.Tool)
 	if err != nil {
 		return jobErrorf("tool: %v", err)
@@ -114,13 +124,14 @@ func (j *Job) check() error {
 		errs = append(errs, jobErrorf("database: missing; %s runs against a database", j.Tool))
 	case !isConn && j.Database != nil:
 		errs = append(errs, jobErrorf("database: given, but %s uses no database; remove it", j.Tool))
-	case j.Database != nil && j.Database.Password != "":
-		errs = append(errs, jobErrorf("database.Password: a job never holds a password; pass it in $%s", PasswordEnv))
+	case j.Database != nil && password != "":
+		errs = append(errs, jobErrorf("database.password: a job never holds a password; pass it in $%s", PasswordEnv))
 	case j.Database != nil:
 		if err := conn.Supports(j.Database.Driver); err != nil {
-			errs = append(errs, jobErrorf("database.Driver: %v", err))
+			errs = append(errs, jobErrorf("database.driver: %v", err))
 		}
 	}
+	errs = append(errs, j.checkDisks(tool)...)
 	for k := range j.Labels {
 		if k == "" {
 			errs = append(errs, jobErrorf("labels: a label has an empty name"))
@@ -136,20 +147,13 @@ func flagName(k string) string {
 }
 
 // Marshal returns j as indented JSON for job.json, with a newline at the
-// end. The database's Password is never written (the field is left out,
-// whatever j holds): the agent reads it from PasswordEnv. j is not
-// changed.
+// end, its Database in snake_case fields (see Job). The database's
+// Password is never written (there is no field for it, whatever j holds):
+// the agent reads it from PasswordEnv. j is not changed.
 func (j *Job) Marshal() ([]byte, error) {
-	w := struct {
-		*jobAlias
-		Database json.RawMessage `json:"database,omitempty"`
-	}{jobAlias: (*jobAlias)(j)}
+	w := jobWire{jobAlias: jobAlias(*j)}
 	if j.Database != nil {
-		db, err := databaseJSON(*j.Database)
-		if err != nil {
-			return nil, err
-		}
-		w.Database = db
+		w.Database = newJobDatabase(*j.Database)
 	}
 	b, err := json.MarshalIndent(w, "", "  ")
 	if err != nil {
@@ -158,17 +162,36 @@ func (j *Job) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// databaseJSON encodes db without its Password field.
-func databaseJSON(db dialect.Config) (json.RawMessage, error) {
-	db.Password = ""
-	b, err := json.Marshal(db)
-	if err != nil {
-		return nil, fmt.Errorf("%s: database: %w", JobFile, err)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, fmt.Errorf("%s: database: %w", JobFile, err)
-	}
-	delete(fields, "Password")
-	return json.Marshal(fields)
+// jobWire is job.json: a Job whose Database is a jobDatabase.
+type jobWire struct {
+	jobAlias
+	Database *jobDatabase `json:"database,omitempty"`
+}
+
+// jobDatabase is a Job's Database in job.json (see Job for the fields).
+// Password is only read, so that ParseJob can refuse it by name.
+type jobDatabase struct {
+	Driver     dialect.Driver    `json:"driver"`
+	Host       string            `json:"host,omitempty"`
+	Port       int               `json:"port,omitempty"`
+	Socket     string            `json:"socket,omitempty"`
+	User       string            `json:"user,omitempty"`
+	Password   string            `json:"password,omitempty"`
+	Database   string            `json:"database,omitempty"`
+	Instance   string            `json:"instance,omitempty"`
+	SQLitePath string            `json:"sqlite_path,omitempty"`
+	Params     map[string]string `json:"params,omitempty"`
+}
+
+// newJobDatabase is db in job.json's form, without its password.
+func newJobDatabase(db dialect.Config) *jobDatabase {
+	return &jobDatabase{Driver: db.Driver, Host: db.Host, Port: db.Port, Socket: db.Socket, User: db.User,
+		Database: db.Database, Instance: db.Instance, SQLitePath: db.SQLitePath, Params: db.Params}
+}
+
+// config is d as a dialect.Config without a password, and the password
+// job.json held.
+func (d *jobDatabase) config() (*dialect.Config, string) {
+	return &dialect.Config{Driver: d.Driver, Host: d.Host, Port: d.Port, Socket: d.Socket, User: d.User,
+		Database: d.Database, Instance: d.Instance, SQLitePath: d.SQLitePath, Params: d.Params}, d.Password
 }

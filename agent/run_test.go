@@ -126,7 +126,7 @@ func TestAgentRunSysbenchSQLite(t *testing.T) {
 	job := sqliteJob(t, "3", workload.VerbPrepare, workload.VerbRun)
 	dir := runDir(t, job)
 	var log stateLog
-	if err := run(t.Context(), dir, nil, log.add); err != nil {
+	if err := run(t.Context(), dir, nil, hooks{onStatus: log.add}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if st := readStatus(t, dir); st.State != StateDone || st.Error != "" || st.PID != os.Getpid() {
@@ -257,8 +257,8 @@ func TestAgentBadJobCreatesNothing(t *testing.T) {
 		{"no database", marshalled(func(j *Job) { j.Database = nil }), "database: missing"},
 		{"password", func(t *testing.T) []byte {
 			b, _ := good(t).Marshal()
-			return bytes.Replace(b, []byte(`"Driver"`), []byte(`"Password": "s3cret", "Driver"`), 1)
-		}, "database.Password: a job never holds a password"},
+			return bytes.Replace(b, []byte(`"driver"`), []byte(`"password": "s3cret", "driver"`), 1)
+		}, "database.password: a job never holds a password"},
 		{"unknown field", func(t *testing.T) []byte {
 			b, _ := good(t).Marshal()
 			return bytes.Replace(b, []byte(`"tool"`), []byte(`"colour": "red", "tool"`), 1)
@@ -318,11 +318,11 @@ func TestAgentInterruptMidMeasure(t *testing.T) {
 	dir := runDir(t, sqliteJob(t, "60", workload.VerbPrepare, workload.VerbRun))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	err := run(ctx, dir, nil, func(s Status) {
+	err := run(ctx, dir, nil, hooks{onStatus: func(s Status) {
 		if s.State == StateMeasure && s.Intervals >= 1 {
 			cancel()
 		}
-	})
+	}})
 	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) || IsBadInput(err) {
 		t.Fatalf("run: %v, want interrupted", err)
 	}
@@ -353,7 +353,7 @@ func TestAgentWaitsForStartAt(t *testing.T) {
 	job.StartAt = time.Now().Add(1500 * time.Millisecond)
 	dir := runDir(t, job)
 	var log stateLog
-	if err := run(t.Context(), dir, nil, log.add); err != nil {
+	if err := run(t.Context(), dir, nil, hooks{onStatus: log.add}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	states := log.get()

@@ -40,7 +40,10 @@ func newAgentRunCmd(a *app) *cobra.Command {
 		Long: `Run the job that DIR/` + agent.JobFile + ` describes (written by a campaign): a registered tool, its
 workload and flags, the database to use (without its password, which comes
 from $` + agent.PasswordEnv + `), the steps to run in order (prepare, run, check,
-cleanup), the common start of the run step and the labels of its Result.
+cleanup), the common start of the run step, the labels of its Result and,
+for the block suite, the VM's data vDisks (name, SCSI bus and unit, UUID,
+size), which the agent finds in a Linux guest by their WWN (the VM needs
+disk.EnableUUID=TRUE) and gives to vdbench as --target, in order.
 DIR must be an existing directory holding ` + agent.JobFile + `. The agent writes, in DIR:
 
   ` + agent.StatusFile + `            its state (starting, prepare, waiting, precondition, measure,
@@ -53,14 +56,19 @@ DIR must be an existing directory holding ` + agent.JobFile + `. The agent write
   ` + agent.ResultFile + `            the run step's measure-phase Result, also after a failure
                          or an interrupt (marked so)
   ` + agent.RecordFile + `            the tool's own record, when it has one
-  ` + agent.LogFile + `                the workload's progress lines
+  ` + agent.LogFile + `                the workload's progress lines (created at the first)
+  ` + agent.LockFile + `             while it runs: its pid and start time; a second agent on
+                         DIR exits 2 naming it and the pid; a lock whose pid no
+                         longer runs is taken over (` + agent.LogFile + ` says so)
 
 Every file but ` + agent.LogFile + ` is written atomically (a temporary file, fsync,
 rename). A job that cannot run as written (a field or flag that is unknown or
 refused, a connection flag, a password in the job) fails before anything
 else is created: ` + agent.StatusFile + ` says failed with flag_error, and the exit
-status is 2. A step that fails exits 1; Ctrl-C or SIGTERM stops the run,
-writes the partial result and exits 130; a job done exits 0.`,
+status is 2. A disk not found as the job says (a placement problem) and a
+step that fails exit 1; Ctrl-C or SIGTERM stops the run, writes the partial
+result and exits 130 (before the common start: "interrupted before the
+start", and no result); a job done exits 0.`,
 		Example: `  VMBENCH_DB_PASSWORD=... vmbench agent run /var/tmp/vmbench/run-01`,
 		Args:    exactArgs(1, "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,7 +81,7 @@ writes the partial result and exits 130; a job done exits 0.`,
 			case err == nil:
 				fmt.Fprintf(a.stderr, "agent: done; results in %s\n", dir)
 				return nil
-			case agent.IsBadInput(err):
+			case agent.IsBadInput(err), errors.Is(err, agent.ErrLocked):
 				return asUsage(err)
 			}
 			return err

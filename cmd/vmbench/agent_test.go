@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,22 @@ func TestAgentRunInterruptedExits130(t *testing.T) {
 	}
 	if st, err := agent.ParseStatus(b); err != nil || st.State != agent.StateFailed || st.Error != "interrupted" || st.FlagError {
 		t.Errorf("status %+v (%v), want failed, interrupted", st, err)
+	}
+}
+
+// TestAgentRunLockedExits2: a DIR another agent holds (its lock names this
+// live process) exits 2 naming the lock and the pid, and gets no status.
+func TestAgentRunLockedExits2(t *testing.T) {
+	dir := agentJobDir(t, agentSQLiteJob(t))
+	lock := filepath.Join(dir, agent.LockFile)
+	if err := os.WriteFile(lock, fmt.Appendf(nil, `{"pid":%d,"started":"2026-01-02T03:04:05Z"}`, os.Getpid()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, nil, "agent", "run", dir)
+	if code != 2 || !strings.Contains(stderr, lock) || !strings.Contains(stderr, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s and the pid", code, stderr, lock)
+	}
+	if _, err := os.Stat(filepath.Join(dir, agent.StatusFile)); err == nil {
+		t.Errorf("a locked DIR got a %s", agent.StatusFile)
 	}
 }

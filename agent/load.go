@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"vmbench/workload"
+)
+
+// load reads and checks dir's job, finds its disks under sysRoot and
+// builds its tool's Config, creating nothing. Every error is a bad input
+// (IsBadInput) except a disk that is not in the guest as the job says or
+// that its tool's CheckTargets refuses (ErrDiskPlacement): a placement
+// problem of the VM, not of the job.
+func load(dir string, getenv func(string) string, sysRoot string) (*Job, workload.Config, error) {
+	b, err := os.ReadFile(filepath.Join(dir, JobFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, jobErrorf("does not exist in %s", dir)
+	} else if err != nil {
+		return nil, nil, asBadJob(err)
+	}
+	job, err := ParseJob(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	tool, err := workload.Lookup(job.Tool)
+	if err != nil {
+		return nil, nil, jobErrorf("tool: %v", err)
+	}
+	var refuse []string
+	conn, isConn := tool.NewConfig().(workload.Connector)
+	if isConn {
+		refuse = conn.ConnectionFlags()
+	}
+	parseTool := tool
+	var dt *diskTool
+	if len(job.Disks) > 0 {
+		targets, err := resolveDisks(sysRoot, job.Disks)
+		if err != nil {
+			return nil, nil, err
+		}
+		dt = &diskTool{Tool: tool, targets: targets}
+		parseTool = dt
+	}
+	cfg, err := workload.Parse(parseTool, job.Workload, job.Flags, getenv, refuse)
+	if dt != nil && dt.cfg != nil {
+		cfg = dt.cfg.Config
+	}
+	if err != nil {
+		return nil, nil, asBadJob(fmt.Errorf("%s: %w", JobFile, err))
+	}
+	if c, ok := cfg.(workload.Connector); ok && job.Database != nil {
+		db := *job.Database
+		db.Password = getenv(PasswordEnv)
+		c.SetDatabase(db)
+		if err := cfg.Validate(); err != nil {
+			return nil, nil, asBadJob(fmt.Errorf("%s: database: %w", JobFile, err))
+		}
+	}
+	if p, ok := cfg.(workload.Preflighter); ok && dt != nil {
+		if err := p.CheckTargets(); err != nil {
+			return nil, nil, fmt.Errorf("%w: disks: %w", ErrDiskPlacement, err)
+		}
+	}
+	return job, cfg, nil
+}
+
+// diskTool is a Tool whose Config gets TargetFlag set to targets, once
+// each and in order, before its Complete and Validate: the agent's disks,
+// given to workload.Parse like any flag.
+type diskTool struct {
+	workload.Tool
+	targets []string
+	cfg     *targetConfig // the Config NewConfig made
+}
+
+// NewConfig returns the tool's Config, wrapped to set the targets.
+func (t *diskTool) NewConfig() workload.Config {
+	t.cfg = &targetConfig{Config: t.Tool.NewConfig(), targets: t.targets}
+	return t.cfg
+}
+
+// targetConfig is a Config that keeps the flag set BindFlags bound, to set
+// its targets there before Complete.
+type targetConfig struct {
+	workload.Config
+	targets []string
+	fs      *pflag.FlagSet
+}
+
+func (c *targetConfig) BindFlags(fs *pflag.FlagSet) {
+	c.Config.BindFlags(fs)
+	c.fs = fs
+}
+
+func (c *targetConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
+	for _, t := range c.targets {
+		if err := c.fs.Set(TargetFlag, t); err != nil {
+			return fmt.Errorf("--%s=%s: %w", TargetFlag, t, err)
+		}
+	}
+	return c.Config.Complete(name, getenv, changed)
+}
+
+// lazyLog is log.txt, created (for appending) at its first write, so that
+// a job that never logs leaves none.
+type lazyLog struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	err  error
+}
+
+func (l *lazyLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil && l.err == nil {
+		l.f, l.err = os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	}
+	if l.err != nil {
+		return 0, fmt.Errorf("opening %s: %w", LogFile, l.err)
+	}
+	return l.f.Write(p)
+}
+
+// Close closes the file if it was created; a second Close does nothing.
+func (l *lazyLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f, l.err = nil, os.ErrClosed
+	return err
+}
