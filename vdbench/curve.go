@@ -48,6 +48,9 @@ type Point struct {
 	Result *oltp.Result
 	// PerSD holds each SD's own Result, in the run's SD order.
 	PerSD []*oltp.Result
+	// VMRange is the point's spread across VMs, for a point of a merged
+	// record (MergeVMRecords); nil otherwise.
+	VMRange *VMRange
 	// Scheduled is the point's planned start on the common grid of a run
 	// with Options.StartAt (zero without one).
 	Scheduled time.Time

@@ -46,6 +46,9 @@ type RunRecord struct {
 	Points      []PointRecord `json:"points"`
 	Warnings    []string      `json:"warnings,omitempty"`
 	Summary     SummaryRecord `json:"summary"`
+	// VMs names the VMs whose records MergeVMRecords merged into this
+	// one, in their order; empty for a run in one place.
+	VMs []string `json:"vms,omitempty"`
 
 	// curve is the CurveResult NewRunRecord described, with each point's
 	// intervals (nil for a record read back).
@@ -89,6 +92,9 @@ type PointRecord struct {
 	Targets  []TargetPoint  `json:"targets,omitempty"`
 	Result   *oltp.Result   `json:"result"`
 	PerSD    []*oltp.Result `json:"per_sd,omitempty"`
+	// VMRange is the spread of the point across the VMs of a merged
+	// record (MergeVMRecords); nil for a run in one place.
+	VMRange *VMRange `json:"vm_range,omitempty"`
 	// Scheduled is Point.Scheduled: the planned start on the common grid
 	// (absent without a common start).
 	Scheduled time.Time `json:"scheduled,omitzero"`
@@ -192,10 +198,14 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 		r.Interrupted = r.Interrupted || p.Result.Interrupted
 		r.Points = append(r.Points, pr)
 	}
-	s := Summarize(cr)
-	r.Summary = SummaryRecord{StartIOPS: s.StartIOPS, StartLatency: s.StartLatency, Cross100us: crossingRecord(s.Cross100us),
-		Cross1ms: crossingRecord(s.Cross1ms), PeakIOPS: s.PeakIOPS, PeakGBps: s.PeakGBps, PeakLatency: s.PeakLatency, PeakLabel: s.PeakLabel}
+	r.Summary = summaryRecord(Summarize(cr))
 	return r, nil
+}
+
+// summaryRecord is s as a RunRecord holds it.
+func summaryRecord(s Summary) SummaryRecord {
+	return SummaryRecord{StartIOPS: s.StartIOPS, StartLatency: s.StartLatency, Cross100us: crossingRecord(s.Cross100us),
+		Cross1ms: crossingRecord(s.Cross1ms), PeakIOPS: s.PeakIOPS, PeakGBps: s.PeakGBps, PeakLatency: s.PeakLatency, PeakLabel: s.PeakLabel}
 }
 
 // Curve returns the record's points as a CurveResult (for WriteCurve,
@@ -204,7 +214,7 @@ func (r *RunRecord) Curve() *CurveResult {
 	c := &CurveResult{Run: r.Run, Warnings: r.Warnings}
 	for _, p := range r.Points {
 		c.Points = append(c.Points, Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
-			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD, Scheduled: p.Scheduled})
+			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD, Scheduled: p.Scheduled, VMRange: p.VMRange})
 	}
 	return c
 }
@@ -242,6 +252,11 @@ func ReadRunRecord(path string) (*RunRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRunRecord(path, b)
+}
+
+// parseRunRecord is ReadRunRecord of b, read from path.
+func parseRunRecord(path string, b []byte) (*RunRecord, error) {
 	var v struct {
 		Kind    string `json:"kind"`
 		Version int    `json:"version"`

@@ -320,11 +320,39 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 	if err := t.WriteText(&b); err != nil {
 		return err
 	}
+	if err := writeVMSpread(&b, c); err != nil {
+		return err
+	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeVMSpread writes, for a curve merged across VMs (MergeVMRecords),
+// each point's spread across the VMs: the VMs' own IOPS, mean and p99
+// service times (min-max) and the mean of their p95s, HCIBench's figure.
+func writeVMSpread(b *strings.Builder, c *CurveResult) error {
+	if !slices.ContainsFunc(c.Points, func(p Point) bool { return p.VMRange != nil }) {
+		return nil
+	}
+	fmt.Fprintf(b, "\nper VM (each VM's own point, all its targets): IOPS, avg and p99 ms as min-max over the VMs; "+
+		"mean of VM p95s is the mean of each VM's 95th percentile, as HCIBench reports, not a percentile of the merged I/Os (the table above has those)\n")
+	t := &report.Table{Gap: 1, Columns: []report.Column{{Header: "point", Width: 8}}}
+	for _, h := range []string{"VMs", "VM IOPS", "VM avg ms", "VM p99 ms", "mean of VM p95s ms"} {
+		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right})
+	}
+	for _, p := range c.Points {
+		r := p.VMRange
+		if r == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{p.Label, fmt.Sprint(r.VMs), fmt.Sprintf("%.2f-%.2f", r.IOPSMin, r.IOPSMax),
+			report.FormatMillis(r.MeanMin, 3) + "-" + report.FormatMillis(r.MeanMax, 3),
+			report.FormatMillis(r.P99Min, 3) + "-" + report.FormatMillis(r.P99Max, 3), report.FormatMillis(r.MeanOfP95, 3)})
+	}
+	return t.WriteText(b)
 }
 
 // curveTable is WriteCurve's table without rows: fixed columns one space

@@ -253,7 +253,9 @@ func (c *Config) Flags() map[string]string {
 	cp.BindFlags(fs)
 	cp = *c
 	fs.VisitAll(func(f *pflag.Flag) {
-		if v := f.Value.String(); v != "" && v != "0" && v != "false" && v != "[]" {
+		// A zero is a default, except for -e, -i and -w, which print
+		// nothing unless set: their 0 (warmup=0) is an override.
+		if v := f.Value.String(); v != "" && (v != "0" || f.Value.Type() == "seconds") && v != "false" && v != "[]" {
 			m[f.Name] = v
 		}
 	})

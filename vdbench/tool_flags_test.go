@@ -17,7 +17,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	c.BindFlags(fs)
 	if err := fs.Parse([]string{"--target", "/tmp/a.img", "--target=/tmp/b.img,/tmp/c.img", "--threads", "3",
-		"--size", "64m", "--temporary-targets", "--elapsed", "2"}); err != nil {
+		"--size", "64m", "--temporary-targets", "--elapsed", "2", "--warmup", "0"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Complete("4k-random-read", nil, fs.Changed); err != nil {
@@ -25,7 +25,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 	}
 	first := c.Flags()
 	want := map[string]string{"target": "/tmp/a.img,/tmp/b.img,/tmp/c.img", "threads": "3", "size": "64m",
-		"temporary-targets": "true", "elapsed": "2", "profile": "4k-random-read"}
+		"temporary-targets": "true", "elapsed": "2", "warmup": "0", "profile": "4k-random-read"}
 	for k, v := range want {
 		if first[k] != v {
 			t.Errorf("Flags()[%q] = %q, want %q (all: %v)", k, first[k], v, first)

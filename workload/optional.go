@@ -201,3 +201,21 @@ type ResultReader interface {
 	// refused with an error naming the file and the versions read.
 	ReadResults(dir, base string) (*Output, []string, error)
 }
+
+// OutputMerger is a Config whose Outputs of one run in several VMs at
+// once merge into one Output beyond what oltp.Merge of their Results
+// holds (vdbench's curves, merged point by point), and whose Record an
+// agent writes as JSON (record.json) for the campaign to read back.
+type OutputMerger interface {
+	// DecodeRecord reads a Record as the agent wrote it; name (where it
+	// was read) is in its errors, as is a record of an unknown version.
+	DecodeRecord(name string, b []byte) (any, error)
+	// MergeOutputs merges outs, the Outputs of VMs names (in the same
+	// order; a nil Output is a VM that measured nothing), into one
+	// Output whose Result and Record hold the merged figures. It refuses
+	// Outputs of different runs, and none at all.
+	MergeOutputs(names []string, outs []*Output) (*Output, error)
+	// Results are every measured Result of o, in run order (each curve
+	// point's, precondition inside), for timing the run; nil for none.
+	Results(o *Output) []*oltp.Result
+}

@@ -27,7 +27,9 @@
 //	               read from a whole Output: the block suite's curve),
 //	               Preflighter (host and target checks before anything is
 //	               created), ResultWriter and ResultReader (a tool's own
-//	               files in a results directory, read back by vmbench report)
+//	               files in a results directory, read back by vmbench report),
+//	               OutputMerger (one run in several VMs merged into one
+//	               Output: the block suite's curve, point by point)
 //	the CLI        Checker (tpcc check), Commander (commands with options
 //	               and arguments of their own), Informer (commands that only
 //	               show information), DirRunner (a run that writes its own
