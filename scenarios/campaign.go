@@ -144,6 +144,12 @@ type campaign struct {
 	tl        *timeline
 	completed bool
 	overhead  *Overhead // set once teardown ended
+	// suite is set for a block suite in VMs (vmSuite): its profiles run
+	// in every VM in place of cfg.
+	suite *vmSuite
+	// sess is the vSphere session, once connected (guest operations
+	// reach the guests through it).
+	sess *vsphere.Session
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -156,6 +162,9 @@ const steps = 7
 // steps is the campaign's number of steps: one more with driver guest
 // (the agents).
 func (c *campaign) steps() int {
+	if c.suite != nil {
+		return 5 // preflight, provision, agents, profiles, teardown
+	}
 	if d, _ := driverName(c.spec, c.opts); d == DriverGuest {
 		return steps + 1
 	}
@@ -186,6 +195,14 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	if opts.Simulate {
 		spec = spec.Simulated()
 	}
+	return runCampaign(ctx, &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl})
+}
+
+// runCampaign runs c, checked (spec, opts, cfg or suite, layout and
+// timeline set): the results directory, the manifest, the steps, and
+// what is left after a failure (see Run).
+func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
+	spec, opts := c.spec, &c.opts
 	if opts.ResultsDir == "" {
 		opts.ResultsDir = "results"
 	}
@@ -202,7 +219,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		return nil, err
 	}
 	defer lock.release()
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: rd.ID, dir: rd.Path, tl: tl}
+	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -213,8 +230,13 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 	}
 	c.manifest = m
 	defer m.close()
-	fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
-		c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
+	if c.suite != nil {
+		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
+			c.id, c.suite.describeVMs(), len(c.suite.Profiles), final)
+	} else {
+		fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
+			c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
+	}
 
 	res, err := c.run(ctx)
 	if oerr := c.finishOverhead(err); err == nil {
@@ -233,7 +255,7 @@ func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error
 		if c.vmResults == 0 {
 			return nil, fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", spec.Name, err)
 		}
-		return nil, fmt.Errorf("campaign %s: %w (the %d VM results measured until then are in %s)", spec.Name, err, c.vmResults, c.dir)
+		return nil, fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", spec.Name, err, c.vmResults, c.measuredWord(), c.dir)
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
@@ -306,6 +328,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.sess = sess
 	defer func() {
 		c.tl.begin(StepTeardown)
 		closeSess()
@@ -337,6 +360,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		c.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
+	}
+	if c.suite != nil {
+		return c.runSuite(ctx, vms)
 	}
 
 	cfgs, undo, err := c.placeWorkload(ctx, vms)
@@ -508,6 +534,15 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	}
 	c.logf("prepared %d databases in %s", len(vms), time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// measuredWord names what vmResults counts: the VMs' Results, or a
+// block suite's profiles.
+func (c *campaign) measuredWord() string {
+	if c.suite != nil {
+		return "profile(s)"
+	}
+	return "VM results"
 }
 
 // syncWriter serialises writes: VMs are provisioned, prepared and run in

@@ -72,8 +72,14 @@ func driverName(spec *Spec, opts Options) (string, error) {
 	case "", DriverHarness:
 		return DriverHarness, nil
 	case DriverGuest:
+		if g := spec.Guest; !opts.Simulate && g != nil && g.Via == GuestViaTools {
+			if _, err := guestLogin(spec, opts.Getenv); err != nil {
+				return "", err
+			}
+			return DriverGuest, nil
+		}
 		if !opts.Simulate && (spec.Guest == nil || spec.Guest.User == "") {
-			return "", spec.src.errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH")
+			return "", spec.src.errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH, or guest.via: tools with a guest login")
 		}
 		if g := spec.Guest; !opts.Simulate && g.PasswordEnv != "" && opts.Getenv(g.PasswordEnv) == "" {
 			return "", spec.src.errorf("guest.password-env", "guest.password-env: environment variable %s is empty", g.PasswordEnv)

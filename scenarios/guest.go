@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +21,7 @@ import (
 	"vmbench/oltp"
 	"vmbench/target"
 	"vmbench/vsphere"
+	"vmbench/vsphere/guest"
 	"vmbench/workload"
 )
 
@@ -67,9 +65,15 @@ type guestDriver struct {
 	running map[int]target.Process
 }
 
-// GuestViaSSH is guest.via's one value today: the guests are reached by
-// SSH at the IP VMware Tools reports.
-const GuestViaSSH = "ssh"
+// The values of guest.via: how a real campaign reaches each guest.
+const (
+	// GuestViaSSH reaches it by SSH at the IP VMware Tools reports.
+	GuestViaSSH = "ssh"
+	// GuestViaTools reaches it through VMware Tools guest operations
+	// (vsphere/guest), through vCenter: no network path to the guest,
+	// Windows guests included.
+	GuestViaTools = "tools"
+)
 
 // newGuestDriver reaches every VM's guest, checks its clock against the
 // bound and uploads the agent. In simulation each VM's guest is a local
@@ -96,6 +100,21 @@ func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestD
 		c.logf("simulated guests: a local agent process per VM, each in its own directory under %s", filepath.Join(tmp, "guests"))
 		return newGuestDriverOn(ctx, c, targets)
 	}
+	if c.spec.Guest.Via == GuestViaTools {
+		auth, err := guestLogin(c.spec, c.opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		for _, vm := range vms {
+			t, err := c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
+			if err != nil {
+				return fail(vm.Name, err)
+			}
+			targets = append(targets, t)
+		}
+		c.logf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
+		return newGuestDriverOn(ctx, c, targets)
+	}
 	for _, vm := range vms {
 		t, err := target.NewSSH(ctx, c.sshConfig(vm))
 		if err != nil {
@@ -105,43 +124,6 @@ func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestD
 	}
 	c.logf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir())
 	return newGuestDriverOn(ctx, c, targets)
-}
-
-// sshConfig is how the campaign logs in to vm's guest (guest:).
-func (c *campaign) sshConfig(vm vsphere.VM) target.SSHConfig {
-	g := c.spec.Guest
-	port := g.Port
-	if port == 0 {
-		port = 22
-	}
-	cfg := target.SSHConfig{Name: vm.Name, Addr: net.JoinHostPort(vm.IP, strconv.Itoa(port)), User: g.User,
-		KeyFile: expandHome(g.KeyFile), Agent: g.Agent, KnownHosts: expandHome(g.KnownHosts), Dir: c.guestDir()}
-	if g.PasswordEnv != "" {
-		cfg.Password = c.opts.Getenv(g.PasswordEnv)
-	}
-	return cfg
-}
-
-// guestDir is the guests' working directory: vmbench-<campaign id> in
-// guest.dir (default /var/tmp). It is new for every campaign and the only
-// directory the campaign removes, so guest.dir itself and whatever else
-// it holds are never touched.
-func (c *campaign) guestDir() string {
-	base := "/var/tmp"
-	if g := c.spec.Guest; g != nil && g.Dir != "" {
-		base = strings.TrimRight(g.Dir, "/")
-	}
-	return base + "/vmbench-" + c.id
-}
-
-// expandHome replaces a leading "~/" with the user's home directory.
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
-		}
-	}
-	return p
 }
 
 // newGuestDriverOn is newGuestDriver on the given targets, one per VM in
@@ -252,12 +234,27 @@ func (d *guestDriver) agentBinary() (string, error) {
 func (d *guestDriver) Where(int) string { return DriverGuest }
 
 func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
-	_, err := d.step(ctx, vm, cfg, workload.VerbPrepare, workload.Env{Log: log})
+	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbPrepare, workload.Env{Log: log})
 	return err
 }
 
 func (d *guestDriver) Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error) {
-	return d.step(ctx, vm, cfg, workload.VerbRun, env)
+	return d.step(ctx, vm, d.work(cfg), workload.VerbRun, env)
+}
+
+// guestWork is what one agent job runs: a tool's workload by name with
+// its Config, and for a block suite in a real guest the data disks the
+// agent finds by their SCSI address and UUID (the Config's targets are
+// then placeholders, and the job carries no target flag).
+type guestWork struct {
+	tool, name string
+	cfg        workload.Config
+	disks      []agent.Disk
+}
+
+// work is the campaign's own workload with cfg.
+func (d *guestDriver) work(cfg workload.Config) guestWork {
+	return guestWork{tool: d.c.spec.Workload.Tool, name: d.c.spec.Workload.Name, cfg: cfg}
 }
 
 // Close kills the agents still running and removes every guest's
@@ -281,12 +278,16 @@ func (d *guestDriver) Close() {
 	}
 }
 
-// job is the agent's job for one step of cfg on VM vm.
-func (d *guestDriver) job(vm int, cfg workload.Config, verb workload.Verb, env workload.Env) (*agent.Job, string) {
-	j := &agent.Job{Version: agent.JobVersion, Tool: d.c.spec.Workload.Tool, Workload: d.c.spec.Workload.Name,
-		Flags: cfg.Flags(), Steps: []workload.Verb{verb}, Labels: env.Labels}
+// job is the agent's job for one step of w on VM vm.
+func (d *guestDriver) job(vm int, w guestWork, verb workload.Verb, env workload.Env) (*agent.Job, string) {
+	j := &agent.Job{Version: agent.JobVersion, Tool: w.tool, Workload: w.name,
+		Flags: w.cfg.Flags(), Steps: []workload.Verb{verb}, Labels: env.Labels}
+	if len(w.disks) > 0 {
+		delete(j.Flags, "target") // the agent passes the devices it finds
+		j.Disks = w.disks
+	}
 	var password string
-	if conn, ok := cfg.(workload.Connector); ok {
+	if conn, ok := w.cfg.(workload.Connector); ok {
 		for _, f := range conn.ConnectionFlags() {
 			delete(j.Flags, f)
 		}
@@ -304,9 +305,9 @@ func (d *guestDriver) job(vm int, cfg workload.Config, verb workload.Verb, env w
 }
 
 // step runs one agent job on VM vm and follows it to its end.
-func (d *guestDriver) step(ctx context.Context, vm int, cfg workload.Config, verb workload.Verb, env workload.Env) (*workload.Output, error) {
-	t := d.targets[vm]
-	job, password := d.job(vm, cfg, verb, env)
+func (d *guestDriver) step(ctx context.Context, vm int, w guestWork, verb workload.Verb, env workload.Env) (*workload.Output, error) {
+	t, cfg := d.targets[vm], w.cfg
+	job, password := d.job(vm, w, verb, env)
 	b, err := job.Marshal()
 	if err != nil {
 		return nil, err
@@ -345,20 +346,22 @@ func (d *guestDriver) step(ctx context.Context, vm int, cfg workload.Config, ver
 	}
 	st, err := f.follow(ctx)
 	if err != nil {
-		return d.partial(t, dir, verb), err
+		return d.partial(t, dir, verb, cfg), err
 	}
 	if verb != workload.VerbRun {
 		return nil, nil
 	}
-	out := d.partial(t, dir, verb)
+	out := d.partial(t, dir, verb, cfg)
 	if out == nil {
 		return nil, fmt.Errorf("agent on %s is %s but left no %s", t.Name(), st.State, agent.ResultFile)
 	}
 	return out, nil
 }
 
-// partial downloads the run step's Result, if the agent wrote one.
-func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb) *workload.Output {
+// partial downloads the run step's Result, if the agent wrote one, and
+// the tool's Record beside it when cfg reads one back
+// (workload.OutputMerger).
+func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb, cfg workload.Config) *workload.Output {
 	if verb != workload.VerbRun {
 		return nil
 	}
@@ -376,7 +379,16 @@ func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb) *
 		d.c.logf("%v", err)
 		return nil
 	}
-	return &workload.Output{Result: r}
+	out := &workload.Output{Result: r}
+	if m, ok := cfg.(workload.OutputMerger); ok {
+		name := t.Name() + ":" + dir + "/" + agent.RecordFile
+		if b, err := t.ReadFile(ctx, dir+"/"+agent.RecordFile); err != nil {
+			d.c.logf("downloading %s: %v", name, err)
+		} else if out.Record, err = m.DecodeRecord(name, b); err != nil {
+			d.c.logf("%v", err)
+		}
+	}
+	return out
 }
 
 // guestJoin is dir's absolute path in the guest's own spelling.

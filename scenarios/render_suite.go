@@ -44,6 +44,9 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 		return nil, err
 	}
 	s.SimulatedTargets = ri.Simulated
+	if s.inVMs() {
+		s = s.forVM(checkTargetsDir()) // the profiles' Configs, on one VM's disks
+	}
 	plans, err := s.Configs()
 	if err != nil {
 		return nil, err

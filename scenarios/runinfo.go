@@ -100,7 +100,9 @@ func readRunInfo(dir string) (*RunInfo, error) {
 // once teardown ended, its Overhead.
 func (c *campaign) writeRunInfo(completed bool) error {
 	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead}
-	if c.opts.Simulate {
+	if c.suite != nil {
+		ri.Kind, ri.Started = SuiteKind, c.suite.started
+	} else if c.opts.Simulate {
 		ri.Databases = "an embedded SQLite database per VM"
 		if c.opts.DBServer != nil {
 			ri.Databases = "a database per VM on " + describeDB(*c.opts.DBServer)

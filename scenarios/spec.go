@@ -19,6 +19,7 @@ import (
 
 	"vmbench/internal/flagvalue"
 	"vmbench/vsphere"
+	"vmbench/vsphere/guest"
 )
 
 // Spec is a campaign file. Keys are strict: an unknown key is an error
@@ -93,8 +94,11 @@ type WorkloadSpec struct {
 // guests.
 type GuestSpec struct {
 	// Via is how a real campaign reaches each guest: "ssh" (the default;
-	// the VM's IP from VMware Tools). In simulation each guest is a local
-	// directory, whatever Via says.
+	// the VM's IP from VMware Tools) or "tools" (VMware Tools guest
+	// operations through vCenter: no network path to the guest, Windows
+	// guests included; the login is User with the password of
+	// PasswordEnv, or govc's GOVC_GUEST_LOGIN=user:password). In
+	// simulation each guest is a local directory, whatever Via says.
 	Via string `yaml:"via,omitempty"`
 	// User, Port (default 22), and one way to log in: KeyFile (a private
 	// key without a passphrase), Agent (the keys of $SSH_AUTH_SOCK) or
@@ -227,22 +231,8 @@ func (s *Spec) validate() error {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, s.src.errorf(path, path+": "+format, args...))
 	}
-	if !campaignName.MatchString(s.Name) {
-		bad("name", "%q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
-	}
 	if s.VMs.Role == "" {
 		bad("vms.role", "missing (e.g. sysbench)")
-	}
-	if s.VMs.Count < 1 || s.VMs.Count > MaxVMs {
-		bad("vms.count", "%d is not valid (1..%d: the protocol uses 4, 8 or 16, and more than %d is taken for a typo)", s.VMs.Count, MaxVMs, MaxVMs)
-	}
-	if s.VMs.Parallel < 0 || s.VMs.Parallel > MaxParallel {
-		bad("vms.parallel", "%d is not valid (0 for the default of %d, up to %d: vCenter queues clones beyond a few per host, so more only lengthen the queue)",
-			s.VMs.Parallel, vsphere.DefaultParallel, MaxParallel)
-	}
-	if d := time.Duration(s.VMs.IPTimeout); d < 0 || d > MaxIPTimeout || (d > 0 && d < time.Second) {
-		bad("vms.ip-timeout", "%s is not valid (0 for the default of %s, or 1s..%s: a VM without an IP after a day will not get one)",
-			d, vsphere.DefaultIPTimeout, MaxIPTimeout)
 	}
 	if s.Workload.Tool == "" || s.Workload.Name == "" {
 		bad("workload", "tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
@@ -259,24 +249,6 @@ func (s *Spec) validate() error {
 	default:
 		bad("driver", "%q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", s.Driver)
 	}
-	if g := s.Guest; g != nil {
-		switch g.Via {
-		case "", GuestViaSSH:
-		case "tools":
-			bad("guest.via", "tools (VMware Tools guest operations) is not wired into campaigns yet; use ssh")
-		default:
-			bad("guest.via", "%q is not valid (ssh)", g.Via)
-		}
-		if g.Port < 0 || g.Port > 65535 {
-			bad("guest.port", "%d is not a port (1..65535)", g.Port)
-		}
-		if g.Dir != "" && (!strings.HasPrefix(g.Dir, "/") || path.Clean(g.Dir) == "/") {
-			bad("guest.dir", "%q is not valid (an absolute directory other than /)", g.Dir)
-		}
-		if d := time.Duration(g.MaxClockOffset); d < 0 || d > MaxClockOffset {
-			bad("guest.max-clock-offset", "%s is not valid (0 for the default of %s, up to %s: a common start is only as common as the clocks)", d, DefaultMaxClockOffset, MaxClockOffset)
-		}
-	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
 		bad("database.port", "%d is not a port (1..65535)", p)
 	}
@@ -284,17 +256,77 @@ func (s *Spec) validate() error {
 		if sim.VMs != nil && (sim.VMs.Count < 1 || sim.VMs.Count > MaxVMs) {
 			bad("simulate.vms.count", "%d is not valid (1..%d, as vms.count)", sim.VMs.Count, MaxVMs)
 		}
-		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
-			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
-		}
 		switch sim.Driver {
 		case "", DriverHarness, DriverGuest:
 		default:
 			bad("simulate.driver", "%q is not valid (harness or guest, as driver:)", sim.Driver)
 		}
+	}
+	return errors.Join(append(errs, s.validateVMs(), s.validateGuest())...)
+}
+
+// validateVMs checks the campaign's name, its vms: block (all but the
+// role) and the simulator's shape (simulate.hosts, simulate.datastores):
+// what a block suite in VMs shares with an OLTP campaign.
+func (s *Spec) validateVMs() error {
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, s.src.errorf(path, path+": "+format, args...))
+	}
+	if !campaignName.MatchString(s.Name) {
+		bad("name", "%q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
+	}
+	if s.VMs.Count < 1 || s.VMs.Count > MaxVMs {
+		bad("vms.count", "%d is not valid (1..%d: the protocol uses 4, 8 or 16, and more than %d is taken for a typo)", s.VMs.Count, MaxVMs, MaxVMs)
+	}
+	if s.VMs.Parallel < 0 || s.VMs.Parallel > MaxParallel {
+		bad("vms.parallel", "%d is not valid (0 for the default of %d, up to %d: vCenter queues clones beyond a few per host, so more only lengthen the queue)",
+			s.VMs.Parallel, vsphere.DefaultParallel, MaxParallel)
+	}
+	if d := time.Duration(s.VMs.IPTimeout); d < 0 || d > MaxIPTimeout || (d > 0 && d < time.Second) {
+		bad("vms.ip-timeout", "%s is not valid (0 for the default of %s, or 1s..%s: a VM without an IP after a day will not get one)",
+			d, vsphere.DefaultIPTimeout, MaxIPTimeout)
+	}
+	if sim := s.Simulate; sim != nil {
+		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
+			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
+		}
 		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
 			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateGuest checks the guest: block.
+func (s *Spec) validateGuest() error {
+	g := s.Guest
+	if g == nil {
+		return nil
+	}
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, s.src.errorf(path, path+": "+format, args...))
+	}
+	switch g.Via {
+	case "", GuestViaSSH, GuestViaTools:
+	default:
+		bad("guest.via", "%q is not valid (ssh: by SSH to the VM's IP; tools: VMware Tools guest operations, no network path needed)", g.Via)
+	}
+	if g.Via == GuestViaTools && (g.KeyFile != "" || g.Agent || g.KnownHosts != "" || g.Port != 0) {
+		bad("guest.via", "tools logs in with guest.user and a password (guest.password-env, or %s=user:password); key-file, agent, known-hosts and port are SSH's", guest.EnvGuestLogin)
+	}
+	if g.Port < 0 || g.Port > 65535 {
+		bad("guest.port", "%d is not a port (1..65535)", g.Port)
+	}
+	if g.Dir != "" && !windowsDir.MatchString(g.Dir) && (!strings.HasPrefix(g.Dir, "/") || path.Clean(g.Dir) == "/") {
+		bad("guest.dir", "%q is not valid (an absolute directory other than /, or a Windows one such as C:\\vmbench)", g.Dir)
+	}
+	if windowsDir.MatchString(g.Dir) && g.Via != GuestViaTools {
+		bad("guest.dir", "%q is a Windows directory: Windows guests are reached with guest.via: tools", g.Dir)
+	}
+	if d := time.Duration(g.MaxClockOffset); d < 0 || d > MaxClockOffset {
+		bad("guest.max-clock-offset", "%s is not valid (0 for the default of %s, up to %s: a common start is only as common as the clocks)", d, DefaultMaxClockOffset, MaxClockOffset)
 	}
 	return errors.Join(errs...)
 }

@@ -51,7 +51,7 @@ func TestParseRefusesHostileInput(t *testing.T) {
 		{"unknown sim driver", "  vms: {count: 1}", "  vms: {count: 1}\n  driver: vm", []string{`c.yaml:15: simulate.driver: "vm" is not valid (harness or guest, as driver:)`}},
 		{"guest driver", "driver: mysql", "driver: mysql\ndriver: guest\nguest: {max-clock-offset: 20ms}", nil},
 		{"clock bound too wide", "driver: mysql", "driver: mysql\nguest: {max-clock-offset: 2s}", []string{"c.yaml:7: guest.max-clock-offset: 2s is not valid (0 for the default of 50ms, up to 1s"}},
-		{"unknown guest key", "driver: mysql", "driver: mysql\nguest: {via: telnet}", []string{`c.yaml:7: guest.via: "telnet" is not valid (ssh)`}},
+		{"unknown guest key", "driver: mysql", "driver: mysql\nguest: {via: telnet}", []string{`c.yaml:7: guest.via: "telnet" is not valid (ssh: by SSH`}},
 		{"trailing separator", "      time: 5s\n", "      time: 5s\n---\n", nil},
 		{"second document", "      time: 5s\n", "      time: 5s\n---\nname: y\n", []string{"c.yaml: holds more than one YAML document (the second at line 18)"}},
 	} {

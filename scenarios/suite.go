@@ -52,6 +52,13 @@ type Suite struct {
 	Warmup      *Seconds  `yaml:"warmup,omitempty"`
 	Curve       []float64 `yaml:"curve,omitempty"`
 	Simulate    *SuiteSim `yaml:"simulate,omitempty"`
+	// VMs, when set, runs the suite inside block-worker VMs, each on its
+	// own data vDisks (SuiteVMs), instead of on Targets; VSphere places
+	// them and Guest says how each guest is reached (as in a VM
+	// campaign's file).
+	VMs     *SuiteVMs   `yaml:"vms,omitempty"`
+	VSphere VSphereSpec `yaml:"vsphere,omitempty"`
+	Guest   *GuestSpec  `yaml:"guest,omitempty"`
 
 	// SimulatedTargets is set by Simulated: the targets are temporary
 	// files that RunSuite creates (Size bytes each) before checking them.
@@ -65,8 +72,13 @@ type Suite struct {
 // files instead of the targets, and shorter runs. Keys left out keep the
 // suite's values (and those the profiles' own).
 type SuiteSim struct {
-	// Targets is the number of temporary files (default 2).
+	// Targets is the number of temporary files (default 2); a suite in
+	// VMs has vms.data-disks files in each simulated guest instead.
 	Targets int `yaml:"targets,omitempty"`
+	// Hosts and Datastores shape the in-process vSphere simulator of a
+	// suite in VMs (defaults 1, and the length of vms.datastores).
+	Hosts      int `yaml:"hosts,omitempty"`
+	Datastores int `yaml:"datastores,omitempty"`
 	// Size is each file's size (default 256m).
 	Size     Size      `yaml:"size,omitempty"`
 	Threads  int       `yaml:"threads,omitempty"`
@@ -164,7 +176,8 @@ func LoadSuite(path string) (*Suite, error) {
 }
 
 // suiteSections name the suite's sections in "unknown key" errors.
-var suiteSections = map[string]section{"Suite": {"the top level", Suite{}}, "SuiteSim": {"simulate", SuiteSim{}}}
+var suiteSections = map[string]section{"Suite": {"the top level", Suite{}}, "SuiteSim": {"simulate", SuiteSim{}},
+	"SuiteVMs": {"vms", SuiteVMs{}}, "GuestSpec": {"guest", GuestSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}}}
 
 // ParseSuite decodes a block-suite file strictly and validates it; file
 // names it in errors.
@@ -212,8 +225,10 @@ func (s *Suite) Validate() error {
 	if !campaignName.MatchString(s.Name) {
 		bad("name", "name", "%q is not valid (1-40 letters, digits, '.', '_' or '-', starting with a letter or digit)", s.Name)
 	}
-	if len(s.Targets) == 0 {
-		bad("targets", "targets", "no targets: list the block devices or files to run on")
+	if s.inVMs() {
+		errs = append(errs, s.validateVMs()...)
+	} else if len(s.Targets) == 0 {
+		bad("targets", "targets", "no targets: list the block devices or files to run on, or run the suite in VMs (vms:)")
 	}
 	for i, t := range s.Targets {
 		switch {
@@ -238,7 +253,11 @@ func (s *Suite) Validate() error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	_, err := s.Configs()
+	c := s
+	if s.inVMs() {
+		c = s.forVM(checkTargetsDir())
+	}
+	_, err := c.Configs()
 	return err
 }
 

@@ -62,6 +62,10 @@ func (s *Suite) check(run *Suite) ([]SuitePlan, error) {
 // targets (exist, can be opened, not in use, no signature unless force:).
 // Every error is bad input, naming the file and line.
 func CheckSuite(s *Suite, opts Options) error {
+	if s.inVMs() {
+		_, err := checkVMSuite(s, opts)
+		return err
+	}
 	run, done, err := s.forRun(opts.Simulate)
 	if err != nil {
 		return err
@@ -85,7 +89,14 @@ func CheckSuite(s *Suite, opts Options) error {
 // opts.Out at the end, the interval lines as they come, and progress to
 // opts.Log. After a failure or Ctrl-C the directory keeps the profiles
 // completed (it is removed when there are none).
+//
+// A suite with a vms: block runs inside block-worker VMs instead
+// (runVMSuite): provisioned, each profile in every VM at once, merged
+// point by point, and destroyed at the end, as a VM campaign's are.
 func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
+	if s.inVMs() {
+		return runVMSuite(ctx, s, opts)
+	}
 	run, done, err := s.forRun(opts.Simulate)
 	if err != nil {
 		return nil, err

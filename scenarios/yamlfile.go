@@ -26,6 +26,8 @@ var (
 	// campaignName keeps names safe in directory names, database names and
 	// vSphere campaign ids (at most 64 characters with the time suffix).
 	campaignName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
+	// windowsDir is an absolute Windows directory (C:\vmbench, D:/x).
+	windowsDir = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
 )
 
 // decodeFile strictly decodes data, the text of file, into v (a pointer

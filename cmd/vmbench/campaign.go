@@ -132,6 +132,13 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 				}
 				return asUsage(err)
 			}
+			if file.Kind == scenarios.SuiteKind && file.Suite.InVMs() {
+				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.CampaignSpec())
+				if err != nil {
+					return err
+				}
+				return runVMSuite(cmd, a, file.Suite, opts)
+			}
 			if file.Kind == scenarios.SuiteKind {
 				opts := fl.opts
 				opts.Simulate, opts.Out, opts.Log, opts.Version = fl.simulate, a.stdout, a.stderr, version
@@ -251,6 +258,29 @@ func checkResultsDir(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// runVMSuite runs a block suite in VMs: the VM campaign's flags apply,
+// but for --db-dsn and --db-password-file (a block worker has no
+// database).
+func runVMSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.Options) error {
+	for _, f := range []string{"db-dsn", "db-password-file"} {
+		if cmd.Flags().Changed(f) {
+			return usagef("--%s does not apply to a block suite in VMs: its VMs run no database", f)
+		}
+	}
+	if err := scenarios.CheckSuite(s, opts); err != nil {
+		return asUsage(err)
+	}
+	if err := checkResultsDir(opts.ResultsDir); err != nil {
+		return err
+	}
+	out, err := scenarios.RunSuite(cmd.Context(), s, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "\nresults: %s\n", out.Dir)
+	return nil
 }
 
 // suiteCampaignFlags are the 'campaign run' flags a block-suite file uses.

@@ -1,0 +1,321 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/agent"
+	"vmbench/oltp"
+	"vmbench/vsphere"
+	"vmbench/workload"
+)
+
+// vmSuite is a block suite in VMs as it runs: the suite (simulated in
+// simulation) and its profiles, checked.
+type vmSuite struct {
+	*Suite
+	// plans are the profiles as checked, on placeholder targets; each VM
+	// runs its own Configs (vmPlans).
+	plans   []SuitePlan
+	started time.Time
+	// results are the VMs' measured Results (every curve point's), for
+	// the overhead table's workload window.
+	results []*oltp.Result
+}
+
+// checkVMSuite checks a suite in VMs (as loaded) before anything is
+// created: the suite as it runs (simulated with opts.Simulate), its
+// profiles against this host's bounds, the block-worker layout, the
+// guests (driver guest: guest.user outside simulation), --agent-binary
+// and the vSphere options. Errors name the file and line.
+func checkVMSuite(s *Suite, opts Options) (*campaign, error) {
+	run := s
+	if opts.Simulate {
+		if s.Simulate == nil {
+			return nil, fmt.Errorf("%s: --simulate needs a simulate: block (size, elapsed, interval, warmup, curve)", s.file())
+		}
+		run = s.Simulated("")
+		run.Targets = nil
+		if err := run.Validate(); err != nil {
+			return nil, fmt.Errorf("%s (simulate: block): %w", s.file(), err)
+		}
+	}
+	var errs []error
+	plans, err := run.forVM(checkTargetsDir()).Configs()
+	errs = append(errs, err)
+	if err == nil {
+		errs = append(errs, run.CheckHost(plans))
+	}
+	spec := run.campaignSpec()
+	if opts.Driver == DriverHarness {
+		errs = append(errs, errors.New("--driver harness: a block suite in VMs always runs in each VM's guest, against the VM's own vDisks (leave --driver out)"))
+	} else if _, err := driverName(spec, opts); err != nil {
+		errs = append(errs, err)
+	}
+	if opts.AgentBinary != "" {
+		errs = append(errs, checkAgentBinary(spec, opts))
+	}
+	layout, err := run.layout()
+	if err != nil {
+		errs = append(errs, s.errorf("vms", "vms", "%v", err))
+	}
+	if !opts.Simulate {
+		errs = append(errs, opts.VSphere.Validate())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	c := &campaign{spec: spec, opts: opts, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
+	return c, nil
+}
+
+// runVMSuite runs a suite in VMs: the VM campaign's preflight and
+// provisioning of block workers, the agent in every guest, then each
+// profile in every VM at once from a common start, merged across the
+// VMs point by point (workload.OutputMerger) and written as a block
+// suite's results (the merged profile's files at the top, each VM's in
+// vms/<vm>/), then teardown.
+func runVMSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
+	tl := newTimeline(opts.Clock)
+	tl.begin(StepSetup)
+	c, err := checkVMSuite(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.tl = tl
+	c.suite.started = time.Now()
+	return runCampaign(ctx, c)
+}
+
+// runSuite is the campaign's steps after provisioning for a suite in
+// VMs: the agents, the profiles, the reports.
+func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
+	defer c.removeTempDir()
+	if err := c.startDriver(ctx, vms); err != nil {
+		return nil, err
+	}
+	defer func() { c.tl.begin(StepTeardown); c.driver.Close() }()
+	gd, ok := c.driver.(*guestDriver)
+	if !ok {
+		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
+	}
+	if err := c.writeSuiteFiles(vms); err != nil {
+		return nil, err
+	}
+	plans, disks, err := c.vmPlans(ctx, gd, vms)
+	if err != nil {
+		return nil, err
+	}
+	c.tl.begin(StepRun)
+	c.stepf("run %d profile(s) in all %d VMs at once", len(c.suite.plans), len(vms))
+	defer func() { c.tl.endRun(c.suite.results) }()
+	for k := range c.suite.plans {
+		if err := c.suiteProfile(ctx, gd, vms, k, plans, disks); err != nil {
+			return nil, err
+		}
+	}
+	c.completed = true
+	return &Outcome{}, nil
+}
+
+// writeSuiteFiles writes suite.yaml (the suite as it runs, with the
+// template, the datastores the VMs went to and the placement as
+// resolved) and run.json.
+func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
+	r := *c.suite.Suite
+	v := *r.VMs
+	r.VMs = &v
+	v.Template, v.Datastores = c.template, nil
+	seen := map[string]bool{}
+	for _, vm := range vms {
+		if !seen[vm.Datastore] {
+			seen[vm.Datastore] = true
+			v.Datastores = append(v.Datastores, vm.Datastore)
+		}
+	}
+	r.VSphere = c.placement
+	if c.opts.Simulate {
+		r.Simulate = &SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
+	}
+	b, err := yaml.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	hdr := fmt.Sprintf("# block suite %s in %d VMs as run by vmbench %s; simulate: %v\n", c.id, len(vms), c.opts.Version, c.opts.Simulate)
+	if err := oltp.WriteFileAtomic(filepath.Join(c.dir, "suite.yaml"), []byte(hdr+string(b))); err != nil {
+		return err
+	}
+	return c.writeRunInfo(false)
+}
+
+// vmPlans are each VM's profiles (plans[vm][profile]): the suite's on
+// the VM's own data disks. In simulation they are files in the VM's
+// guest directory, created by the agent's prepare; in a real guest the
+// agent finds each data vDisk by its SCSI address and UUID (disks[vm]),
+// read back from vSphere after provisioning.
+func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.VM) ([][]SuitePlan, [][]agent.Disk, error) {
+	plans := make([][]SuitePlan, len(vms))
+	disks := make([][]agent.Disk, len(vms))
+	for i, vm := range vms {
+		dir := ""
+		if c.suite.SimulatedTargets {
+			info, err := gd.targets[i].Info(ctx)
+			if err != nil {
+				return nil, nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
+			}
+			dir = info.Dir
+		} else {
+			d, err := c.dataDisks(vm)
+			if err != nil {
+				return nil, nil, err
+			}
+			disks[i] = d
+		}
+		p, err := c.suite.forVM(dir).Configs()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", vm.Name, err)
+		}
+		plans[i] = p
+	}
+	return plans, disks, nil
+}
+
+// dataDisks are vm's data vDisks as the agent finds them: every disk
+// but the boot disk, in bus and unit order, with the UUID vSphere gave
+// it. A disk without a UUID cannot be found safely, and is refused.
+func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
+	var out []agent.Disk
+	for _, d := range vm.Disks {
+		if d.Name == c.layout.Disks[0].Name {
+			continue
+		}
+		if d.UUID == "" {
+			return nil, fmt.Errorf("%s: data vDisk %s (SCSI %d:%d) has no UUID in vSphere, so its guest cannot tell it from another disk", vm.Name, d.Name, d.Bus, d.Unit)
+		}
+		out = append(out, agent.Disk{Name: d.Name, Bus: d.Bus, Unit: d.Unit, UUID: d.UUID, SizeBytes: d.CapacityBytes})
+	}
+	if want := len(c.layout.Disks) - 1; len(out) != want {
+		return nil, fmt.Errorf("%s has %d data vDisks and the block-worker layout gave it %d", vm.Name, len(out), want)
+	}
+	return out, nil
+}
+
+// suiteProfile runs profile k in every VM at once from a common start
+// and writes its results: each VM's Output in vms/<vm>/, the merge at the
+// top, then the reports. A failure in one VM stops the profile in all
+// of them, as in a VM campaign; what was measured until then is merged
+// and kept, and the suite stops with the error.
+func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]SuitePlan, disks [][]agent.Disk) error {
+	p := c.suite.plans[k]
+	c.logf("[%d/%d] %s in %d VMs, about %s", k+1, len(c.suite.plans), p.Profile, len(vms), p.Config.Bounds().Time.Round(time.Second))
+	work := func(i int) guestWork {
+		return guestWork{tool: suiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
+	}
+	if c.suite.SimulatedTargets {
+		begin := time.Now()
+		if err := c.suitePrepare(ctx, gd, vms, work); err != nil {
+			return err
+		}
+		c.logf("%s: prepared in %s", p.Profile, time.Since(begin).Round(time.Millisecond))
+	}
+	begin := time.Now()
+	start := c.tl.now().Add(c.opts.StartDelay)
+	outs := make([]*workload.Output, len(vms))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, vm := range vms {
+		g.Go(func() error {
+			labels := map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id,
+				"suite": c.suite.Name, "driver": DriverGuest}
+			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
+			outs[i] = out
+			if err != nil {
+				return fmt.Errorf("%s on %s: %w", p.Profile, vm.Name, err)
+			}
+			return nil
+		})
+	}
+	runErr := g.Wait()
+	c.logf("%s: ran in %d VMs in %s", p.Profile, len(vms), time.Since(begin).Round(time.Millisecond))
+	if err := c.writeSuiteProfile(p, vms, outs); err != nil {
+		return errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+// suitePrepare runs the agent's prepare step of every VM (a simulated
+// guest's files are created there), in parallel.
+func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsphere.VM, work func(int) guestWork) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for i, vm := range vms {
+		g.Go(func() error {
+			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
+			defer w.Flush()
+			if _, err := gd.step(gctx, i, work(i), workload.VerbPrepare, workload.Env{Log: w}); err != nil {
+				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// writeSuiteProfile writes profile p's files: each VM's Output (those
+// that returned one) in vms/<vm>/ and their merge in the results
+// directory, then report.md and report.csv; the merged curve goes to
+// Out. With no Output at all it writes nothing.
+func (c *campaign) writeSuiteProfile(p SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
+	rw, ok := p.Config.(workload.ResultWriter)
+	m, ok2 := p.Config.(workload.OutputMerger)
+	if !ok || !ok2 {
+		return fmt.Errorf("the suite's tool %s neither writes nor merges results (workload.ResultWriter, workload.OutputMerger)", suiteTool)
+	}
+	names := make([]string, len(vms))
+	measured := false
+	for i, vm := range vms {
+		names[i] = vm.Name
+		if outs[i] == nil || outs[i].Record == nil {
+			outs[i] = nil
+			continue
+		}
+		measured = true
+		dir := filepath.Join(c.dir, "vms", vm.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if _, err := rw.WriteResults(dir, p.Profile, outs[i]); err != nil {
+			return fmt.Errorf("%s: writing %s's results: %w", p.Profile, vm.Name, err)
+		}
+	}
+	if !measured {
+		return nil
+	}
+	merged, err := m.MergeOutputs(names, outs)
+	if err != nil {
+		return fmt.Errorf("%s: merging the VMs' curves: %w", p.Profile, err)
+	}
+	for _, o := range outs {
+		if o != nil {
+			c.suite.results = append(c.suite.results, m.Results(o)...)
+		}
+	}
+	if _, err := rw.WriteResults(c.dir, p.Profile, merged); err != nil {
+		return err
+	}
+	c.vmResults++
+	if _, err := WriteReports(c.dir); err != nil {
+		return err
+	}
+	if r, ok := p.Config.(workload.Reporter); ok {
+		out := orDiscard(c.opts.Out)
+		fmt.Fprintf(out, "\n%s, merged over %d VMs:\n", p.Profile, len(vms))
+		return r.WriteReport(out, merged)
+	}
+	return nil
+}
