@@ -269,6 +269,12 @@ func runVMSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.O
 			return usagef("--%s does not apply to a block suite in VMs: its VMs run no database", f)
 		}
 	}
+	return checkRunSuite(cmd, a, s, opts)
+}
+
+// checkRunSuite checks a block suite (bad input exits 2, nothing made)
+// and runs it, naming its results directory at the end.
+func checkRunSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.Options) error {
 	if err := scenarios.CheckSuite(s, opts); err != nil {
 		return asUsage(err)
 	}
@@ -302,16 +308,5 @@ func runSuite(cmd *cobra.Command, a *app, path string, s *scenarios.Suite, opts 
 		}
 		return usagef("%s is a block-suite campaign: %s %s not apply (valid: --simulate, --results-dir; set force: in the file)", path, strings.Join(other, ", "), verb)
 	}
-	if err := scenarios.CheckSuite(s, opts); err != nil {
-		return asUsage(err)
-	}
-	if err := checkResultsDir(opts.ResultsDir); err != nil {
-		return err
-	}
-	out, err := scenarios.RunSuite(cmd.Context(), s, opts)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stderr, "\nresults: %s\n", out.Dir)
-	return nil
+	return checkRunSuite(cmd, a, s, opts)
 }
