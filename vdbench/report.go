@@ -313,6 +313,9 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 		case p.Saturated: // a version 1 record
 			sat = "saturated"
 		}
+		if p.Result != nil && p.Result.Client != nil && p.Result.Client.Bound() {
+			sat = strings.TrimPrefix(sat+"; CLIENT-BOUND (the client used over 80% of its cores)", "; ")
+		}
 		t.Rows = append(t.Rows, []string{p.Label, req, fmt.Sprintf("%.2f", p.Achieved), fmt.Sprintf("%.2f", bytesPerSec(p.Result)/float64(report.MiB)),
 			report.FormatMillis(s.Mean(), 3), report.FormatMillis(s.Percentile(50), 3),
 			report.FormatMillis(s.Percentile(99), 3), report.FormatMillis(s.Max(), 3), ia, ip, clientPerIO(p.Result), sat})

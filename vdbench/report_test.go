@@ -156,3 +156,33 @@ func TestWriteCurveNamesTheEngine(t *testing.T) {
 		t.Errorf("caption:\n%s\nwant it to start with\n%s", b.String(), want)
 	}
 }
+
+// TestWriteCurveMarksClientBound: a point whose client used more than
+// 80% of its cores (oltp.ClientCost.Bound) says CLIENT-BOUND in its flag;
+// one at 50% does not.
+func TestWriteCurveMarksClientBound(t *testing.T) {
+	c := testCurve()
+	start := c.Points[0].Result.Start
+	for i, p := range c.Points {
+		share := 0.5
+		if i == 1 {
+			share = 0.9
+		}
+		p.Result.Client = &oltp.ClientCost{Cores: 2, UserCPU: time.Duration(share * 2 * float64(10*time.Second)),
+			Start: start, End: start.Add(10 * time.Second)}
+	}
+	var b strings.Builder
+	if err := WriteCurve(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	var marked []string
+	for _, l := range lines {
+		if strings.Contains(l, "CLIENT-BOUND") {
+			marked = append(marked, strings.Fields(l)[0])
+		}
+	}
+	if len(marked) != 1 || marked[0] != c.Points[1].Label {
+		t.Errorf("points marked CLIENT-BOUND: %v, want only %s\n%s", marked, c.Points[1].Label, b.String())
+	}
+}
