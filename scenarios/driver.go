@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,6 +81,11 @@ func driverName(spec *Spec, opts Options) (string, error) {
 		}
 		if !opts.Simulate && (spec.Guest == nil || spec.Guest.User == "") {
 			return "", spec.src.errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH, or guest.via: tools with a guest login")
+		}
+		if g := spec.Guest; !opts.Simulate && g.KeyFile != "" {
+			if _, err := os.Stat(expandHome(g.KeyFile)); err != nil {
+				return "", spec.src.errorf("guest.key-file", "guest.key-file: %s cannot be read (%v): give the private key that logs in to the guests", g.KeyFile, errors.Unwrap(err))
+			}
 		}
 		if g := spec.Guest; !opts.Simulate && g.PasswordEnv != "" && opts.Getenv(g.PasswordEnv) == "" {
 			return "", spec.src.errorf("guest.password-env", "guest.password-env: environment variable %s is empty", g.PasswordEnv)

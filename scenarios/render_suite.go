@@ -147,10 +147,19 @@ func (sr *suiteReview) writeMarkdown(w io.Writer) error {
 	if s.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", s.Description)
 	}
-	if s.SimulatedTargets {
+	switch {
+	case s.inVMs():
+		fmt.Fprintf(&b, "In VMs: %s. Each profile ran in every VM at once from a common start, each curve point on one planned grid; "+
+			"each point is merged across the VMs exactly (IOPS and MB/s summed, latency from the merged histograms), "+
+			"with each VM's spread in the profile's .txt and each VM's own files in vms/<vm>/.\n\n", s.describeVMs())
+		if s.SimulatedTargets {
+			fmt.Fprintf(&b, "Simulated: vcsim in process, and in each VM's guest (a local directory with its own agent process) %d temporary files of %s; "+
+				"the figures measure this host's file system, not a drive.\n\n", s.dataDisks(), s.Size)
+		}
+	case s.SimulatedTargets:
 		fmt.Fprintf(&b, "Simulated: %d temporary files of %s each, removed after the run; the figures measure this host's file system, not a drive.\n\n",
 			len(s.Targets), s.Size)
-	} else {
+	default:
 		fmt.Fprintf(&b, "Targets: %s.\n\n", strings.Join(s.Targets, ", "))
 	}
 	if inc := sr.incomplete(); inc != "" {

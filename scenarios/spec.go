@@ -349,7 +349,7 @@ func (s *Spec) Simulated() *Spec {
 		c.Workload.Flags = merged(s.Workload.Flags, s.Simulate.Workload.Flags)
 	}
 	if c.Description != "" && (s.Simulate.VMs != nil || s.Simulate.Workload != nil) {
-		c.Description = "simulated, scaled down from: " + c.Description
+		c.Description = "simulated, scaled down from: " + strings.TrimPrefix(c.Description, "simulated, scaled down from: ")
 	}
 	return &c
 }

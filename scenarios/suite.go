@@ -341,7 +341,7 @@ func (s *Suite) Simulated(dir string) *Suite {
 		c.Profiles, c.profilesKey = slices.Clone(sim.Profiles), "simulate.profiles"
 	}
 	if c.Description != "" {
-		c.Description = "simulated, scaled down from: " + c.Description
+		c.Description = "simulated, scaled down from: " + strings.TrimPrefix(c.Description, "simulated, scaled down from: ")
 	}
 	return &c
 }

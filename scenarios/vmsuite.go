@@ -214,7 +214,11 @@ func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
 // and kept, and the suite stops with the error.
 func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]SuitePlan, disks [][]agent.Disk) error {
 	p := c.suite.plans[k]
-	c.logf("[%d/%d] %s in %d VMs, about %s", k+1, len(c.suite.plans), p.Profile, len(vms), p.Config.Bounds().Time.Round(time.Second))
+	plan := p.Profile
+	if pf, ok := p.Config.(workload.Preflighter); ok {
+		plan = pf.Plan()
+	}
+	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(c.suite.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
 	work := func(i int) guestWork {
 		return guestWork{tool: suiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
 	}

@@ -77,7 +77,9 @@ refuses its directory (exit status 2) and removes nothing.`,
 // campaignRunLong is campaign run's help text.
 const campaignRunLong = `Run the campaign in FILE. Against a real vCenter, connection and placement come
 from govc's environment (GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE,
-GOVC_DATACENTER, GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER) or the flags.
+GOVC_DATACENTER, GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER, GOVC_NETWORK) or
+the flags. A campaign's driver: guest (and every block suite in VMs) logs in to
+each guest as its guest: block says (SSH, or VMware Tools with guest.via: tools).
 
 With --simulate, every step runs against an in-process vSphere simulator
 (vcsim) with an embedded SQLite database per VM, or a database per VM on the
@@ -93,7 +95,14 @@ kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
 
 A --db-dsn without a password takes it from --db-password-file, else the
 variable the file's database.password-env names, else $MYSQL_PWD (SQL Server:
-$SQLCMDPASSWORD), so that it does not show in ps.`
+$SQLCMDPASSWORD), so that it does not show in ps.
+
+A block-suite file (kind: block-suite) runs the vdbench profiles instead: on
+this host's targets, or with a vms: block inside block-worker VMs, every
+profile in every VM at once, merged point by point. Its results are suite.yaml,
+<profile>.json, .svg and .txt (merged), each VM's under vms/<vm>/, report.md
+and report.csv; it takes --simulate and --results-dir (and, in VMs, the
+vSphere flags, --keep-vms and --agent-binary).`
 
 // campaignRunExample is campaign run's examples.
 const campaignRunExample = `  # the 8-VM sysbench campaign, simulated, in under a minute
