@@ -14,9 +14,7 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/cobra"
@@ -114,9 +112,9 @@ func main() {
 	// drivers count and report reconnects themselves.
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	// Ctrl-C, kill, a closed terminal or SSH session (SIGHUP) and a closed
-	// output pipe (SIGPIPE) all end a run the same way: a campaign tears
-	// down what it created and stops its agents.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	// output pipe (SIGPIPE on standard output or error) all end a run the
+	// same way: a campaign tears down what it created and stops its agents.
+	ctx, stop := interruptContext()
 	defer stop()
 	err := run(ctx, a, os.Args[1:])
 	code := exitCode(err)
