@@ -210,7 +210,7 @@ func TestAgentRunDisks(t *testing.T) {
 // matches names without regard to case, so "Driver" still reads).
 func TestJobDatabaseJSON(t *testing.T) {
 	db := dialect.Config{Driver: dialect.MySQL, Host: "10.0.0.5", Port: 3306, Socket: "/run/mysqld.sock", User: "sbtest",
-		Password: "pw", Database: "sbtest", Instance: "SQL1", SQLitePath: "x.db", Params: map[string]string{"readTimeout": "30s"}}
+		Password: "pw", Database: "sbtest", Instance: "SQL1", SQLitePath: "/srv/x.db", Params: map[string]string{"readTimeout": "30s"}}
 	j := &Job{Version: JobVersion, Tool: "sysbench", Database: &db, Steps: []workload.Verb{workload.VerbRun}}
 	b, err := j.Marshal()
 	if err != nil {

@@ -264,7 +264,7 @@ func TestJobMarshalNeverWritesPassword(t *testing.T) {
 }
 
 func TestParseJobRefuses(t *testing.T) {
-	base := `{"version":1,"tool":"sysbench","database":{"driver":"sqlite","sqlite_path":"x.db"},"steps":["prepare","run"]`
+	base := `{"version":1,"tool":"sysbench","database":{"driver":"sqlite","sqlite_path":"/srv/x.db"},"steps":["prepare","run"]`
 	for _, tc := range []struct{ raw, want string }{
 		{base + `}`, ""},
 		{base + `,"flags":{"--sqlite-path":"y.db"}}`, "job.json: flags.--sqlite-path: a connection flag of sysbench"},
@@ -273,7 +273,8 @@ func TestParseJobRefuses(t *testing.T) {
 		{strings.Replace(base, `"steps":["prepare","run"]`, `"steps":["run","run"]`, 1) + `}`, "job.json: steps[1]: run is named twice"},
 		{strings.Replace(base, `"steps":["prepare","run"]`, `"steps":["check"]`, 1) + `}`, "job.json: steps[0]: sysbench has no consistency checks"},
 		{strings.Replace(base, `"driver":"sqlite"`, `"driver":"sqlserver"`, 1) + `}`, "job.json: database.driver:"},
-		{strings.Replace(base, `"sqlite_path":"x.db"`, `"password":"pw"`, 1) + `}`, "job.json: database.password"},
+		{strings.Replace(base, `"sqlite_path":"/srv/x.db"`, `"password":"pw"`, 1) + `}`, "job.json: database.password"},
+		{strings.Replace(base, `"/srv/x.db"`, `"../../etc/x.db"`, 1) + `}`, `job.json: database.sqlite_path: "../../etc/x.db" is relative`},
 		{`{"version":1,"tool":"vdbench","database":{"driver":"sqlite"},"steps":["run"]}`, "job.json: database: given, but vdbench uses no database"},
 		{`{"tool":"sysbench"}`, "job.json: version: 0 is not supported"},
 		{base + `} []`, "job.json: not a vmbench job: invalid character"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -129,6 +130,9 @@ func (j *Job) check(password string) error {
 	case j.Database != nil:
 		if err := conn.Supports(j.Database.Driver); err != nil {
 			errs = append(errs, jobErrorf("database.driver: %v", err))
+		}
+		if p := j.Database.SQLitePath; p != "" && !filepath.IsAbs(p) {
+			errs = append(errs, jobErrorf("database.sqlite_path: %q is relative; give an absolute path (a relative one would be resolved against wherever the agent was started, not its run directory)", p))
 		}
 	}
 	errs = append(errs, j.checkDisks(tool)...)
