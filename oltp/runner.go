@@ -59,6 +59,13 @@ func Run(ctx context.Context, spec Spec, cfg RunConfig) (*Result, error) {
 		return nil, err
 	}
 	defer r.closeWorkers()
+	if r.pipelined() {
+		p, err := spec.NewPipeline(ctx, r.workers)
+		if err != nil {
+			return nil, err
+		}
+		r.pipe = p
+	}
 	return r.drive(ctx)
 }
 
@@ -72,6 +79,7 @@ type run struct {
 	pacer   *pacer
 	workers []Worker
 	handles []*hist.Handle
+	pipe    Pipeline // drives the workers from one goroutine (pipelined)
 
 	stopping atomic.Bool // no new events start; completions are discarded
 	stopOnce sync.Once
@@ -167,16 +175,18 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 	r.measure.Store(r.cfg.WarmupTime == 0)
 	var wg sync.WaitGroup
 	done := make(chan struct{})
-	for i, w := range r.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if r.terms != nil {
-				r.execLoop(evCtx, w, r.handles[i])
-				return
-			}
-			r.loop(evCtx, w, r.handles[i])
-		}()
+	if r.pipe != nil {
+		wg.Go(func() { r.pipeLoop(r.pipe) })
+	} else {
+		for i, w := range r.workers {
+			wg.Go(func() {
+				if r.terms != nil {
+					r.execLoop(evCtx, w, r.handles[i])
+					return
+				}
+				r.loop(evCtx, w, r.handles[i])
+			})
+		}
 	}
 	go func() { wg.Wait(); close(done) }()
 

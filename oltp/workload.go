@@ -36,6 +36,14 @@ type Spec struct {
 	// counters through h. The Runner records latencies itself; workers
 	// only add counters. An error aborts the run before it starts.
 	NewWorker func(ctx context.Context, t int, h *hist.Handle) (Worker, error)
+	// NewPipeline, when set, drives a closed-loop run (Rate 0, no
+	// Terminals) from one goroutine: it gets the run's workers, made by
+	// NewWorker as usual, before the start, and returns the Pipeline that
+	// starts and reaps their events (an io_uring per block device: fio's
+	// iodepth on one thread). An error aborts the run before it starts.
+	// Open-loop and terminal-driven runs ignore it and call each worker's
+	// Event from its own goroutine.
+	NewPipeline func(ctx context.Context, workers []Worker) (Pipeline, error)
 	// NewTerminal makes terminal i (0-based) of a terminal-driven run
 	// (RunConfig.Terminals > 0), whose workers must then be Executors.
 	NewTerminal func(i int) Terminal

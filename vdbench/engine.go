@@ -65,10 +65,12 @@ const startDelay = 100 * time.Millisecond
 // psync engine Execute raises runtime.GOMAXPROCS (and debug.SetMaxThreads
 // when needed) to the total thread count for its duration and restores
 // them after. With opts.Engine EngineURing each SD gets one io_uring of
-// threads= slots (uring_linux.go: a thread's Event queues its I/O and
-// waits for the reaper to hand it the completion), so the threads are
-// goroutines parked on a channel, not OS threads, and GOMAXPROCS is left
-// as it is; an SD whose backend has no descriptor, or a host where
+// threads= slots, and GOMAXPROCS is left as it is: a closed-loop point
+// (max) is driven by one goroutine per SD that starts every thread's I/O
+// on its slot and reaps the completions itself (ringPipeline, an
+// oltp.Pipeline); at a set rate each thread's Event queues its I/O and
+// waits for the ring's reaper goroutine to hand it the completion
+// (uring_linux.go), so the threads are goroutines, not OS threads; an SD whose backend has no descriptor, or a host where
 // io_uring cannot be set up, is an error. Each Result's Measured text
 // says which.
 //

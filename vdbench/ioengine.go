@@ -11,8 +11,10 @@ import (
 // EnginePsync is vdbench's model: each thread issues one blocking
 // pread/pwrite at a time. EngineURing keeps the same threads= I/Os in
 // flight per SD (each thread still has one I/O at a time, so threads= is
-// the queue depth) but submits them to one io_uring per SD and reaps the
-// completions from one goroutine per SD: no OS thread blocks per I/O.
+// the queue depth) but submits them to one io_uring per SD: at max rate
+// one goroutine per SD starts and reaps every thread's I/O (fio's
+// io_uring engine with iodepth=threads=), at a set rate each thread is a
+// goroutine and one per SD reaps; no OS thread blocks per I/O.
 const (
 	EnginePsync = "psync"
 	EngineURing = "io_uring"
@@ -93,7 +95,7 @@ func closeRings(loads []*sdLoad) error {
 // issued, for threads in all.
 func engineNote(engine string, threads int) (note string, restore func()) {
 	if engine == EngineURing {
-		return fmt.Sprintf("each I/O submitted to an io_uring (queue depth threads= per SD, one goroutine per thread, completions reaped by one goroutine per SD); GOMAXPROCS %d for %d threads",
+		return fmt.Sprintf("each I/O submitted to an io_uring (queue depth threads= per SD; at max rate one goroutine per SD starts and reaps all its threads' I/Os, latency from the submitting io_uring_enter to the reaped completion; at a set rate one goroutine per thread, completions reaped by one goroutine per SD); GOMAXPROCS %d for %d threads",
 			runtime.GOMAXPROCS(0), threads), func() {}
 	}
 	procs, restore := raiseProcs(threads)

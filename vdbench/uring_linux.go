@@ -93,6 +93,8 @@ type iouCQE struct {
 // the reaper's next io_uring_enter submits every queued SQE with its wait
 // (submit + wait in one call, as fio's io_uring engine does). The reaper
 // goroutine reaps the completions and hands each to its slot's goroutine.
+// A closed-loop point uses the ring without slot goroutines or reaper:
+// ringPipeline queues every slot's I/O and reaps them itself (wait).
 type ring struct {
 	fd     int
 	target int32 // the SD's descriptor
@@ -120,8 +122,14 @@ type ring struct {
 	pending atomic.Uint32 // SQEs queued and not yet submitted
 	waiting atomic.Bool   // the reaper is in (or about to enter) its wait
 	failed  atomic.Pointer[error]
-	done    chan struct{} // closed when the reaper returns
 	closed  bool
+
+	// The reaper goroutine runs only while slots do their own I/O
+	// (ringSlot.do starts it); a pipeline (ringPipeline) stops it and
+	// reaps on its own goroutine instead (wait).
+	reaperMu sync.Mutex
+	reaping  atomic.Bool
+	done     chan struct{} // closed when the reaper returns
 }
 
 // ringSlot is one thread's place in the ring: its I/O's result arrives on
@@ -156,7 +164,7 @@ func newRing(fd, slots int, bufs bufSizes) (*ring, error) {
 	if e != 0 {
 		return nil, fmt.Errorf("%w: io_uring_setup: %w%s", errURingUnavailable, e, setupHint(e))
 	}
-	r := &ring{fd: int(rfd), target: int32(fd), done: make(chan struct{})}
+	r := &ring{fd: int(rfd), target: int32(fd)}
 	if err := r.mapRings(&p); err != nil {
 		r.unmap()
 		return nil, fmt.Errorf("%w: %w", errURingUnavailable, err)
@@ -184,7 +192,6 @@ func newRing(fd, slots int, bufs bufSizes) (*ring, error) {
 			uintptr(unsafe.Pointer(&iovs[0])), uintptr(len(iovs)), 0, 0)
 		r.fixed = e == 0
 	}
-	go r.reap()
 	return r, nil
 }
 
@@ -373,18 +380,74 @@ func (r *ring) fail(err error) {
 	}
 }
 
-// Close stops the reaper (with a NOP it recognizes) and unmaps the ring.
-// Every slot must be idle: the engine closes the ring after its runs.
-func (r *ring) Close() error {
-	if r.closed {
-		return nil
+// startReaper starts the reaper goroutine unless it runs.
+func (r *ring) startReaper() {
+	r.reaperMu.Lock()
+	defer r.reaperMu.Unlock()
+	if r.reaping.Load() {
+		return
 	}
-	r.closed = true
+	r.done = make(chan struct{})
+	r.reaping.Store(true)
+	go r.reap()
+}
+
+// stopReaper stops the reaper goroutine, if it runs, with a NOP it
+// recognizes, and waits for it. No slot may have an I/O in flight.
+func (r *ring) stopReaper() {
+	r.reaperMu.Lock()
+	defer r.reaperMu.Unlock()
+	if !r.reaping.Load() {
+		return
+	}
 	if r.failed.Load() == nil {
 		r.queue(iouOpNop, nil, 0, closeTag, 0)
 		r.flush()
 		<-r.done
 	}
+	r.reaping.Store(false)
+}
+
+// wait reaps a ring that has no reaper goroutine (ringPipeline): it
+// submits the queued SQEs, waits until at least one I/O has completed, and
+// calls ended with each completion's tag and result (bytes, or a negative
+// errno). A failing io_uring_enter is returned; EINTR, EAGAIN and EBUSY
+// are retried.
+func (r *ring) wait(ended func(tag uint64, res int32)) error {
+	for {
+		n := r.pending.Swap(0)
+		got, e := r.enter(n, true)
+		switch {
+		case e == 0:
+		case e == unix.EINTR || e == unix.EAGAIN || e == unix.EBUSY:
+			got = 0
+		default:
+			return fmt.Errorf("io_uring_enter: %w", e)
+		}
+		if got < n {
+			r.pending.Add(n - got)
+		}
+		head := *r.cqHead                   // only this goroutine writes it
+		tail := atomic.LoadUint32(r.cqTail) // acquire: the CQEs up to tail are written
+		for h := head; h != tail; h++ {
+			c := r.cqes[h&r.cqMask]
+			ended(c.userData, c.res)
+		}
+		atomic.StoreUint32(r.cqHead, tail) // release: the kernel may reuse the CQEs
+		if head != tail {
+			return nil
+		}
+	}
+}
+
+// Close stops the reaper and unmaps the ring. Every slot must be idle:
+// the engine closes the ring after its runs.
+func (r *ring) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.stopReaper()
 	r.unmap()
 	return nil
 }
@@ -433,6 +496,9 @@ func (s *ringSlot) registered(p []byte) (index uint16, ok bool) {
 // (io.ErrUnexpectedEOF), as with pread.
 func (s *ringSlot) do(op uint8, p []byte, off int64, bufIndex uint16) (int, error) {
 	r := s.ring
+	if !r.reaping.Load() {
+		r.startReaper()
+	}
 	s.busy.Store(true)
 	if perr := r.failed.Load(); perr != nil { // fail() either saw busy or is seen here
 		if !s.busy.CompareAndSwap(true, false) {

@@ -3,9 +3,12 @@
 package vdbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
+
+	"vmbench/oltp"
 )
 
 // errURingUnavailable wraps every failure to set up a ring.
@@ -22,6 +25,11 @@ func newRing(fd, slots int, bufs bufSizes) (*ring, error) { return nil, ProbeURi
 // ProbeURing reports that io_uring is Linux only.
 func ProbeURing() error {
 	return fmt.Errorf("%w: it is Linux only (this is %s)", errURingUnavailable, runtime.GOOS)
+}
+
+// newPipeline is never called: newRing makes no ring.
+func (l *sdLoad) newPipeline(context.Context, []oltp.Worker) (oltp.Pipeline, error) {
+	return nil, ProbeURing()
 }
 
 // Close does nothing.

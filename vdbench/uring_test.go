@@ -307,3 +307,94 @@ func TestCLIEngine(t *testing.T) {
 		}
 	}
 }
+
+// One ring serves slots doing their own I/O (the reaper goroutine, started
+// by the first) and a pipeline reaping on its own goroutine (wait, after
+// stopReaper), in either order: each sees its own completions, with the
+// data the file holds.
+func TestURingReaperAndWaitTakeTurns(t *testing.T) {
+	f := tempFile(t, 3*4096, os.O_RDWR)
+	for i, b := range []byte{'a', 'b', 'c'} {
+		if _, err := f.WriteAt(bytes.Repeat([]byte{b}, 4096), int64(i)*4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := testRing(t, int(f.Fd()), 3)
+	slotRead := func(off int64, want byte) {
+		t.Helper()
+		buf := r.slots[0].rbuf
+		if _, err := r.slots[0].ReadAt(buf, off); err != nil || buf[0] != want || buf[4095] != want {
+			t.Fatalf("slot read at %d: %v, %q...", off, err, buf[:1])
+		}
+		if !r.reaping.Load() {
+			t.Fatal("the reaper does not run after a slot's read")
+		}
+	}
+	pipelineRead := func() {
+		t.Helper()
+		r.stopReaper()
+		if r.reaping.Load() {
+			t.Fatal("the reaper still runs")
+		}
+		for s := range 3 {
+			index, fixed := r.slots[s].registered(r.slots[s].rbuf)
+			op := uint8(iouOpRead)
+			if fixed {
+				op = iouOpReadFixed
+			}
+			r.queue(op, r.slots[s].rbuf, int64(s)*4096, uint64(s), index)
+		}
+		got := map[uint64]int32{}
+		for len(got) < 3 {
+			if err := r.wait(func(tag uint64, res int32) { got[tag] = res }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for s, b := range []byte{'a', 'b', 'c'} {
+			if got[uint64(s)] != 4096 || r.slots[s].rbuf[0] != b {
+				t.Errorf("pipeline read of slot %d: %d bytes, %q", s, got[uint64(s)], r.slots[s].rbuf[:1])
+			}
+			r.slots[s].rbuf[0] = 0
+		}
+	}
+	slotRead(4096, 'b')
+	pipelineRead()
+	slotRead(2*4096, 'c')
+	pipelineRead()
+}
+
+// A curve runs its max point through the pipeline (one goroutine per SD
+// reaps its ring) and its rate points through the reaper goroutine (one
+// goroutine per thread), on the same ring: every point counts exactly,
+// the max point's I/Os are all in flight together (its achieved rate is
+// above what the rate points asked), and the ring closes cleanly after
+// the switches.
+func TestURingCurveSwitchesModes(t *testing.T) {
+	needURing(t)
+	lun := filepath.Join(t.TempDir(), "curve.img")
+	rd := RD{IORate: IORate{Curve: true}, Curve: []float64{10, 50}, Distribution: "deterministic",
+		Elapsed: 400 * time.Millisecond, Warmup: 100 * time.Millisecond, Interval: 200 * time.Millisecond}
+	run := testRun(rd, WD{RdPct: 50, Seek: Seek{Pct: 100}},
+		SD{Name: "sd1", Lun: lun, Size: 4 << 20, Threads: 4, OpenFlags: []string{"none"}})
+	cr, err := Execute(t.Context(), run, Options{Engine: EngineURing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cr.Points) != 3 {
+		t.Fatalf("%d points, want max, 10%% and 50%%", len(cr.Points))
+	}
+	for _, p := range cr.Points {
+		checkBytesExact(t, p, 4096)
+		res := p.PerSD[0]
+		if n := res.Ops[OpRead].Latency.Count + res.Ops[OpWrite].Latency.Count; n == 0 {
+			t.Errorf("%s: no I/O", p.Label)
+		}
+		open := p.Requested > 0
+		if in := res.Ops[OpRead].Intended; open != (in != nil) {
+			t.Errorf("%s: intended-start latency %v, want it only for rate points", p.Label, in)
+		}
+	}
+	if max, half := cr.Points[0].Achieved, cr.Points[2].Requested; max <= half {
+		t.Errorf("max point %.0f IOPS is not above the 50%% point's request %.0f", max, half)
+	}
+}

@@ -192,12 +192,16 @@ func (l *sdLoad) spec(workload string, point int) oltp.Spec {
 	hs := fnv.New64a()
 	hs.Write([]byte(workload))
 	seed := hs.Sum64() ^ uint64(point)<<48
-	return oltp.Spec{
+	spec := oltp.Spec{
 		Workload: workload, Ops: ioOps, Counters: ioCounters,
 		NewWorker: func(_ context.Context, t int, h *hist.Handle) (oltp.Worker, error) {
 			return l.newWorker(streams, seed, t, h)
 		},
 	}
+	if l.ring != nil {
+		spec.NewPipeline = l.newPipeline // closed loop: one goroutine per SD
+	}
+	return spec
 }
 
 // newWorker makes thread t's worker. Its read and write buffers are its
@@ -237,12 +241,22 @@ func (b bufSizes) alloc() (rbuf, wbuf []byte, err error) {
 	return rbuf, wbuf, nil
 }
 
-// Event issues one I/O: it chooses the WD (by skew), read or write (rdpct),
-// the transfer size, and the offset: in the hit area for rhpct/whpct hits,
-// else random (seekpct) or the next of the WD's shared sequential stream.
-// It returns OpRead or OpWrite. An I/O error is fatal and names the lun,
-// the offset and the size.
-func (w *worker) Event(context.Context) (int, error) {
+// ioPlan is one I/O a worker chose: its op (OpRead, OpWrite), the counter
+// its bytes go to, its offset and size in bytes, and the buffer it reads
+// into or writes from (the worker's, size bytes long).
+type ioPlan struct {
+	op, ctr   int
+	off, size int64
+	buf       []byte
+}
+
+// next chooses the worker's next I/O: the WD (by skew), read or write
+// (rdpct), the transfer size, and the offset: in the hit area for
+// rhpct/whpct hits, else random (seekpct) or the next of the WD's shared
+// sequential stream. A write's buffer is scrambled for it (scrambleWrite).
+// The error is ErrEndOfSpan when a sequential stream has run out
+// (seekpct=eof).
+func (w *worker) next() (ioPlan, error) {
 	mi := 0
 	if len(w.load.mixes) > 1 {
 		u := w.rng.Float64()
@@ -266,25 +280,41 @@ func (w *worker) Event(context.Context) (int, error) {
 	default:
 		var ok bool
 		if off, size, ok = w.streams[mi].claim(size); !ok {
-			return 0, ErrEndOfSpan
+			return ioPlan{}, ErrEndOfSpan
 		}
 	}
-	op, ctr := OpRead, ctrBytesRead
-	var err error
 	if read {
-		_, err = w.dev.ReadAt(w.rbuf[:size], off)
-	} else {
-		op, ctr = OpWrite, ctrBytesWritten
-		w.writes++
-		p := w.wbuf[:size]
-		scrambleWrite(p, w.key, w.writes)
-		_, err = w.dev.WriteAt(p, off)
+		return ioPlan{op: OpRead, ctr: ctrBytesRead, off: off, size: size, buf: w.rbuf[:size]}, nil
 	}
+	w.writes++
+	io := ioPlan{op: OpWrite, ctr: ctrBytesWritten, off: off, size: size, buf: w.wbuf[:size]}
+	scrambleWrite(io.buf, w.key, w.writes)
+	return io, nil
+}
+
+// Event issues the worker's next I/O (next) and waits for it.
+func (w *worker) Event(context.Context) (int, error) {
+	io, err := w.next()
 	if err != nil {
-		return op, w.ioError(op, off, size, err)
+		return 0, err
 	}
-	w.h.AddToEvent(ctr, size)
-	return op, nil
+	if io.op == OpRead {
+		_, err = w.dev.ReadAt(io.buf, io.off)
+	} else {
+		_, err = w.dev.WriteAt(io.buf, io.off)
+	}
+	return w.done(io, err)
+}
+
+// done settles the worker's I/O io, which ended with err: it returns io's
+// op, and either an error naming the lun, offset and size, or nil after
+// staging the bytes transferred for the event's record.
+func (w *worker) done(io ioPlan, err error) (int, error) {
+	if err != nil {
+		return io.op, w.ioError(io.op, io.off, io.size, err)
+	}
+	w.h.AddToEvent(io.ctr, io.size)
+	return io.op, nil
 }
 
 func (w *worker) ioError(op int, off, size int64, err error) error {
