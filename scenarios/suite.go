@@ -36,6 +36,7 @@ const suiteTool = "vdbench"
 //	interval: 5       #   warmup= and curve= (as vdbench's -e, -i, -w)
 //	warmup: 10
 //	curve: [10, 50, 100]
+//	ioengine: psync   # or io_uring (vmbench vdbench run --ioengine)
 //	simulate: {targets: 2, size: 256m, elapsed: 2, interval: 1, warmup: 0, curve: [10, 50, 100]}
 type Suite struct {
 	Kind        string    `yaml:"kind"`
@@ -51,7 +52,10 @@ type Suite struct {
 	Interval    *Seconds  `yaml:"interval,omitempty"`
 	Warmup      *Seconds  `yaml:"warmup,omitempty"`
 	Curve       []float64 `yaml:"curve,omitempty"`
-	Simulate    *SuiteSim `yaml:"simulate,omitempty"`
+	// IOEngine is the tool's --ioengine for every profile: psync
+	// (vdbench's model, the default) or io_uring; "" leaves the default.
+	IOEngine string    `yaml:"ioengine,omitempty"`
+	Simulate *SuiteSim `yaml:"simulate,omitempty"`
 	// VMs, when set, runs the suite inside block-worker VMs, each on its
 	// own data vDisks (SuiteVMs), instead of on Targets; VSphere places
 	// them and Guest says how each guest is reached (as in a VM
@@ -240,6 +244,11 @@ func (s *Suite) Validate() error {
 	}
 	errs = append(errs, s.checkProfiles(s.Profiles, "profiles"))
 	s.checkValues(bad, "", s.Threads, s.Curve)
+	if s.IOEngine != "" {
+		if err := checkToolOption("ioengine", s.IOEngine); err != nil {
+			bad("ioengine", "ioengine", "%q: %v", s.IOEngine, err)
+		}
+	}
 	if sim := s.Simulate; sim != nil {
 		if sim.Targets < 0 || sim.Targets > 16 {
 			bad("simulate.targets", "simulate.targets", "%d is not valid (0 for the default of %d, up to 16)", sim.Targets, DefaultSimTargets)
@@ -259,6 +268,22 @@ func (s *Suite) Validate() error {
 	}
 	_, err := c.Configs()
 	return err
+}
+
+// checkToolOption checks value for the suite tool's option name (the
+// tool's own flag parsing: its error says what is valid).
+func checkToolOption(name, value string) error {
+	t, err := workload.Lookup(suiteTool)
+	if err != nil {
+		return err
+	}
+	fs := pflag.NewFlagSet(suiteTool, pflag.ContinueOnError)
+	t.NewConfig().BindFlags(fs)
+	f := fs.Lookup(name)
+	if f == nil {
+		return fmt.Errorf("%s has no --%s", suiteTool, name)
+	}
+	return f.Value.Set(value)
 }
 
 // checkProfiles checks a list of profile names (at key) against the

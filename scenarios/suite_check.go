@@ -55,6 +55,9 @@ func (s *Suite) flags() [][2]string {
 	if s.Force {
 		f = append(f, [2]string{"force", "true"})
 	}
+	if s.IOEngine != "" {
+		f = append(f, [2]string{"ioengine", s.IOEngine})
+	}
 	if s.SimulatedTargets {
 		f = append(f, [2]string{"temporary-targets", "true"})
 	}
@@ -93,7 +96,7 @@ func (s *Suite) Configs() ([]SuitePlan, error) {
 		}
 		var fe *workload.FlagError
 		if errors.As(err, &fe) {
-			err = fmt.Errorf("with the suite's elapsed, interval, warmup or curve: %w", fe.Err)
+			err = fmt.Errorf("with the suite's elapsed, interval, warmup, curve or ioengine: %w", fe.Err)
 		}
 		if err != nil {
 			errs = append(errs, s.errorf(at, "profile "+name, "%v", err))

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,7 +88,7 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"small size", strings.Replace(goodSuite, "size: 16m", "size: 4k", 1), `suite.yaml:11: simulate.size: 4k is too small (at least 1m)`},
 		{"curve", strings.Replace(goodSuite, "curve: [50]", "curve: [50, 0]", 1), "suite.yaml:16: curve: point 0 is not valid"},
 		{"override breaks a profile", strings.Replace(goodSuite, "force: false", "force: false\nelapsed: 30\ninterval: 7", 1),
-			"suite.yaml:6: profile 4k-random-read: with the suite's elapsed, interval, warmup or curve: 4k-random-read.vdb:"},
+			"suite.yaml:6: profile 4k-random-read: with the suite's elapsed, interval, warmup, curve or ioengine: 4k-random-read.vdb:"},
 		{"two documents", goodSuite + "---\nkind: block-suite\n", "more than one YAML document"},
 		{"empty", "# nothing\n", "suite.yaml: the suite file is empty"},
 	} {
@@ -117,5 +119,45 @@ func TestLoadAny(t *testing.T) {
 	}
 	if _, err := LoadAny(write("o.yaml", "name: x\ncolour: red\n")); err == nil || !strings.Contains(err.Error(), `o.yaml: line 2: unknown key "colour" in the top level`) {
 		t.Errorf("VM campaign: %v", err)
+	}
+}
+
+// ioengine: is the tool's --ioengine for every profile: a wrong value
+// names its line and the valid ones; io_uring runs the profiles through
+// it (the records say so), where io_uring can be set up.
+func TestSuiteIOEngine(t *testing.T) {
+	_, err := ParseSuite("suite.yaml", []byte(goodSuite+"ioengine: libaio\n"))
+	if want := `suite.yaml:18: ioengine: "libaio": not an I/O engine (valid: psync, io_uring)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a wrong ioengine: %v\nwant %q", err, want)
+	}
+	s, err := ParseSuite("suite.yaml", []byte(goodSuite+"ioengine: io_uring\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := s.Configs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plans[0].Config.Flags()["ioengine"]; got != "io_uring" {
+		t.Errorf("profile flags carry ioengine %q, want io_uring (a guest's agent gets them)", got)
+	}
+	if err := vdbench.ProbeURing(); err != nil {
+		t.Skipf("running it skipped: %v", err)
+	}
+	t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
+	s, err = ParseSuite("one.yaml", []byte(oneProfileSuite+"ioengine: io_uring\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := RunSuite(t.Context(), s, Options{Simulate: true, ResultsDir: t.TempDir(), Out: io.Discard, Log: io.Discard, Version: "test-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(filepath.Join(out.Dir, "4k-random-read.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(rec, []byte("each I/O submitted to an io_uring")) {
+		t.Errorf("the record does not say the I/O went through io_uring:\n%.2000s", rec)
 	}
 }
