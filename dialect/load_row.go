@@ -49,12 +49,21 @@ func (w *RowWriter) Null() {
 	w.buf = append(w.buf, '\\', 'N')
 }
 
-// Str writes a string field, escaped.
+// Str writes a string field, escaped. The bytes before the first one to
+// escape (all of them, for the generated strings of a load) are copied
+// at once.
 func (w *RowWriter) Str(s string) {
 	w.sep()
 	for i := 0; i < len(s); i++ {
-		w.buf = appendEscaped(w.buf, s[i])
+		if escapes[s[i]] {
+			w.buf = append(w.buf, s[:i]...)
+			for ; i < len(s); i++ {
+				w.buf = appendEscaped(w.buf, s[i])
+			}
+			return
+		}
 	}
+	w.buf = append(w.buf, s...)
 }
 
 // BeginField starts a field whose bytes the caller appends to the returned

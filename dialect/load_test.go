@@ -34,6 +34,7 @@ func TestRowWriterValues(t *testing.T) {
 		{"line\nbreak", `line\nbreak`},
 		{"cr\rlf", `cr\rlf`},
 		{"nul\x00byte", `nul\0byte`},
+		{"\tlead, two\n\\", `\tlead, two\n\\`},
 		{`\N`, `\\N`}, // the string, not NULL
 		{"ünïcode", "ünïcode"},
 		{[]byte("x\ty"), `x\ty`},
