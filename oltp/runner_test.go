@@ -45,7 +45,7 @@ func sleeperSpec(d time.Duration, failAt int64) Spec {
 		}}
 }
 
-func mustHist(t *testing.T, r *Result) *hist.Histogram {
+func mustHist(t testing.TB, r *Result) *hist.Histogram {
 	t.Helper()
 	h, err := r.Histogram("event")
 	if err != nil {
