@@ -30,6 +30,9 @@ type suiteReview struct {
 type suiteRow struct {
 	profile, title string
 	cells, charts  []string
+	// cut is set when the profile's run was interrupted (its figures are
+	// those measured until then).
+	cut bool
 }
 
 // renderSuite builds the review of a block suite's results directory
@@ -74,7 +77,11 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 
 // suiteRowOf is the row of profile p from its Output and files.
 func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
-	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile}}
+	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile},
+		cut: o.Result != nil && o.Result.State() != oltp.StatusComplete}
+	if pr, ok := o.Record.(workload.PartialRecord); ok && pr.Partial() {
+		row.cut = true
+	}
 	for _, f := range files {
 		if strings.HasSuffix(f, ".svg") {
 			row.charts = append(row.charts, f)
@@ -88,12 +95,31 @@ func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
 	return row
 }
 
-// incomplete says how many profiles were measured when not all were.
+// incomplete says how many profiles were measured when not all were in
+// full.
 func (sr *suiteReview) incomplete() string {
-	if len(sr.rows) == sr.planned {
+	cut := 0
+	for _, r := range sr.rows {
+		if r.cut {
+			cut++
+		}
+	}
+	if len(sr.rows) == sr.planned && cut == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Incomplete: %d of %d profiles measured; the suite stopped before the end (or is still running)", len(sr.rows), sr.planned)
+	s := fmt.Sprintf("Incomplete: %d of %d profiles measured", len(sr.rows), sr.planned)
+	if cut > 0 {
+		s += fmt.Sprintf(" (%d of them interrupted, with the figures measured until then)", cut)
+	}
+	return s + "; the suite stopped before the end (or is still running)"
+}
+
+// engineWords says how the suite issued its I/O (its ioengine:).
+func (sr *suiteReview) engineWords() string {
+	if sr.suite.IOEngine == "io_uring" {
+		return "I/O engine io_uring (ioengine:): each target's threads= I/Os in flight through one io_uring"
+	}
+	return "I/O engine psync (vdbench's model): each thread one blocking pread/pwrite at a time"
 }
 
 // table is the review table: the tool's columns, and in Markdown a
@@ -134,7 +160,7 @@ func (sr *suiteReview) writeText(w io.Writer) error {
 	if err := sr.table(false).WriteText(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "latency: mean service time of each I/O; † APPROXIMATION: a mix the reviews do not publish")
+	_, err := fmt.Fprintf(w, "latency: mean service time of each I/O; %s; † APPROXIMATION: a mix the reviews do not publish\n", sr.engineWords())
 	return err
 }
 
@@ -168,9 +194,9 @@ func (sr *suiteReview) writeMarkdown(w io.Writer) error {
 	if s.Source != "" {
 		fmt.Fprintf(&b, "Protocol: %s. ", s.Source)
 	}
-	fmt.Fprintf(&b, "Started %s, vmbench %s. Latency is the mean service time of each I/O (vdbench's response time); "+
+	fmt.Fprintf(&b, "Started %s, vmbench %s. %s. Latency is the mean service time of each I/O (vdbench's response time); "+
 		"crossings are interpolated between curve points; the peak is the highest achieved rate, the max run included.\n\n",
-		sr.info.Started.Format(time.RFC3339), sr.info.VMBench)
+		sr.info.Started.Format(time.RFC3339), sr.info.VMBench, sr.engineWords())
 	if err := sr.table(true).WriteMarkdown(&b); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := reportBytes(t, out.Dir)
-	for _, w := range []string{"# Block suite one-profile", "Simulated: 2 temporary files of 8m each", ", vmbench test-1.", "| 4K random read |",
+	for _, w := range []string{"# Block suite one-profile", "Simulated: 2 temporary files of 8m each", ", vmbench test-1. I/O engine psync (vdbench's model)", "| 4K random read |",
 		"[latency vs IOPS](4k-random-read.svg), [per target](4k-random-read-targets.svg), [data](4k-random-read.json)"} {
 		if !bytes.Contains(md, []byte(w)) {
 			t.Errorf("report.md lacks %q:\n%s", w, md)
@@ -53,6 +53,20 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 		t.Errorf("printed table:\n%s\nrendered:\n%s", text.String(), again.String())
 	}
 
+	// A suite whose (only) profile was interrupted is incomplete too,
+	// though its first point is complete.
+	rec := filepath.Join(out.Dir, "4k-random-read.json")
+	editFile(t, rec, `"version": 2,`, `"version": 2, "interrupted": true, "error": "run interrupted",`)
+	if _, err := WriteReports(out.Dir); err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	if !bytes.Contains(md, []byte("**Incomplete: 1 of 1 profiles measured (1 of them interrupted, with the figures measured until then)")) ||
+		!bytes.Contains(md, []byte("| 4K random read (interrupted) |")) {
+		t.Errorf("report.md of a suite whose profile was interrupted:\n%s", md)
+	}
+	editFile(t, rec, `"version": 2, "interrupted": true, "error": "run interrupted",`, `"version": 2,`)
+
 	// A suite stopped before its second profile: rendered, and said so.
 	editFile(t, filepath.Join(out.Dir, "suite.yaml"), "- 4k-random-read\n", "- 4k-random-read\n    - 4k-random-write\n")
 	if _, err := WriteReports(out.Dir); err != nil {
@@ -64,7 +78,6 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 	}
 
 	// A record of a newer version is refused, naming it and the versions read.
-	rec := filepath.Join(out.Dir, "4k-random-read.json")
 	editFile(t, rec, `"version": 2`, `"version": 3`)
 	if _, err := Render(out.Dir); err == nil || !strings.Contains(err.Error(), rec+`: kind "vdbench-curve" version 3 is not a vdbench-curve record of version 1 to 2`) {
 		t.Errorf("a newer record: %v", err)

@@ -160,4 +160,11 @@ func TestSuiteIOEngine(t *testing.T) {
 	if !bytes.Contains(rec, []byte("each I/O submitted to an io_uring")) {
 		t.Errorf("the record does not say the I/O went through io_uring:\n%.2000s", rec)
 	}
+	if md := reportBytes(t, out.Dir); !bytes.Contains(md, []byte("I/O engine io_uring (ioengine:)")) {
+		t.Errorf("report.md does not name the engine:\n%s", md)
+	}
+	txt, err := os.ReadFile(filepath.Join(out.Dir, "4k-random-read.txt"))
+	if err != nil || !bytes.Contains(txt, []byte("ioengine=io_uring")) {
+		t.Errorf("the profile's interval lines do not name the engine (%v):\n%.1500s", err, txt)
+	}
 }

@@ -259,7 +259,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	if rate > 0 {
 		requested = strconv.FormatFloat(rate, 'f', -1, 64)
 	}
-	flags := runFlags(e.run, label, requested)
+	flags := runFlags(e.run, label, requested, e.opts.Engine)
 	var printed strings.Builder // the buffer first: a failing Out must not cut what the files keep
 	ivOut := io.Writer(&printed)
 	if e.opts.Out != nil {
@@ -435,10 +435,13 @@ func arrivalOf(d string) (oltp.Arrival, error) {
 // so that Merge refuses to mix points or runs. With one WD its keys are
 // plain (xfersize, rdpct...); with several each is prefixed by the WD name
 // (wd1.xfersize). Threads are per SD when the SDs differ.
-func runFlags(run Run, label, requested string) map[string]string {
+func runFlags(run Run, label, requested, engine string) map[string]string {
 	rd := run.RD
+	if engine == "" {
+		engine = EnginePsync
+	}
 	f := map[string]string{
-		"rd": rd.Name, "point": label, "iorate": requested,
+		"rd": rd.Name, "point": label, "iorate": requested, "ioengine": engine,
 		"elapsed": rd.Elapsed.String(), "warmup": rd.Warmup.String(), "interval": rd.Interval.String(),
 		"distribution": rd.Distribution,
 	}

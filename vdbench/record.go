@@ -55,6 +55,11 @@ type RunRecord struct {
 	curve *CurveResult
 }
 
+// Partial implements workload.PartialRecord: the run was interrupted or
+// failed after its record was started, so some of its points are missing
+// or cut short.
+func (r *RunRecord) Partial() bool { return r.Interrupted || r.Error != "" }
+
 // curveResult is the run's CurveResult: the one measured, else the one
 // the record holds.
 func (r *RunRecord) curveResult() *CurveResult {

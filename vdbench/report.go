@@ -377,7 +377,7 @@ func curveTable() *report.Table {
 // time is.
 func serviceWords(c *CurveResult) string {
 	if len(c.Points) > 0 && c.Points[0].Result != nil && c.Points[0].Result.Flags["ioengine"] == EngineURing {
-		return fmt.Sprintf("rd=%s, ioengine=%s: service time is each I/O's time from its submission to the ring until its thread has its completion", c.Run, EngineURing)
+		return fmt.Sprintf("rd=%s, ioengine=%s: service time is each I/O's time from the io_uring_enter that submits it to its reaped completion", c.Run, EngineURing)
 	}
 	return fmt.Sprintf("rd=%s, ioengine=%s: service time is each pread/pwrite's own time (vdbench's response time)", c.Run, EnginePsync)
 }

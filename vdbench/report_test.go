@@ -151,7 +151,7 @@ func TestWriteCurveNamesTheEngine(t *testing.T) {
 	if err := WriteCurve(&b, c); err != nil {
 		t.Fatal(err)
 	}
-	want := "rd=rd1_xfer=4k, ioengine=io_uring: service time is each I/O's time from its submission to the ring until its thread has its completion;"
+	want := "rd=rd1_xfer=4k, ioengine=io_uring: service time is each I/O's time from the io_uring_enter that submits it to its reaped completion;"
 	if !strings.HasPrefix(b.String(), want) {
 		t.Errorf("caption:\n%s\nwant it to start with\n%s", b.String(), want)
 	}

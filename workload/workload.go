@@ -215,6 +215,14 @@ type Output struct {
 	Record any
 }
 
+// PartialRecord is implemented by a tool's Record that can hold a run
+// stopped before its end (interrupted or failed after measuring some of
+// it): Partial reports whether it does. A review marks such a run
+// incomplete even when Output.Result, its first point, is complete.
+type PartialRecord interface {
+	Partial() bool
+}
+
 // Logf writes one progress line to env.Log, if any.
 func (e Env) Logf(format string, args ...any) {
 	if e.Log != nil {
