@@ -65,7 +65,7 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 	}
 	m.Status, m.Error = mergedStatus(rs)
 	m.Interrupted = m.Status == StatusInterrupted
-	var elapsed time.Duration
+	var elapsed, longest time.Duration
 	for i, r := range rs {
 		m.BacklogAtEnd += r.BacklogAtEnd
 		m.BacklogDropped += r.BacklogDropped
@@ -83,6 +83,7 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		m.Terminals += r.Terminals
 		m.Parts += max(r.Parts, 1)
 		elapsed += r.Elapsed
+		longest = max(longest, r.Elapsed)
 		if r.Start.Before(m.Start) {
 			m.Start = r.Start
 		}
@@ -91,6 +92,12 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		}
 	}
 	m.Elapsed = elapsed / time.Duration(len(rs))
+	if o.Concurrent {
+		// Parts started together by one run: it lasted as long as its
+		// longest part, also when one ended early (a sequential stream
+		// reaching the end of its span), so its rate is over that.
+		m.Elapsed = longest
+	}
 	if len(rs) > 1 {
 		m.Measured = fmt.Sprintf("%s; %d runs merged (threads %d in all)", first.Measured, m.Parts, m.Threads)
 	}
@@ -105,7 +112,7 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		clients[i] = r.Client
 	}
 	m.Client = MergeClientCost(clients)
-	if m.Intervals, err = mergeIntervals(rs); err != nil {
+	if m.Intervals, err = mergeIntervals(rs, o.Concurrent); err != nil {
 		return nil, err
 	}
 	if m.Client != nil {
@@ -301,10 +308,19 @@ func sumCounters(rs []*Result, get func(*Result) map[string]int64) map[string]in
 	return out
 }
 
-func mergeIntervals(rs []*Result) ([]Interval, error) {
+// mergeIntervals merges the parts' intervals index by index. Parts of
+// one concurrent run (MergeConcurrent) may have fewer intervals when one
+// ended early: every interval any part has is kept, merged over the parts
+// that have it, with the edge and length of the longest; otherwise the
+// merge has as many intervals as the part with the fewest.
+func mergeIntervals(rs []*Result, concurrent bool) ([]Interval, error) {
 	n := len(rs[0].Intervals)
 	for _, r := range rs[1:] {
-		n = min(n, len(r.Intervals))
+		if concurrent {
+			n = max(n, len(r.Intervals))
+		} else {
+			n = min(n, len(r.Intervals))
+		}
 	}
 	out := make([]Interval, n)
 	procs := make([]string, len(rs))
@@ -314,20 +330,29 @@ func mergeIntervals(rs []*Result) ([]Interval, error) {
 		}
 	}
 	for i := range n {
-		parts := make([]*Result, len(rs))
-		cpus := make([]*IntervalCPU, len(rs))
+		var parts []*Result
+		var cpus []*IntervalCPU
+		var ps []string
+		var at Interval // the longest part's interval i: its edge and length
 		for j, r := range rs {
+			if i >= len(r.Intervals) {
+				continue // a concurrent part that ended early
+			}
 			iv := r.Intervals[i]
-			parts[j] = &Result{Ops: iv.Ops, Counters: iv.Counters}
-			cpus[j] = iv.CPU
+			parts = append(parts, &Result{Ops: iv.Ops, Counters: iv.Counters})
+			cpus = append(cpus, iv.CPU)
+			ps = append(ps, procs[j])
+			if len(parts) == 1 || iv.Length > at.Length {
+				at = iv
+			}
 		}
 		ops, err := mergeOps(parts, func(r *Result) []OpResult { return r.Ops })
 		if err != nil {
 			return nil, fmt.Errorf("interval %d: %w", i+1, err)
 		}
-		out[i] = Interval{At: rs[0].Intervals[i].At, Length: rs[0].Intervals[i].Length, Planned: rs[0].Intervals[i].Planned, Ops: ops,
+		out[i] = Interval{At: at.At, Length: at.Length, Planned: at.Planned, Ops: ops,
 			Counters: sumCounters(parts, func(r *Result) map[string]int64 { return r.Counters }),
-			CPU:      mergeIntervalCPU(procs, cpus)}
+			CPU:      mergeIntervalCPU(ps, cpus)}
 	}
 	return out, nil
 }

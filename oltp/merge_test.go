@@ -149,3 +149,39 @@ func TestMergeConcurrentAllowsDriftedWindows(t *testing.T) {
 		t.Errorf("MergeConcurrent of different workloads = %v, want a refusal", err)
 	}
 }
+
+// A concurrent part that ended early (a sequential stream at the end of
+// its span) neither shortens the run's elapsed time nor drops the other
+// parts' later intervals: the rate is over the longest part, and the
+// intervals add up to the totals.
+func TestMergeConcurrentPartEndedEarly(t *testing.T) {
+	long := result("io", t0, 1, 2, 3, 4)
+	long.Elapsed = 4 * time.Second
+	long.Intervals = nil
+	for i := range 4 {
+		h := hist.New()
+		h.Record(time.Duration(i+1) * time.Millisecond)
+		long.Intervals = append(long.Intervals, Interval{At: time.Duration(i+1) * time.Second, Length: time.Second,
+			Ops: []OpResult{{Name: "event", Latency: h.Snapshot()}}})
+	}
+	short := result("io", t0, 5, 6)
+	short.Labels["vm"] = "sd2"
+	short.Elapsed = 16 * time.Millisecond
+	short.Intervals[0].At, short.Intervals[0].Length = 16*time.Millisecond, 16*time.Millisecond
+	m, err := MergeConcurrent(long, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, iv := range m.Intervals {
+		sum += iv.Ops[0].Latency.Count
+	}
+	if m.Elapsed != 4*time.Second || len(m.Intervals) != 4 || sum != 6 || mustHist(t, m).Count() != 6 ||
+		m.Intervals[0].Length != time.Second || m.Intervals[0].Ops[0].Latency.Count != 3 {
+		t.Errorf("elapsed %v, %d intervals holding %d events (first %v long, %d events); want 4s, 4, 6, 1s, 3",
+			m.Elapsed, len(m.Intervals), sum, m.Intervals[0].Length, m.Intervals[0].Ops[0].Latency.Count)
+	}
+	if m, err := Merge(long, short); err != nil || m.Elapsed != (4*time.Second+16*time.Millisecond)/2 || len(m.Intervals) != 1 {
+		t.Errorf("a merge of separate runs (VMs): %v, elapsed %v, %d intervals; want their mean and the fewest intervals", err, m.Elapsed, len(m.Intervals))
+	}
+}

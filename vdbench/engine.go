@@ -334,7 +334,7 @@ func (e *engine) runSD(ctx context.Context, label string, index int, l *sdLoad, 
 		res.SetStatus(nil) // the normal end of an eof run, as in vdbench
 		return res, nil
 	}
-	return res, fmt.Errorf("sd=%s reached the end of its span (seekpct=eof) during warmup=", l.sd.Name)
+	return res, errors.New("the end of its span (seekpct=eof) was reached during warmup=: make warmup= shorter, or the span (size=, range=) longer")
 }
 
 // mergePoint appends the engine's note to what each of point label's

@@ -85,6 +85,40 @@ func TestSeekEOF(t *testing.T) {
 	})
 }
 
+// With two sds, one of which reaches the end of its span at once
+// (seekpct=eof), the point still lasts its elapsed= and reports the other
+// sd's I/O over it: its rate is the I/Os over the whole run and its
+// intervals add up to its totals (they once lasted the mean of the sds'
+// phases, doubling the IOPS, and kept only the shorter sd's one interval).
+func TestSeekEOFBesideAnotherSD(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		short := &fakeDevice{service: time.Millisecond, block: 4096, capacity: 1 << 20}
+		long := &fakeDevice{service: time.Millisecond, block: 4096, capacity: 16 << 20}
+		run := testRun(RD{IORate: IORate{Max: true}, Elapsed: 4 * time.Second, Interval: time.Second},
+			WD{Name: "wd1", Xfer: Single(64 << 10), RdPct: 100, Seek: Seek{EOF: true}}, SD{Name: "sd1", Lun: "fake1", Threads: 2})
+		run.WDs = append(run.WDs, WD{Name: "wd2", SDs: []string{"sd2"}, Xfer: Single(4096), RdPct: 100, Seek: Seek{Pct: 100}})
+		run.SDs = append(run.SDs, SD{Name: "sd2", Lun: "fake2", Threads: 2})
+		cr, err := Execute(t.Context(), run, fakeOpts(map[string]*fakeDevice{"sd1": short, "sd2": long}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cr.Points[0]
+		res := p.Result
+		var ivs int64
+		for _, iv := range res.Intervals {
+			ivs += iv.Ops[OpRead].Latency.Count
+		}
+		n := res.Ops[OpRead].Latency.Count
+		if res.Elapsed != 4*time.Second || len(res.Intervals) != 4 || ivs != n {
+			t.Errorf("elapsed %v, %d intervals holding %d of %d reads; want 4s, 4, all", res.Elapsed, len(res.Intervals), ivs, n)
+		}
+		// sd2: 2 threads of 1 ms I/Os for 4 s; sd1's 15 reads on top.
+		if want := float64(n) / 4; p.Achieved != want || p.Achieved > 2100 {
+			t.Errorf("achieved %.1f IOPS for %d reads in 4 s", p.Achieved, n)
+		}
+	})
+}
+
 // newTestWorker returns a worker of one SD with the given WDs on a
 // recording fake device without service time.
 func newTestWorker(t testing.TB, sd SD, capacity, block int64, wds ...WD) (*worker, *fakeDevice) {
