@@ -139,6 +139,17 @@ func printWarnings(out io.Writer, ws []string) {
 	}
 }
 
+// sdsOf is how many of the run's SDs wd uses.
+func sdsOf(run Run, wd WD) int {
+	n := 0
+	for _, sd := range run.SDs {
+		if slices.Contains(wd.SDs, sd.Name) {
+			n++
+		}
+	}
+	return n
+}
+
 // prepare opens every SD the run's WDs use and plans their mixes. The
 // loads returned must be closed even with an error.
 func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
@@ -194,6 +205,7 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 			l.bufs.add(m)
 			total += weights[i]
 			l.cum = append(l.cum, total)
+			l.share += weights[i] / float64(sdsOf(run, run.WDs[i]))
 		}
 		for i := range l.cum {
 			l.cum[i] /= total
@@ -289,7 +301,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 		labels["sd"], labels["lun"] = l.sd.Name, l.sd.Lun
 		cfg := oltp.RunConfig{
 			Threads: l.sd.Threads, Time: measure, WarmupTime: warmup, ReportInterval: interval,
-			Rate: rate / float64(len(e.loads)), Arrival: arrival, Seed: int64(index)<<16 | int64(i),
+			Rate: rate * l.share, Arrival: arrival, Seed: int64(index)<<16 | int64(i),
 			StartAt: startAt, Flags: flags, Labels: labels,
 			WorkersKeepTime: true, // elapsed= holds even when the runner is starved
 			OnInterval:      func(r oltp.IntervalReport) { ivs.add(i, r) },

@@ -68,8 +68,12 @@ type sdLoad struct {
 	backend Backend
 	mixes   []*mix
 	cum     []float64 // cumulative WD weights, last = 1
-	bufs    bufSizes
-	ring    *ring // the io_uring engine's ring; nil for psync
+	// share is the SD's part of the run's I/O rate at a set iorate=: the
+	// skew= of each of its WDs divided over the SDs that WD uses (vdbench:
+	// skew is a WD's percentage of the total requested rate).
+	share float64
+	bufs  bufSizes
+	ring  *ring // the io_uring engine's ring; nil for psync
 }
 
 // bufSizes are the bytes of a thread's read and write buffers: the

@@ -119,6 +119,34 @@ func TestSeekEOFBesideAnotherSD(t *testing.T) {
 	})
 }
 
+// At a set iorate= the wds' skew= divides the rate between the sds they
+// use, as vdbench's skew is a wd's share of the total requested rate (the
+// rate was divided equally per sd).
+func TestSkewAcrossSDs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		devs := map[string]*fakeDevice{}
+		for _, n := range []string{"sd1", "sd2", "sd3"} {
+			devs[n] = &fakeDevice{service: time.Millisecond, block: 4096, capacity: 16 << 20}
+		}
+		run := testRun(RD{IORate: IORate{Rates: []float64{1000}}, Distribution: "deterministic", Elapsed: 2 * time.Second, Interval: time.Second},
+			WD{Name: "wd1", Skew: 80, RdPct: 100, Seek: Seek{Pct: 100}}, SD{Name: "sd1", Lun: "fake1", Threads: 4})
+		// wd2 (the remaining 20%) is spread over sd2 and sd3: 10% each.
+		run.WDs = append(run.WDs, WD{Name: "wd2", SDs: []string{"sd2", "sd3"}, Xfer: Single(4096), RdPct: 100, Seek: Seek{Pct: 100}})
+		run.SDs = append(run.SDs, SD{Name: "sd2", Lun: "fake2", Threads: 4}, SD{Name: "sd3", Lun: "fake3", Threads: 4})
+		cr, err := Execute(t.Context(), run, fakeOpts(devs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, share := range []float64{0.8, 0.1, 0.1} {
+			r := cr.Points[0].PerSD[i]
+			want := int64(share * 1000 * r.Elapsed.Seconds())
+			if got := r.Ops[OpRead].Latency.Count; r.Rate != share*1000 || got < want-2 || got > want+2 {
+				t.Errorf("sd%d: rate %g, %d reads in %v; want %g/s, %d (its share of the skew)", i+1, r.Rate, got, r.Elapsed, share*1000, want)
+			}
+		}
+	})
+}
+
 // newTestWorker returns a worker of one SD with the given WDs on a
 // recording fake device without service time.
 func newTestWorker(t testing.TB, sd SD, capacity, block int64, wds ...WD) (*worker, *fakeDevice) {
