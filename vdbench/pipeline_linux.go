@@ -5,7 +5,6 @@ package vdbench
 import (
 	"context"
 	"fmt"
-	"syscall"
 
 	"vmbench/oltp"
 )
@@ -47,18 +46,7 @@ func (p *ringPipeline) Start(t int) error {
 		return err
 	}
 	p.plans[t] = io
-	index, fixed := p.ring.slots[t].registered(io.buf)
-	var op uint8
-	switch {
-	case io.op == OpRead && fixed:
-		op = iouOpReadFixed
-	case io.op == OpRead:
-		op = iouOpRead
-	case fixed:
-		op = iouOpWriteFixed
-	default:
-		op = iouOpWrite
-	}
+	op, index := p.ring.slots[t].opcode(io.op == OpWrite, io.buf)
 	p.ring.queue(op, io.buf, io.off, uint64(t), index)
 	return nil
 }
@@ -69,12 +57,7 @@ func (p *ringPipeline) Reap(ended func(t, op int, err error)) error {
 	return p.ring.wait(func(tag uint64, res int32) {
 		t := int(tag)
 		io := p.plans[t]
-		var err error
-		if res < 0 {
-			err = syscall.Errno(-res)
-		} else {
-			_, err = checkIO(int(res), len(io.buf), nil)
-		}
+		_, err := ringResult(res, len(io.buf))
 		op, err := p.workers[t].done(io, err)
 		ended(t, op, err)
 	})

@@ -454,18 +454,39 @@ func (r *ring) Close() error {
 
 // ReadAt reads len(p) bytes at off through the ring and waits for them.
 func (s *ringSlot) ReadAt(p []byte, off int64) (int, error) {
-	if i, ok := s.registered(p); ok {
-		return s.do(iouOpReadFixed, p, off, i)
-	}
-	return s.do(iouOpRead, p, off, 0)
+	op, i := s.opcode(false, p)
+	return s.do(op, p, off, i)
 }
 
 // WriteAt writes p at off through the ring and waits for it.
 func (s *ringSlot) WriteAt(p []byte, off int64) (int, error) {
-	if i, ok := s.registered(p); ok {
-		return s.do(iouOpWriteFixed, p, off, i)
+	op, i := s.opcode(true, p)
+	return s.do(op, p, off, i)
+}
+
+// opcode returns the operation of a read or write of p on the slot: the
+// _FIXED one, with its buffer's index, when p lies in the slot's
+// registered buffers.
+func (s *ringSlot) opcode(write bool, p []byte) (op uint8, bufIndex uint16) {
+	i, fixed := s.registered(p)
+	switch {
+	case write && fixed:
+		return iouOpWriteFixed, i
+	case write:
+		return iouOpWrite, 0
+	case fixed:
+		return iouOpReadFixed, i
 	}
-	return s.do(iouOpWrite, p, off, 0)
+	return iouOpRead, 0
+}
+
+// ringResult is a completion's result res for a transfer of want bytes:
+// the bytes, or the errno (a short transfer is an error, as with pread).
+func ringResult(res int32, want int) (int, error) {
+	if res < 0 {
+		return 0, syscall.Errno(-res)
+	}
+	return checkIO(int(res), want, nil)
 }
 
 // registered returns the index of the ring's fixed buffer p lies in, the
@@ -509,11 +530,8 @@ func (s *ringSlot) do(op uint8, p []byte, off int64, bufIndex uint16) (int, erro
 	r.queue(op, p, off, s.id, bufIndex)
 	res := <-s.done
 	runtime.KeepAlive(p)
-	if res < 0 {
-		if perr := r.failed.Load(); perr != nil {
-			return 0, *perr
-		}
-		return 0, syscall.Errno(-res)
+	if perr := r.failed.Load(); res < 0 && perr != nil {
+		return 0, *perr
 	}
-	return checkIO(int(res), len(p), nil)
+	return ringResult(res, len(p))
 }

@@ -337,11 +337,7 @@ func TestURingReaperAndWaitTakeTurns(t *testing.T) {
 			t.Fatal("the reaper still runs")
 		}
 		for s := range 3 {
-			index, fixed := r.slots[s].registered(r.slots[s].rbuf)
-			op := uint8(iouOpRead)
-			if fixed {
-				op = iouOpReadFixed
-			}
+			op, index := r.slots[s].opcode(false, r.slots[s].rbuf)
 			r.queue(op, r.slots[s].rbuf, int64(s)*4096, uint64(s), index)
 		}
 		got := map[uint64]int32{}
