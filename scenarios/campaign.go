@@ -93,8 +93,8 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
-	} else if err := layout.Validate(); err != nil {
-		errs = append(errs, src.errorf("vms.role", "vms.role %s: %w", spec.VMs.Role, err))
+	} else if layout = spec.VMs.applyTo(layout); layout.Validate() != nil {
+		errs = append(errs, src.errorf("vms.role", "vms.role %s with this vms: block: %w", spec.VMs.Role, layout.Validate()))
 	}
 	if !opts.Simulate {
 		if err := opts.VSphere.Validate(); err != nil {
@@ -135,6 +135,9 @@ type campaign struct {
 	// another vSphere was used); where says which vSphere it was.
 	simHosts, simDatastores int
 	where                   string
+	// simHostNames, in simulation, are the simulator's hosts that stand
+	// for the file's vms.hosts.
+	simHostNames []string
 	// manifest records what the campaign creates; vsphereURL (without a
 	// password) and placementDC say where its VMs are.
 	manifest                *manifest
@@ -150,6 +153,27 @@ type campaign struct {
 	// sess is the vSphere session, once connected (guest operations
 	// reach the guests through it).
 	sess *vsphere.Session
+	// vmRecords are the VMs as provisioned and read back (run.json).
+	vmRecords []VMRecord
+}
+
+// measurable returns the VMs that reported an IP: with vms.on-ip-timeout:
+// continue, Provision returns the others too, and each is logged and
+// left out (it is removed at teardown with the rest). None left is an
+// error.
+func (c *campaign) measurable(vms []vsphere.VM) ([]vsphere.VM, error) {
+	var out []vsphere.VM
+	for _, vm := range vms {
+		if vm.IPErr != nil {
+			c.logf("warning: %s is left out of the measurement: %v", vm.Name, vm.IPErr)
+			continue
+		}
+		out = append(out, vm)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no VM reported an IP within vms.ip-timeout: nothing to measure")
+	}
+	return out, nil
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -361,6 +385,10 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		c.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
 	}
+	c.vmRecords = vmRecords(vms)
+	if vms, err = c.measurable(vms); err != nil {
+		return nil, err
+	}
 	if c.suite != nil {
 		return c.runSuite(ctx, vms)
 	}
@@ -455,7 +483,7 @@ func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error)
 	if len(c.spec.VMs.Datastores) > 0 {
 		n = len(c.spec.VMs.Datastores)
 	}
-	hosts := 1 // a review measures one server
+	hosts := max(1, len(c.spec.VMs.Hosts)) // a review measures one server
 	if s := c.spec.Simulate; s != nil {
 		if s.Datastores > 0 {
 			n = s.Datastores
@@ -477,6 +505,9 @@ func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error)
 	}
 	cfg := sim.Config()
 	c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
+	if len(c.spec.VMs.Hosts) > 0 { // pinned hosts become the simulator's
+		c.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
+	}
 	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
 	fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	return sess, nil
@@ -496,10 +527,14 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
-		Parallel: c.spec.VMs.Parallel, PowerOn: true,
-		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), OnStep: c.tl.vmStep, Clock: c.tl.now}
+		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
+		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == OnIPTimeoutContinue,
+		OnStep: c.tl.vmStep, Clock: c.tl.now}
 	if c.opts.Simulate {
 		p.SimulatedIP = vsphere.SimulatedIP
+		if c.simHostNames != nil {
+			p.Hosts = c.simHostNames
+		}
 	}
 	return p
 }

@@ -93,3 +93,32 @@ func TestConnLimitNamesTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLayoutOptions: the vms: block's layout options reach the
+// layout Check returns, and a combination vSphere refuses (latency
+// sensitivity high without a full memory reservation) or cores that do
+// not divide the vCPUs is refused with the file and line of vms.role.
+func TestCheckLayoutOptions(t *testing.T) {
+	b, err := os.ReadFile("sysbench-8vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Simulate: true, Getenv: func(string) string { return "" }}
+	add := func(lines string) *Spec {
+		return parsed(t, strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n"+lines, 1))
+	}
+	_, l, err := Check(add("  memory-reservation: full\n  latency-sensitivity: high\n  cores-per-socket: 8\n"), opts)
+	if err != nil || !l.ReserveMemory || l.LatencySensitivity != "high" || l.CoresPerSocket != 8 || l.SwapGB() != 0 {
+		t.Fatalf("layout %+v, err %v", l, err)
+	}
+	line := 1 + strings.Count(string(b)[:strings.Index(string(b), "  role: sysbench")], "\n")
+	for lines, want := range map[string]string{
+		"  latency-sensitivity: high\n": "latency sensitivity high needs a full memory reservation",
+		"  cores-per-socket: 5\n":       "CoresPerSocket 5 does not divide NumCPU 16",
+	} {
+		_, _, err := Check(add(lines), opts)
+		if err == nil || !strings.Contains(err.Error(), "sysbench-8vm.yaml:"+strconv.Itoa(line)+": vms.role sysbench") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want line %d and %q", lines, err, line, want)
+		}
+	}
+}

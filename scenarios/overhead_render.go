@@ -14,7 +14,7 @@ var stepLabels = map[string]string{
 	StepSetup:        "setup: check, results directory",
 	StepConnect:      "connect to vSphere (or start vcsim)",
 	StepPreflight:    "preflight",
-	StepProvision:    "provision: clone, reconfigure, power on, IP",
+	StepProvision:    "provision: clone, reconfigure, power on, verify, IP",
 	StepDatabases:    "a database per VM",
 	StepAgents:       "agents: clocks, upload to each guest",
 	StepPrepare:      "prepare: load the data",

@@ -181,8 +181,8 @@ func TestCampaignRecordsOverhead(t *testing.T) {
 	}
 	m := time.Minute
 	want := []StepTime{{Step: StepSetup, Wall: m}, {Step: StepConnect, Wall: m}, {Step: StepPreflight, Wall: m},
-		// 3 VMs, 5 steps each timed from a first read: 18 reads.
-		{Step: StepProvision, Wall: 19 * m}, {Step: StepDatabases, Wall: m}, {Step: StepPrepare, Wall: m},
+		// 3 VMs, 6 steps each timed from a first read: 21 reads.
+		{Step: StepProvision, Wall: 22 * m}, {Step: StepDatabases, Wall: m}, {Step: StepPrepare, Wall: m},
 		{Step: StepStartWait, Wall: m + time.Millisecond}, {Step: StepPrecondition, Workload: true},
 		{Step: StepMeasure, Wall: 10 * time.Second, Workload: true}, {Step: StepWindDown, Wall: m - 10*time.Second - time.Millisecond},
 		{Step: StepCollect, Wall: m}, {Step: StepReport, Wall: m}, {Step: StepTeardown, Wall: m}}
@@ -204,15 +204,15 @@ func TestCampaignRecordsOverhead(t *testing.T) {
 			t.Errorf("provision, per VM: %+v; want 3 VMs of 1m each", v)
 		}
 	}
-	if len(o.Steps[3].VMSteps) != 5 {
-		t.Errorf("provision, per VM: %+v; want 5 steps", o.Steps[3].VMSteps)
+	if len(o.Steps[3].VMSteps) != 6 {
+		t.Errorf("provision, per VM: %+v; want 6 steps", o.Steps[3].VMSteps)
 	}
-	if s := out.String(); !strings.Contains(s, "harness overhead: 1730.000 s of 1740.000 s (99.4%) outside the workload's window") ||
-		!strings.Contains(s, "run: measure (workload)                        10.000    0.6%") {
+	if s := out.String(); !strings.Contains(s, "harness overhead: 1910.000 s of 1920.000 s (99.5%) outside the workload's window") ||
+		!strings.Contains(s, "run: measure (workload)                                10.000    0.5%") {
 		t.Errorf("the campaign printed:\n%s", s)
 	}
 	md := reportBytes(t, res.Dir)
-	if !bytes.Contains(md, []byte("## Harness overhead\n\nHarness overhead: 1730.000 s of 1740.000 s")) {
+	if !bytes.Contains(md, []byte("## Harness overhead\n\nHarness overhead: 1910.000 s of 1920.000 s")) {
 		t.Errorf("report.md lacks the overhead section:\n%s", md)
 	}
 }

@@ -37,7 +37,7 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	if incomplete {
 		merged, err = oltp.MergeWith(oltp.MergeOptions{Incomplete: true}, perVM...)
 	} else if err == nil {
-		err = checkMerged(dir, spec, merged, perVM)
+		err = checkMerged(dir, spec, len(ri.leftOut()), merged, perVM)
 	}
 	if err != nil {
 		return nil, err
@@ -53,6 +53,9 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	if ri.Simulated {
 		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + ri.Databases +
 			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"
+	}
+	if l := ri.leftOut(); len(l) > 0 {
+		rv.Incomplete = fmt.Sprintf("%d of %d VMs measured: left out %s", len(perVM), spec.VMs.Count, strings.Join(l, "; "))
 	}
 	if incomplete {
 		rv.Incomplete = fmt.Sprintf("incomplete: the campaign stopped before it merged its results; %d of %d VMs' results, %s, merged here (merged.json is missing)",
@@ -102,7 +105,7 @@ func readVMResults(dir string) ([]*oltp.Result, error) {
 // checkMerged checks a complete directory's merged.json against its VM
 // results and campaign.yaml: it merges exactly the VM results vms/ holds,
 // and they are as many as the vms.count that ran.
-func checkMerged(dir string, spec *Spec, merged *oltp.Result, perVM []*oltp.Result) error {
+func checkMerged(dir string, spec *Spec, leftOut int, merged *oltp.Result, perVM []*oltp.Result) error {
 	parts := 0
 	for _, r := range perVM {
 		parts += max(r.Parts, 1)
@@ -111,9 +114,13 @@ func checkMerged(dir string, spec *Spec, merged *oltp.Result, perVM []*oltp.Resu
 		return fmt.Errorf("%s: merges %d run(s), but vms/ holds %d VM result(s) of %d run(s): a VM's result is missing or extra",
 			filepath.Join(dir, "merged.json"), merged.Parts, len(perVM), parts)
 	}
-	if spec.VMs.Count != len(perVM) {
-		return fmt.Errorf("%s: vms.count is %d, but vms/ holds %d VM result(s) and merged.json merges them",
-			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, len(perVM))
+	if spec.VMs.Count-leftOut != len(perVM) {
+		out := ""
+		if leftOut > 0 {
+			out = fmt.Sprintf(" (%d left out)", leftOut)
+		}
+		return fmt.Errorf("%s: vms.count is %d%s, but vms/ holds %d VM result(s) and merged.json merges them",
+			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, out, len(perVM))
 	}
 	return checkMergedClient(filepath.Join(dir, "merged.json"), merged, perVM)
 }

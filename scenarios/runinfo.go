@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/vsphere"
 )
 
 // RunFile is the file of a results directory that records how its
@@ -21,9 +22,9 @@ const RunFile = "run.json"
 const VMCampaignKind = "vm-campaign"
 
 // RunInfoVersion is the version of run.json this vmbench writes and the
-// newest it reads. Version 2 added Overhead; version 1 files read as they
-// are, without it.
-const RunInfoVersion = 2
+// newest it reads. Version 2 added Overhead, version 3 VMs; older files
+// read as they are, without them.
+const RunInfoVersion = 3
 
 // RunInfo is run.json: what a results directory's reports show that its
 // other files do not hold, written when the campaign starts, so that
@@ -53,6 +54,52 @@ type RunInfo struct {
 	// measure), recorded once teardown ended; nil in a directory whose
 	// campaign is running or was killed, or from before version 2.
 	Overhead *Overhead `json:"overhead,omitempty"`
+	// VMs are a VM campaign's VMs as vSphere reported them once
+	// provisioned (host, datastore, configuration, disks), with the ones
+	// left out of the measurement; nil before version 3 and for a
+	// campaign that stopped before provisioning ended.
+	VMs []VMRecord `json:"vms,omitempty"`
+}
+
+// VMRecord is one VM of a campaign as read back from vSphere after
+// provisioning (and checked against the layout then).
+type VMRecord struct {
+	Name      string `json:"name"`
+	MoRef     string `json:"moref"`
+	Host      string `json:"host,omitempty"`
+	Datastore string `json:"datastore"`
+	IP        string `json:"ip,omitempty"`
+	// Config is the VM's vCPU, memory, reservation and latency sensitivity.
+	Config vsphere.VMConfig `json:"config"`
+	// Disks are its vDisks in layout order, the boot disk first.
+	Disks []vsphere.Disk `json:"disks"`
+	// LeftOut says why the VM was not measured (vms.on-ip-timeout:
+	// continue and no IP in time); empty for a measured VM.
+	LeftOut string `json:"left_out,omitempty"`
+}
+
+// vmRecords turns Provision's VMs into run.json's records.
+func vmRecords(vms []vsphere.VM) []VMRecord {
+	out := make([]VMRecord, len(vms))
+	for i, vm := range vms {
+		out[i] = VMRecord{Name: vm.Name, MoRef: vm.MoRef, Host: vm.Host, Datastore: vm.Datastore, IP: vm.IP,
+			Config: vm.Config, Disks: vm.Disks}
+		if vm.IPErr != nil {
+			out[i].LeftOut = vm.IPErr.Error()
+		}
+	}
+	return out
+}
+
+// leftOut returns the names of ri's VMs that were not measured, with why.
+func (ri *RunInfo) leftOut() []string {
+	var out []string
+	for _, vm := range ri.VMs {
+		if vm.LeftOut != "" {
+			out = append(out, vm.Name+" ("+vm.LeftOut+")")
+		}
+	}
+	return out
 }
 
 // writeRunInfo writes ri, with its version, as dir/run.json, atomically.
@@ -99,7 +146,8 @@ func readRunInfo(dir string) (*RunInfo, error) {
 // in simulation where the VMs' databases are, whether it completed and,
 // once teardown ended, its Overhead.
 func (c *campaign) writeRunInfo(completed bool) error {
-	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead}
+	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead,
+		VMs: c.vmRecords}
 	if c.suite != nil {
 		ri.Kind, ri.Started = SuiteKind, c.suite.started
 	} else if c.opts.Simulate {

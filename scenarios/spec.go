@@ -57,6 +57,48 @@ type VMSpec struct {
 	Datastores []string `yaml:"datastores,omitempty"` // VMs are spread evenly over these
 	Parallel   int      `yaml:"parallel,omitempty"`   // clones at once (default 4)
 	IPTimeout  Duration `yaml:"ip-timeout,omitempty"` // wait for VMware Tools to report an IP (default 10m)
+	// OnIPTimeout is what a VM without an IP after ip-timeout does to the
+	// campaign: "stop" (the default: nothing is measured, every VM is
+	// removed) or "continue" (the others are measured; the review says
+	// which VM was left out).
+	OnIPTimeout string `yaml:"on-ip-timeout,omitempty"`
+	// Hosts pins the VMs to ESXi hosts, round-robin as datastores (default:
+	// vSphere, or DRS, chooses); the host each VM ran on is read back and
+	// recorded either way. In simulation they become the simulator's hosts.
+	Hosts []string `yaml:"hosts,omitempty"`
+	// MemoryReservation is "full" (reserve all of each VM's memory: no
+	// ballooning, no swap file) or "none" (the default).
+	MemoryReservation string `yaml:"memory-reservation,omitempty"`
+	// LatencySensitivity is "normal" (the default) or "high" (needs
+	// memory-reservation: full, as vSphere does).
+	LatencySensitivity string `yaml:"latency-sensitivity,omitempty"`
+	// CoresPerSocket groups each VM's vCPUs into sockets (default: the
+	// role's, one socket).
+	CoresPerSocket int32 `yaml:"cores-per-socket,omitempty"`
+}
+
+// Values of VMSpec.OnIPTimeout and VMSpec.MemoryReservation.
+const (
+	OnIPTimeoutStop     = "stop"
+	OnIPTimeoutContinue = "continue"
+	ReserveFull         = "full"
+	ReserveNone         = "none"
+)
+
+// applyTo returns l with the vms: block's layout options (memory
+// reservation, latency sensitivity, cores per socket) applied; l's
+// Validate then checks them.
+func (v VMSpec) applyTo(l vsphere.Layout) vsphere.Layout {
+	if v.MemoryReservation == ReserveFull {
+		l.ReserveMemory = true
+	}
+	if v.LatencySensitivity != "" {
+		l.LatencySensitivity = v.LatencySensitivity
+	}
+	if v.CoresPerSocket != 0 {
+		l.CoresPerSocket = v.CoresPerSocket
+	}
+	return l
 }
 
 // VSphereSpec holds placement defaults; GOVC_* environment variables and
@@ -286,6 +328,16 @@ func (s *Spec) validateVMs() error {
 	if d := time.Duration(s.VMs.IPTimeout); d < 0 || d > MaxIPTimeout || (d > 0 && d < time.Second) {
 		bad("vms.ip-timeout", "%s is not valid (0 for the default of %s, or 1s..%s: a VM without an IP after a day will not get one)",
 			d, vsphere.DefaultIPTimeout, MaxIPTimeout)
+	}
+	switch s.VMs.OnIPTimeout {
+	case "", OnIPTimeoutStop, OnIPTimeoutContinue:
+	default:
+		bad("vms.on-ip-timeout", "%q is not valid (stop: the campaign stops and removes its VMs; continue: the other VMs are measured)", s.VMs.OnIPTimeout)
+	}
+	switch s.VMs.MemoryReservation {
+	case "", ReserveFull, ReserveNone:
+	default:
+		bad("vms.memory-reservation", "%q is not valid (full: reserve all of each VM's memory; none: no reservation)", s.VMs.MemoryReservation)
 	}
 	if sim := s.Simulate; sim != nil {
 		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {

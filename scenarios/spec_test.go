@@ -57,6 +57,11 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"wrong type", strings.Replace(base, "count: 2", "count: many", 1), []string{"line 4", "many"}},
 		{"bad duration", strings.Replace(base, "  count: 2\n", "  count: 2\n  ip-timeout: soon\n", 1), []string{"line 5", "soon", "not a duration"}},
 		{"missing workload", strings.Replace(base, "  tool: sysbench\n", "", 1), []string{"workload: tool and name are required"}},
+		{"bad on-ip-timeout", strings.Replace(base, "  count: 2\n", "  count: 2\n  on-ip-timeout: skip\n", 1),
+			[]string{"c.yaml:5:", `vms.on-ip-timeout: "skip" is not valid (stop:`, "continue:"}},
+		{"bad memory-reservation", strings.Replace(base, "  count: 2\n", "  count: 2\n  memory-reservation: half\n", 1),
+			[]string{"c.yaml:5:", `vms.memory-reservation: "half" is not valid (full:`}},
+		{"bad cores-per-socket type", strings.Replace(base, "  count: 2\n", "  count: 2\n  cores-per-socket: two\n", 1), []string{"line 5", "two"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(filepath.Join("dir", "c.yaml"), []byte(tc.yaml))

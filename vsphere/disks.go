@@ -26,17 +26,17 @@ const KeyDiskEnableUUID = "disk.EnableUUID"
 // reconfigure (read from the VM's devices, not from the layout).
 type Disk struct {
 	// Name is the layout's VDisk.Name ("boot" for Disks[0]).
-	Name string
+	Name string `json:"name"`
 	// Bus is the bus number (0-3) of the SCSI controller the disk is on,
 	// -1 when that controller is not SCSI (a template's SATA or NVMe boot
 	// disk); Unit is the disk's unit on it (0-15, never 7 on SCSI).
 	// Together they are the guest's SCSI address; a Linux guest typically
 	// shows the disk as <host>:0:<Unit>:0, the host being the controller
 	// (not checked here: vcsim has no guest).
-	Bus  int32
-	Unit int32
+	Bus  int32 `json:"bus"`
+	Unit int32 `json:"unit"`
 	// CapacityBytes is the capacity in bytes.
-	CapacityBytes int64
+	CapacityBytes int64 `json:"capacity_bytes"`
 	// UUID is the disk backing's uuid exactly as vSphere reports it (real
 	// vSphere: "6000C29x-xxxx-xxxx-xxxx-xxxxxxxxxxxx"); with
 	// KeyDiskEnableUUID set, the guest sees its 32 hex digits as the
@@ -44,11 +44,15 @@ type Disk struct {
 	// virtual_machine.go) fills it too, with a name-based UUID of the
 	// datacenter and the disk's file name, not in VMware's 6000C29 form.
 	// Empty when the backing has no uuid.
-	UUID string
+	UUID string `json:"uuid,omitempty"`
 	// Datastore is the name of the datastore that holds the disk's file.
-	Datastore string
+	Datastore string `json:"datastore"`
 	// Provisioning is read from the backing's thin and eager-scrub flags.
-	Provisioning Provisioning
+	Provisioning Provisioning `json:"provisioning"`
+	// Controller is the type of the disk's controller as govmomi names it
+	// (lsilogic-sas, pvscsi, lsilogic, buslogic; ahci (SATA) or nvme for
+	// a template's boot disk).
+	Controller string `json:"controller,omitempty"`
 }
 
 // diskSlot is where configSpec put one of the layout's vDisks, to find it
@@ -82,7 +86,11 @@ func disksFromDevices(devices object.VirtualDeviceList, slots []diskSlot) ([]Dis
 		if d.CapacityBytes == 0 {
 			d.CapacityBytes = disk.CapacityInKB * 1024
 		}
-		if c, ok := devices.FindByKey(disk.ControllerKey).(types.BaseVirtualSCSIController); ok {
+		ctrl := devices.FindByKey(disk.ControllerKey)
+		if ctrl != nil {
+			d.Controller = devices.Type(ctrl)
+		}
+		if c, ok := ctrl.(types.BaseVirtualSCSIController); ok {
 			d.Bus = c.GetVirtualSCSIController().BusNumber
 		}
 		if b, ok := disk.Backing.(types.BaseVirtualDeviceFileBackingInfo); ok {

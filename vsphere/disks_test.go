@@ -33,8 +33,8 @@ func TestDisksFromDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Disk{
-		{Name: "boot", Bus: -1, Unit: 0, CapacityBytes: 1 << 30, UUID: "6000C291-0000-0000-0000-000000000001", Datastore: "ds1", Provisioning: Thin},
-		{Name: "data-01", Bus: 1, Unit: 0, CapacityBytes: 1 << 30, UUID: "6000C292-0000-0000-0000-000000000002", Datastore: "ds2", Provisioning: EagerZeroedThick},
+		{Name: "boot", Bus: -1, Unit: 0, CapacityBytes: 1 << 30, UUID: "6000C291-0000-0000-0000-000000000001", Datastore: "ds1", Provisioning: Thin, Controller: "ahci"},
+		{Name: "data-01", Bus: 1, Unit: 0, CapacityBytes: 1 << 30, UUID: "6000C292-0000-0000-0000-000000000002", Datastore: "ds2", Provisioning: EagerZeroedThick, Controller: "pvscsi"},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("disks\n got %+v\nwant %+v", got, want)

@@ -85,7 +85,26 @@ type Layout struct {
 	// Disks[0] is the boot disk: the template's first disk, grown to SizeGB.
 	// The others are created on new controllers of type Controller.
 	Disks []VDisk
+	// ReserveMemory reserves all of MemoryMB (memoryAllocation.reservation
+	// = MemoryMB, memoryReservationLockedToMax = true): the VM never
+	// balloons or swaps, and vSphere creates no swap file for it (SwapGB
+	// is 0). Admission control then refuses to power on VMs whose
+	// reservations the host cannot hold.
+	ReserveMemory bool
+	// LatencySensitivity is "" or LatencyNormal (vSphere's default), or
+	// LatencyHigh, which gives each vCPU exclusive use of a physical core
+	// when the host can and requires ReserveMemory (vSphere refuses high
+	// without a full memory reservation; Validate does too).
+	LatencySensitivity string
 }
+
+// Latency sensitivity levels a Layout may name (vSphere's
+// LatencySensitivitySensitivityLevel values, as the vSphere Client's
+// VM Options > Advanced > Latency Sensitivity shows them).
+const (
+	LatencyNormal = "normal"
+	LatencyHigh   = "high"
+)
 
 // DiskPlacement is where Placement puts a vDisk.
 type DiskPlacement struct {
@@ -300,6 +319,32 @@ func (l Layout) checkSizes(bad func(format string, args ...any)) {
 	if len(l.Disks) > 0 && l.Disks[0].Unit != nil {
 		bad("the boot disk (disk 0) keeps the template's unit; Unit must be unset")
 	}
+	switch l.LatencySensitivity {
+	case "", LatencyNormal:
+	case LatencyHigh:
+		if !l.ReserveMemory {
+			bad("latency sensitivity high needs a full memory reservation (vSphere refuses it otherwise): reserve the memory too")
+		}
+	default:
+		bad("latency sensitivity %q is not one of %s, %s", l.LatencySensitivity, LatencyNormal, LatencyHigh)
+	}
+}
+
+// latency is LatencySensitivity with the default made explicit.
+func (l Layout) latency() string {
+	if l.LatencySensitivity == "" {
+		return LatencyNormal
+	}
+	return l.LatencySensitivity
+}
+
+// MemoryReservationMB is the memory reservation Provision sets, in MiB:
+// MemoryMB with ReserveMemory, else 0.
+func (l Layout) MemoryReservationMB() int64 {
+	if l.ReserveMemory {
+		return l.MemoryMB
+	}
+	return 0
 }
 
 func hasUnit(m map[int32]int, u int32) bool { _, ok := m[u]; return ok }
@@ -318,6 +363,6 @@ func (l Layout) DiskGB() (reserved, thin int64) {
 }
 
 // SwapGB is the swap file vSphere creates in the VM's home directory at
-// power-on: configured memory minus reservation (vmbench reserves none),
-// rounded up to whole GiB.
-func (l Layout) SwapGB() int64 { return (l.MemoryMB + 1023) / 1024 }
+// power-on: configured memory minus the reservation (MemoryReservationMB),
+// rounded up to whole GiB; 0 with ReserveMemory.
+func (l Layout) SwapGB() int64 { return (l.MemoryMB - l.MemoryReservationMB() + 1023) / 1024 }

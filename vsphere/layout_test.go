@@ -107,6 +107,10 @@ func TestLayoutValidate(t *testing.T) {
 		{"memory not multiple of 4", Layout{Role: "t", NumCPU: 1, MemoryMB: 1023, Controller: "pvscsi", Disks: dataDisks(0, 0)}, []string{"multiple of 4"}},
 		{"no cpu", Layout{Role: "t", NumCPU: 0, MemoryMB: 4, Disks: dataDisks(0, 0)}, []string{"NumCPU is 0"}},
 		{"cores per socket", Layout{Role: "t", NumCPU: 6, CoresPerSocket: 4, MemoryMB: 4, Disks: dataDisks(0, 0)}, []string{"CoresPerSocket 4"}},
+		{"latency high without reservation", Layout{Role: "t", NumCPU: 1, MemoryMB: 4, Disks: dataDisks(0, 0), LatencySensitivity: LatencyHigh},
+			[]string{"latency sensitivity high needs a full memory reservation"}},
+		{"unknown latency level", Layout{Role: "t", NumCPU: 1, MemoryMB: 4, Disks: dataDisks(0, 0), LatencySensitivity: "medium", ReserveMemory: true},
+			[]string{`latency sensitivity "medium" is not one of normal, high`}},
 		{"every problem reported", Layout{Role: "t", NumCPU: 0, MemoryMB: 3, Disks: []VDisk{{Name: "boot"}}}, []string{"NumCPU", "MemoryMB", "size 0", "provisioning"}},
 	}
 	for _, c := range cases {
@@ -167,5 +171,26 @@ func TestPlacementUnits(t *testing.T) {
 	got := []int32{pl[1].Unit, pl[2].Unit, pl[3].Unit, pl[4].Unit}
 	if !slices.Equal(got, []int32{1, 0, 2, 0}) || pl[4].NewController != 1 || l.NewControllers() != 2 {
 		t.Fatalf("units %v, controller of d %d, controllers %d", got, pl[4].NewController, l.NewControllers())
+	}
+}
+
+// TestSwapFollowsReservation: vSphere's swap file is memory minus
+// reservation, rounded up to a GiB.
+func TestSwapFollowsReservation(t *testing.T) {
+	cases := []struct {
+		memMB   int64
+		reserve bool
+		swapGB  int64
+		resMB   int64
+	}{
+		{61440, false, 60, 0},
+		{61440, true, 0, 61440},
+		{1028, false, 2, 0},
+	}
+	for _, c := range cases {
+		l := Layout{MemoryMB: c.memMB, ReserveMemory: c.reserve}
+		if l.SwapGB() != c.swapGB || l.MemoryReservationMB() != c.resMB {
+			t.Errorf("%+v: swap %d GB reservation %d MB, want %d %d", c, l.SwapGB(), l.MemoryReservationMB(), c.swapGB, c.resMB)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,13 +36,23 @@ type PreflightReport struct {
 	Problems               []string
 }
 
-// HostCheck is one host of the resource pool's compute resource.
+// HostCheck is one host of the resource pool's compute resource: its
+// capacity and, when known, what the campaign puts on it.
 type HostCheck struct {
 	Name           string
 	Cores, Threads int64
-	MemoryMB       int64
-	Connected      bool
-	Maintenance    bool
+	// MemoryMB is the host's memory in MiB.
+	MemoryMB    int64
+	Connected   bool
+	Maintenance bool
+	// Planned says the VMs' placement on this host is known: the spec
+	// pins hosts (ProvisionSpec.Hosts) or the pool has one usable host.
+	// Otherwise vSphere (DRS) chooses and the per-host figures are 0.
+	Planned bool
+	// VMs, VCPUs, VMMemoryMB and ReservedMB are what the campaign puts on
+	// this host: VM count, vCPUs, configured and reserved memory (MiB).
+	VMs                           int
+	VCPUs, VMMemoryMB, ReservedMB int64
 }
 
 // DatastoreCheck is the space arithmetic of one datastore, in GiB.
@@ -183,6 +194,7 @@ func (s *Session) preflight(ctx context.Context, spec ProvisionSpec) (PreflightR
 
 	hostRefs := s.checkHosts(ctx, p, &r, problem, warn)
 	s.checkDatastores(ctx, p, &r, hostRefs, problem, warn)
+	p.checkPinned(problem)
 	if ctx.Err() != nil {
 		return r, nil, ctx.Err()
 	}
@@ -361,6 +373,8 @@ func (s *Session) checkHosts(ctx context.Context, p *plan, r *PreflightReport, p
 		problem(fmt.Errorf("resource pool %s has no connected host out of maintenance mode", r.ResourcePool))
 		return cr.Host
 	}
+	s.pinHosts(p, r, hosts, problem)
+	planHosts(p, r, usable, problem, warn)
 	if int64(l.NumCPU) > maxThreads {
 		problem(fmt.Errorf("a %s VM has %d vCPU but the largest host has %d hardware threads: it cannot power on", l.Role, l.NumCPU, maxThreads))
 	}
@@ -382,6 +396,7 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 	swap := spec.Layout.SwapGB()
 	p.datastores = make([]*object.Datastore, len(spec.Datastores))
 	p.dsSlots = make([]chan struct{}, len(spec.Datastores))
+	p.dsMounts = make([]map[types.ManagedObjectReference]bool, len(spec.Datastores))
 	for i := range p.dsSlots {
 		p.dsSlots[i] = make(chan struct{}, 1)
 	}
@@ -400,6 +415,7 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 		}
 		dc.Found = true
 		p.datastores[i] = ds
+		p.dsMounts[i] = map[types.ManagedObjectReference]bool{}
 		var m mo.Datastore
 		if err := s.Client.RetrieveOne(ctx, ds.Reference(), []string{"summary", "host"}, &m); err != nil {
 			problem(fmt.Errorf("datastore %s: %w", name, s.cfg.redact(err)))
@@ -410,10 +426,12 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 		dc.Type, dc.Accessible, dc.Maintenance = sum.Type, sum.Accessible, sum.MaintenanceMode
 		dc.CapacityGB, dc.FreeGB = sum.Capacity/bytesPerGB, sum.FreeSpace/bytesPerGB
 		for _, mnt := range m.Host {
-			for _, h := range hosts {
-				if mnt.Key == h && (mnt.MountInfo.Accessible == nil || *mnt.MountInfo.Accessible) {
-					dc.MountedHosts++
-				}
+			if mnt.MountInfo.Accessible != nil && !*mnt.MountInfo.Accessible {
+				continue
+			}
+			p.dsMounts[i][mnt.Key] = true
+			if slices.Contains(hosts, mnt.Key) {
+				dc.MountedHosts++
 			}
 		}
 		r.Datastores = append(r.Datastores, dc)

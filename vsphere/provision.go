@@ -62,6 +62,12 @@ type ProvisionSpec struct {
 	// ResourcePool and Folder place the VMs; empty means the default pool
 	// and the datacenter's vm folder.
 	ResourcePool, Folder string
+	// Hosts, when set, pins the VMs to ESXi hosts round-robin: VM i (from
+	// 0) on Hosts[i % len]. Each must be a connected host of the resource
+	// pool's compute resource, out of maintenance, that mounts the VM's
+	// datastore. Empty lets vSphere place them (DRS in a cluster); the
+	// host is read back either way.
+	Hosts []string
 	// Network, when set, becomes the backing of each VM's first NIC.
 	Network string
 	// Parallel bounds how many VMs are provisioned at once (default 4).
@@ -70,6 +76,11 @@ type ProvisionSpec struct {
 	PowerOn bool
 	// IPTimeout bounds the wait for an IP per VM (default 10 minutes).
 	IPTimeout time.Duration
+	// KeepGoingWithoutIP, when a VM reports no IP within IPTimeout,
+	// returns that VM with its IPErr set instead of failing Provision
+	// (and removing every VM): the other VMs go on. It stays powered on
+	// and is removed with the campaign's others.
+	KeepGoingWithoutIP bool
 	// SimulatedIP, when set, is given to every VM through vcsim's extraConfig
 	// hook SET.guest.ipAddress, so simulated VMs report an IP (127.0.0.1
 	// when the simulated databases are local). Only vcsim understands it;
@@ -106,10 +117,21 @@ type VM struct {
 	// Created is the KeyCreated time (zero when absent or unparsable).
 	Created time.Time
 	// Disks are the VM's vDisks in layout order (Disks[0] the boot disk),
-	// read back from vSphere after the reconfigure: SCSI bus and unit,
-	// capacity, backing UUID, datastore and provisioning. Provision fills
-	// it; List leaves it nil.
+	// read back from vSphere once provisioned: SCSI bus and unit,
+	// controller type, capacity, backing UUID, datastore and
+	// provisioning. Provision fills it; List leaves it nil.
 	Disks []Disk
+	// Host is the name of the ESXi host the VM runs on, read back once
+	// provisioned (empty for a VM never powered on).
+	Host string
+	// IPErr is set (an *IPTimeoutError) on a VM that reported no IP in
+	// time when ProvisionSpec.KeepGoingWithoutIP: it has no IP and must
+	// not be given work.
+	IPErr error
+	// Config is the VM's CPU, memory, reservation and latency
+	// sensitivity, read back once provisioned. Provision fills it (and
+	// has checked it against the layout); List leaves it zero.
+	Config VMConfig
 }
 
 // Names of the steps of one VM's provisioning, as StepError and
@@ -119,6 +141,7 @@ const (
 	StepClone         = "clone"
 	StepReconfigure   = "reconfigure"
 	StepPowerOn       = "power on"
+	StepVerify        = "verify placement"
 	StepWaitIP        = "wait for IP"
 )
 
@@ -202,12 +225,14 @@ func (p ProvisionSpec) Validate() error {
 	if len(p.Datastores) == 0 {
 		errs = append(errs, fmt.Errorf("no datastore: name at least one (--ds or %s)", EnvDatastore))
 	}
-	seen := map[string]bool{}
-	for _, d := range p.Datastores {
-		if seen[d] {
-			errs = append(errs, fmt.Errorf("datastore %q is listed twice", d))
+	for what, l := range map[string][]string{"datastore": p.Datastores, "host": p.Hosts} {
+		seen := map[string]bool{}
+		for _, d := range l {
+			if seen[d] {
+				errs = append(errs, fmt.Errorf("%s %q is listed twice", what, d))
+			}
+			seen[d] = true
 		}
-		seen[d] = true
 	}
 	if p.NamePrefix != "" && !namePrefixRe.MatchString(p.NamePrefix) {
 		errs = append(errs, fmt.Errorf("VM name prefix %q: use letters, digits, '.', '_' or '-', starting with a letter or digit (it names VMs and their datastore directories)", p.NamePrefix))
@@ -330,20 +355,9 @@ func (s *Session) Provision(ctx context.Context, spec ProvisionSpec, progress fu
 // would finish it anyway, and teardown cannot remove a VM mid-task); ctx is
 // checked between steps and ends the IP wait.
 func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker, say func(string, ...any)) (VM, error) {
-	name := p.names[i]
+	st := &stepper{s: s, p: p, name: p.names[i], since: p.spec.Clock()}
 	dsIdx := i % len(p.datastores)
 	ds := p.datastores[dsIdx]
-	fail := func(step string, err error) error {
-		return &StepError{VM: name, Step: step, Err: s.cfg.redact(err)}
-	}
-	since := p.spec.Clock()
-	took := func(step string) {
-		now := p.spec.Clock()
-		if p.spec.OnStep != nil {
-			p.spec.OnStep(name, step, now.Sub(since))
-		}
-		since = now
-	}
 	// Tasks run on a context that the caller's cancellation does not cut.
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.spec.taskTimeout)
 	defer cancel()
@@ -351,9 +365,9 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	select {
 	case p.dsSlots[dsIdx] <- struct{}{}:
 	case <-ctx.Done():
-		return VM{}, fail(StepClone+" (not started)", ctx.Err())
+		return VM{}, st.fail(StepClone+" (not started)", ctx.Err())
 	}
-	took(StepDatastoreSlot)
+	st.took(StepDatastoreSlot)
 	held := true
 	release := func() {
 		if held {
@@ -363,58 +377,108 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	}
 	defer release()
 
-	say("%s: cloning %s to datastore %s", name, p.templateName, ds.Name())
-	ref, err := s.clone(tctx, p, name, ds, tr)
-	if err != nil {
-		return VM{}, fail(StepClone, err)
+	var host *object.HostSystem
+	where := "datastore " + ds.Name()
+	if len(p.hosts) > 0 {
+		host = p.hosts[i%len(p.hosts)]
+		where += ", host " + p.hostNames[i%len(p.hosts)]
 	}
-	took(StepClone)
+	say("%s: cloning %s to %s", st.name, p.templateName, where)
+	ref, err := s.clone(tctx, p, st.name, ds, host, tr)
+	if err != nil {
+		return VM{}, st.fail(StepClone, err)
+	}
+	st.took(StepClone)
 	vm := object.NewVirtualMachine(s.Client.Client, ref)
 	if err := ctx.Err(); err != nil {
-		return VM{}, fail(StepReconfigure+" (not started)", err)
+		return VM{}, st.fail(StepReconfigure+" (not started)", err)
 	}
 
-	disks, err := s.reconfigure(tctx, p, vm, name, ds, say)
+	slots, err := s.reconfigure(tctx, p, vm, st.name, ds, say)
 	if err != nil {
-		return VM{}, fail(StepReconfigure, err)
+		return VM{}, st.fail(StepReconfigure, err)
 	}
-	took(StepReconfigure)
+	st.took(StepReconfigure)
 
-	out := VM{Name: name, MoRef: ref.Value, Datastore: ds.Name(), Role: p.spec.Layout.Role,
-		CampaignID: p.spec.CampaignID, PowerState: string(types.VirtualMachinePowerStatePoweredOff), Created: p.created,
-		Disks: disks}
+	if p.spec.PowerOn {
+		if err := ctx.Err(); err != nil {
+			return VM{}, st.fail(StepPowerOn+" (not started)", err)
+		}
+		say("%s: powering on", st.name)
+		if err := wait(tctx, func() (*object.Task, error) { return vm.PowerOn(tctx) }); err != nil {
+			return VM{}, st.fail(StepPowerOn, err)
+		}
+		st.took(StepPowerOn)
+	}
+	release()
+	return s.verifyAndWait(ctx, tctx, st, i, ref, slots, say)
+}
+
+// stepper names and times one VM's steps for provisionOne.
+type stepper struct {
+	s     *Session
+	p     *plan
+	name  string
+	since time.Time
+}
+
+// fail returns the StepError of step, the error redacted.
+func (st *stepper) fail(step string, err error) error {
+	return &StepError{VM: st.name, Step: step, Err: st.s.cfg.redact(err)}
+}
+
+// took tells OnStep that step ended, timed since the previous one.
+func (st *stepper) took(step string) {
+	now := st.p.spec.Clock()
+	if st.p.spec.OnStep != nil {
+		st.p.spec.OnStep(st.name, step, now.Sub(st.since))
+	}
+	st.since = now
+}
+
+// verifyAndWait reads VM i (ref, its disks at slots) back and compares it
+// with the plan, once it is on (DRS chooses the host at power-on), then
+// waits for its IP when the spec powers VMs on.
+func (s *Session) verifyAndWait(ctx, tctx context.Context, st *stepper, i int, ref types.ManagedObjectReference, slots []diskSlot, say func(string, ...any)) (VM, error) {
+	p, name := st.p, st.name
+	out, mismatches, err := s.readBack(tctx, ref, p.expect(i, slots))
+	if err != nil {
+		return VM{}, st.fail(StepVerify, err)
+	}
+	if len(mismatches) > 0 {
+		return VM{}, st.fail(StepVerify, &PlacementError{Mismatches: mismatches})
+	}
+	st.took(StepVerify)
+	out.Role, out.CampaignID, out.Created = p.spec.Layout.Role, p.spec.CampaignID, p.created
 	if !p.spec.PowerOn {
-		say("%s: ready (powered off)", name)
+		say("%s: ready (powered off) on %s", name, orDefault(out.Host))
 		return out, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return VM{}, fail(StepPowerOn+" (not started)", err)
-	}
-	say("%s: powering on", name)
-	if err := wait(tctx, func() (*object.Task, error) { return vm.PowerOn(tctx) }); err != nil {
-		return VM{}, fail(StepPowerOn, err)
-	}
-	took(StepPowerOn)
-	out.PowerState = string(types.VirtualMachinePowerStatePoweredOn)
-	release()
 
 	ip, err := s.waitIP(ctx, ref, p.spec.IPTimeout)
-	if err != nil {
-		return VM{}, fail(StepWaitIP, err)
+	if te := (*IPTimeoutError)(nil); errors.As(err, &te) && p.spec.KeepGoingWithoutIP {
+		te.VM = name
+		say("%s: %v; the other VMs go on without it", name, te)
+		out.IPErr = te
+		return out, nil
 	}
-	took(StepWaitIP)
+	if err != nil {
+		return VM{}, st.fail(StepWaitIP, err)
+	}
+	st.took(StepWaitIP)
 	out.IP = ip
-	say("%s: ready, IP %s", name, ip)
+	say("%s: ready on host %s, IP %s", name, out.Host, ip)
 	return out, nil
 }
 
-// clone clones p's template to the VM name on ds and returns the new VM.
+// clone clones p's template to the VM name on ds (and host, when not nil)
+// and returns the new VM.
 // tr knows of the clone from the start: as unacknowledged when the request
 // got no answer, as pending while the task runs, and as a VM once it is
 // one. Errors are vSphere's, unwrapped.
-func (s *Session) clone(tctx context.Context, p *plan, name string, ds *object.Datastore, tr *tracker) (types.ManagedObjectReference, error) {
+func (s *Session) clone(tctx context.Context, p *plan, name string, ds *object.Datastore, host *object.HostSystem, tr *tracker) (types.ManagedObjectReference, error) {
 	var none types.ManagedObjectReference
-	t, err := p.template.Clone(tctx, p.folder, name, p.cloneSpec(ds))
+	t, err := p.template.Clone(tctx, p.folder, name, p.cloneSpec(ds, host))
 	if err != nil {
 		if !soap.IsSoapFault(err) { // no answer: the request may still have reached vSphere
 			tr.do(func() { tr.unacked++ })
@@ -444,10 +508,10 @@ func (s *Session) clone(tctx context.Context, p *plan, name string, ds *object.D
 }
 
 // reconfigure gives the cloned VM vm, named name, on ds its layout (CPUs,
-// memory, disks, network; see configSpec) in one reconfigure task, then
-// reads the VM's devices back and returns its disks in layout order (see
-// disksFromDevices).
-func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualMachine, name string, ds *object.Datastore, say func(string, ...any)) ([]Disk, error) {
+// memory, disks, network; see configSpec) in one reconfigure task and
+// returns where each of the layout's disks went, in layout order, for
+// readBack.
+func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualMachine, name string, ds *object.Datastore, say func(string, ...any)) ([]diskSlot, error) {
 	var m mo.VirtualMachine
 	if err := s.Client.RetrieveOne(tctx, vm.Reference(), []string{"config.hardware.device", "config.files.vmPathName"}, &m); err != nil {
 		return nil, err
@@ -459,24 +523,32 @@ func (s *Session) reconfigure(tctx context.Context, p *plan, vm *object.VirtualM
 	if err != nil {
 		return nil, err
 	}
-	say("%s: reconfiguring: %d vCPU, %d MB memory, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.diskSummary())
+	say("%s: reconfiguring: %d vCPU, %d MB memory%s, %s", name, p.spec.Layout.NumCPU, p.spec.Layout.MemoryMB, p.optionSummary(), p.diskSummary())
 	if err := wait(tctx, func() (*object.Task, error) { return vm.Reconfigure(tctx, cs) }); err != nil {
 		return nil, err
 	}
-	var after mo.VirtualMachine
-	if err := s.Client.RetrieveOne(tctx, vm.Reference(), []string{"config.hardware.device"}, &after); err != nil {
-		return nil, fmt.Errorf("read back the disks: %w", err)
-	}
-	if after.Config == nil {
-		return nil, errors.New("read back the disks: the VM has no configuration")
-	}
-	return disksFromDevices(object.VirtualDeviceList(after.Config.Hardware.Device), slots)
+	return slots, nil
 }
 
-// waitIP polls guest.ipAddress (VMware Tools reports it) until it holds an
-// IPv4 address, timeout passes or ctx ends: first after 50 ms, the wait
-// doubling up to ipPoll. Polling, rather than a property-collector wait,
-// leaves nothing running on the server when the caller gives up.
+// IPTimeoutError is the error of step StepWaitIP when a VM reported no
+// IPv4 address within Timeout.
+type IPTimeoutError struct {
+	VM      string // set by Provision; the StepError names it too
+	Timeout time.Duration
+}
+
+func (e *IPTimeoutError) Error() string {
+	return fmt.Sprintf("no IPv4 address after %s (is VMware Tools running, and does the VM's management network hand out addresses?)", e.Timeout)
+}
+
+// waitIP polls guest.ipAddress until it holds an IPv4 address, timeout
+// passes (an *IPTimeoutError) or ctx ends: first after 50 ms, the wait
+// doubling up to ipPoll. guest.ipAddress is the address VMware Tools
+// reports for the guest's primary interface, the management NIC the
+// harness reaches the VM by; benchmark networks on other NICs (often
+// without DHCP) are not waited for, as govc's vm.ip -n would be for all
+// of them. Polling, rather than a property-collector wait, leaves nothing
+// running on the server when the caller gives up.
 func (s *Session) waitIP(ctx context.Context, ref types.ManagedObjectReference, timeout time.Duration) (string, error) {
 	deadline := time.Now().Add(timeout)
 	poll := 50 * time.Millisecond
@@ -492,7 +564,7 @@ func (s *Session) waitIP(ctx context.Context, ref types.ManagedObjectReference, 
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return "", fmt.Errorf("no IPv4 address after %s (is VMware Tools running, and does the VM's network hand out addresses?)", timeout)
+			return "", &IPTimeoutError{Timeout: timeout}
 		}
 		select {
 		case <-time.After(min(poll, left)):

@@ -38,7 +38,7 @@ func TestProvisionOnStepTimesEachVMStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = s.Destroy(context.Background(), spec.CampaignID, nil) })
-	want := []string{StepDatastoreSlot, StepClone, StepReconfigure, StepPowerOn, StepWaitIP}
+	want := []string{StepDatastoreSlot, StepClone, StepReconfigure, StepPowerOn, StepVerify, StepWaitIP}
 	for _, vm := range vms {
 		if g := got[vm.Name]; !slices.Equal(g, want) {
 			t.Errorf("%s: steps %q, want %q", vm.Name, g, want)

@@ -264,7 +264,43 @@ func TestProvisionIPTimeout(t *testing.T) {
 		t.Fatalf("want a wait-for-IP StepError, got %v", err)
 	}
 	mustContain(t, err, "no IPv4 address after 200ms")
+	var te *IPTimeoutError
+	if !errors.As(err, &te) || te.Timeout != spec.IPTimeout {
+		t.Errorf("want an *IPTimeoutError of 200ms, got %#v", te)
+	}
 	nothingLeft(t, s, spec.CampaignID, nil)
+}
+
+// TestProvisionKeepGoingWithoutIP: with KeepGoingWithoutIP a VM whose
+// guest reports no address is returned with IPErr naming it, and the
+// others are ready with their IPs.
+func TestProvisionKeepGoingWithoutIP(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	spec := testSpec(t, "sqlserver", 3, sim.Datastores())
+	spec.IPTimeout = 200 * time.Millisecond
+	spec.KeepGoingWithoutIP = true
+	mute := spec.VMNames()[1]
+	spec.OnStep = func(vm, step string, _ time.Duration) {
+		if vm == mute && step == StepPowerOn { // its Tools never report the address
+			obj := simByName(t, sim, "VirtualMachine", vm).(*simulator.VirtualMachine)
+			sim.model.Map().WithLock(sim.model.Service.Context, obj, func() { obj.Guest.IpAddress = "" })
+		}
+	}
+	vms, err := s.Provision(context.Background(), spec, logf(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = s.Destroy(context.Background(), spec.CampaignID, nil) })
+	for _, vm := range vms {
+		var te *IPTimeoutError
+		switch {
+		case vm.Name == mute && (!errors.As(vm.IPErr, &te) || te.VM != mute || vm.IP != ""):
+			t.Errorf("%s: want an IPTimeoutError naming it and no IP, got %v %q", vm.Name, vm.IPErr, vm.IP)
+		case vm.Name != mute && (vm.IPErr != nil || vm.IP != "127.0.0.1"):
+			t.Errorf("%s: IP %q err %v", vm.Name, vm.IP, vm.IPErr)
+		}
+	}
 }
 
 func TestProvisionPoweredOffWithNetwork(t *testing.T) {

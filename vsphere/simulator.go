@@ -71,6 +71,7 @@ type Simulator struct {
 	model      *simulator.Model
 	server     *simulator.Server
 	datastores []string
+	hosts      []string
 	closeOnce  sync.Once
 }
 
@@ -155,6 +156,7 @@ func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {
 	sctx := s.model.Service.Context
 	for _, obj := range reg.All("HostSystem") {
 		h := obj.(*simulator.HostSystem)
+		s.hosts = append(s.hosts, h.Name)
 		reg.WithLock(sctx, h, func() {
 			hw := h.Summary.Hardware
 			hw.NumCpuPkgs = 2
@@ -182,6 +184,7 @@ func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {
 		s.datastores = append(s.datastores, ds.Name)
 	}
 	sort.Slice(s.datastores, func(i, j int) bool { return dsLess(s.datastores[i], s.datastores[j]) })
+	sort.Strings(s.hosts)
 
 	cfg := s.Config()
 	cfg.Template = ""
@@ -255,6 +258,9 @@ func (s *Simulator) Home() string {
 
 // Datastores returns the datastore names, LocalDS_0 first.
 func (s *Simulator) Datastores() []string { return append([]string(nil), s.datastores...) }
+
+// Hosts returns the simulated ESXi hosts' names (DC0_C0_H0, ...), sorted.
+func (s *Simulator) Hosts() []string { return append([]string(nil), s.hosts...) }
 
 // Close stops the server and removes the model's temp directories. It is
 // safe to call more than once.

@@ -28,11 +28,15 @@ type plan struct {
 	bootDisk     *types.VirtualDisk // the template's boot disk
 	pool         *object.ResourcePool
 	folder       *object.Folder
-	datastores   []*object.Datastore // aligned with spec.Datastores
-	dsSlots      []chan struct{}     // one holder per datastore at a time
-	nicBacking   types.BaseVirtualDeviceBackingInfo
-	token        string    // this Provision call's id (KeyProvision)
-	created      time.Time // KeyCreated
+	datastores   []*object.Datastore  // aligned with spec.Datastores
+	hosts        []*object.HostSystem // aligned with spec.Hosts (none: vSphere places)
+	hostNames    []string             // the hosts' names
+	dsSlots      []chan struct{}      // one holder per datastore at a time
+	// dsMounts are, per datastore, the hosts that mount it accessibly.
+	dsMounts   []map[types.ManagedObjectReference]bool
+	nicBacking types.BaseVirtualDeviceBackingInfo
+	token      string    // this Provision call's id (KeyProvision)
+	created    time.Time // KeyCreated
 }
 
 // tags are the extraConfig entries set at clone time, so that even a VM
@@ -46,14 +50,18 @@ func (p *plan) tags() []types.BaseOptionValue {
 	}
 }
 
-// cloneSpec clones the template onto ds, into the pool, powered off, with
-// the campaign tags. The boot disk's locator asks for the layout's
+// cloneSpec clones the template onto ds, into the pool (on host when not
+// nil), powered off, with the campaign tags. The boot disk's locator asks for the layout's
 // provisioning (vSphere converts the disk while copying it; vcsim ignores
 // locators, and its template disk is already thin).
-func (p *plan) cloneSpec(ds *object.Datastore) types.VirtualMachineCloneSpec {
+func (p *plan) cloneSpec(ds *object.Datastore, host *object.HostSystem) types.VirtualMachineCloneSpec {
 	dsRef := ds.Reference()
 	poolRef := p.pool.Reference()
 	loc := types.VirtualMachineRelocateSpec{Pool: &poolRef, Datastore: &dsRef}
+	if host != nil {
+		h := host.Reference()
+		loc.Host = &h
+	}
 	if _, flat := p.bootDisk.Backing.(*types.VirtualDiskFlatVer2BackingInfo); flat {
 		thin, eager := p.spec.Layout.Disks[0].Provisioning.flags()
 		loc.Disk = []types.VirtualMachineRelocateSpecDiskLocator{{
@@ -72,8 +80,9 @@ func (p *plan) cloneSpec(ds *object.Datastore) types.VirtualMachineCloneSpec {
 	}
 }
 
-// configSpec is the one reconfigure after the clone: vCPU, memory,
-// annotation, disk.EnableUUID (KeyDiskEnableUUID), boot disk size, new
+// configSpec is the one reconfigure after the clone: vCPU, cores per
+// socket, memory, its reservation and latency sensitivity (vcsim drops
+// these from a clone spec, so they are never set at clone time), annotation, disk.EnableUUID (KeyDiskEnableUUID), boot disk size, new
 // controller(s) and data disks on ds, the NIC's network, and the simulated
 // IP. devices is the clone's device list. vmx is the clone's
 // "[ds] dir/name.vmx": data disks are created beside it as
@@ -92,6 +101,11 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 		Annotation: fmt.Sprintf("vmbench %s VM %s of campaign %s, created %s.\nRemove with: vmbench vsphere destroy --campaign %s",
 			l.Role, name, p.spec.CampaignID, p.created.Format(time.RFC3339), p.spec.CampaignID),
 		ExtraConfig: []types.BaseOptionValue{&types.OptionValue{Key: KeyDiskEnableUUID, Value: "TRUE"}},
+		// Set whatever the template had: a clone copies the template's
+		// allocation, and the read-back compares with the layout.
+		MemoryAllocation:             &types.ResourceAllocationInfo{Reservation: types.NewInt64(l.MemoryReservationMB())},
+		MemoryReservationLockedToMax: types.NewBool(l.ReserveMemory),
+		LatencySensitivity:           &types.LatencySensitivity{Level: types.LatencySensitivitySensitivityLevel(l.latency())},
 	}
 	if p.spec.SimulatedIP != "" {
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: "SET.guest.ipAddress", Value: p.spec.SimulatedIP})
@@ -242,6 +256,23 @@ func diskFile(home object.DatastorePath, vm, disk string, i int) string {
 	}
 	f := object.DatastorePath{Datastore: home.Datastore, Path: path.Join(path.Dir(home.Path), vm+"_"+clean+".vmdk")}
 	return f.String()
+}
+
+// optionSummary describes the layout's options for progress lines:
+// ", reserved, latency sensitivity high", or "" for none.
+func (p *plan) optionSummary() string {
+	l := p.spec.Layout
+	out := ""
+	if l.ReserveMemory {
+		out += " (reserved)"
+	}
+	if l.CoresPerSocket > 0 && l.CoresPerSocket != l.NumCPU {
+		out += fmt.Sprintf(", %d cores per socket", l.CoresPerSocket)
+	}
+	if l.latency() != LatencyNormal {
+		out += ", latency sensitivity " + l.latency()
+	}
+	return out
 }
 
 // diskSummary describes the layout's disks for progress lines.
