@@ -336,6 +336,9 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 	if c.opts.Simulate {
 		r.Driver = ""
 		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: driver}
+		if f := c.spec.Simulate; f != nil {
+			sim.DatastoreGB, sim.HostCores, sim.HostMemoryGB = f.DatastoreGB, f.HostCores, f.HostMemoryGB
+		}
 		if c.opts.DBServer != nil {
 			sim.DBServer = serverDSN(*c.opts.DBServer)
 		}
@@ -449,68 +452,6 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 	}
 	steps = append(steps, c.driver.Close)
 	return cfgs, undo, nil
-}
-
-// connect opens the vSphere session: an in-process vcsim in simulation.
-func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error) {
-	cfg := c.opts.VSphere
-	if cfg.Datacenter == "" {
-		cfg.Datacenter = c.spec.VSphere.Datacenter // GOVC_DATACENTER / --dc win over the file
-	}
-	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
-	c.where = "the vSphere at " + c.vsphereURL
-	var sess *vsphere.Session
-	var err error
-	// In simulation an in-process vcsim is started, unless a vSphere URL
-	// was given (a vcsim of one's own, or a lab vCenter for the
-	// provisioning steps alone).
-	if c.opts.Simulate && cfg.URL == "" {
-		sess, err = c.startSimulator(ctx)
-	} else {
-		sess, err = vsphere.Connect(ctx, cfg)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return sess, func() { _ = sess.Close(ctx) }, nil
-}
-
-// startSimulator starts the in-process vcsim, shaped by the file's
-// datastores and simulate block, records its directory in the manifest
-// (and its removal when it closes) and logs in to it.
-func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error) {
-	n := 8
-	if len(c.spec.VMs.Datastores) > 0 {
-		n = len(c.spec.VMs.Datastores)
-	}
-	hosts := max(1, len(c.spec.VMs.Hosts)) // a review measures one server
-	if s := c.spec.Simulate; s != nil {
-		if s.Datastores > 0 {
-			n = s.Datastores
-		}
-		if s.Hosts > 0 {
-			hosts = s.Hosts
-		}
-	}
-	sess, sim, err := vsphere.StartSimulatedSession(ctx, vsphere.SimOptions{Hosts: hosts, Datastores: n},
-		func(sim *vsphere.Simulator) (func(), error) {
-			home := sim.Home()
-			if err := c.manifest.record(Created{Op: OpCreate, Kind: KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
-				return nil, err
-			}
-			return func() { c.removed(KindSimDir, []string{home}, "") }, nil
-		})
-	if err != nil {
-		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)
-	}
-	cfg := sim.Config()
-	c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
-	if len(c.spec.VMs.Hosts) > 0 { // pinned hosts become the simulator's
-		c.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
-	}
-	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
-	fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
-	return sess, nil
 }
 
 func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {

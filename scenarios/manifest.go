@@ -107,6 +107,9 @@ func syncDir(dir string) error {
 
 // record appends e (stamped with the campaign and time) and syncs it.
 func (m *manifest) record(e Created) error {
+	if m == nil { // a campaign plan: it creates nothing that outlives it
+		return nil
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.Campaign, e.Time = m.campaign, time.Now().UTC()

@@ -171,6 +171,13 @@ type SimSpec struct {
 	VMs        *SimVMs      `yaml:"vms,omitempty"`
 	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 1)
 	Datastores int          `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
+	// DatastoreGB, HostCores and HostMemoryGB shape the simulated server
+	// (defaults: 4096 GiB per datastore, 64 cores and 1024 GiB per host),
+	// so that `campaign plan --simulate` checks a layout against the
+	// server a review will run on.
+	DatastoreGB  int64 `yaml:"datastore-gb,omitempty"`
+	HostCores    int   `yaml:"host-cores,omitempty"`
+	HostMemoryGB int64 `yaml:"host-memory-gb,omitempty"`
 	Workload   *SimWorkload `yaml:"workload,omitempty"`
 	// Driver overrides driver: in simulation (harness or guest): a
 	// campaign can show the agent path in simulation while its real run
@@ -342,6 +349,9 @@ func (s *Spec) validateVMs() error {
 	if sim := s.Simulate; sim != nil {
 		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
 			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
+		}
+		if sim.DatastoreGB < 0 || sim.HostCores < 0 || sim.HostCores > 4096 || sim.HostMemoryGB < 0 {
+			bad("simulate", "datastore-gb, host-cores and host-memory-gb must be positive (0 for the defaults; host-cores at most 4096)")
 		}
 		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
 			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)

@@ -53,49 +53,49 @@ var SCSIControllerTypes = []string{"lsilogic-sas", "pvscsi", "lsilogic", "buslog
 type VDisk struct {
 	// Name says what the disk holds (boot, db-prebuilt...); it is shown in
 	// tables, not used for file names (vSphere chooses those).
-	Name string
+	Name string `json:"name"`
 	// SizeGB is the capacity in GiB.
-	SizeGB int64
+	SizeGB int64 `json:"size_gb"`
 	// Provisioning is thin, thick (lazy-zeroed) or eagerZeroedThick.
-	Provisioning Provisioning
+	Provisioning Provisioning `json:"provisioning"`
 	// Controller is the index of the added SCSI controller the disk goes on
 	// (0 = the first one the layout adds). Ignored for the boot disk, which
 	// stays on the template's controller.
-	Controller int
+	Controller int `json:"controller,omitempty"`
 	// Unit pins the SCSI unit number (0-15, never 7); nil lets Placement
 	// choose the lowest free one. Must be nil for the boot disk.
-	Unit *int32
+	Unit *int32 `json:"unit,omitempty"`
 }
 
 // Layout is a role's VM shape: CPU, memory and vDisks.
 type Layout struct {
 	// Role names the layout ("sysbench", "sqlserver", "block-worker").
-	Role string
+	Role string `json:"role"`
 	// NumCPU is the number of vCPUs.
-	NumCPU int32
+	NumCPU int32 `json:"vcpu"`
 	// CoresPerSocket groups the vCPUs into sockets; 0 means one socket with
 	// NumCPU cores (SQL Server Standard and Windows license per socket, and
 	// since vSphere 6.5 vNUMA no longer follows the socket count).
-	CoresPerSocket int32
+	CoresPerSocket int32 `json:"cores_per_socket,omitempty"`
 	// MemoryMB is the memory in MiB (a multiple of 4, as vSphere requires).
-	MemoryMB int64
+	MemoryMB int64 `json:"memory_mb"`
 	// Controller is the SCSI controller type added for the data disks, one
 	// of SCSIControllerTypes (the review's layouts use "lsilogic-sas").
-	Controller string
+	Controller string `json:"controller"`
 	// Disks[0] is the boot disk: the template's first disk, grown to SizeGB.
 	// The others are created on new controllers of type Controller.
-	Disks []VDisk
+	Disks []VDisk `json:"disks"`
 	// ReserveMemory reserves all of MemoryMB (memoryAllocation.reservation
 	// = MemoryMB, memoryReservationLockedToMax = true): the VM never
 	// balloons or swaps, and vSphere creates no swap file for it (SwapGB
 	// is 0). Admission control then refuses to power on VMs whose
 	// reservations the host cannot hold.
-	ReserveMemory bool
+	ReserveMemory bool `json:"reserve_memory"`
 	// LatencySensitivity is "" or LatencyNormal (vSphere's default), or
 	// LatencyHigh, which gives each vCPU exclusive use of a physical core
 	// when the host can and requires ReserveMemory (vSphere refuses high
 	// without a full memory reservation; Validate does too).
-	LatencySensitivity string
+	LatencySensitivity string `json:"latency_sensitivity,omitempty"`
 }
 
 // Latency sensitivity levels a Layout may name (vSphere's

@@ -18,61 +18,71 @@ import (
 // PreflightReport is what Preflight found. Problems make Preflight fail;
 // Warnings do not.
 type PreflightReport struct {
-	Template string
+	Template string `json:"template"`
 	// IsTemplate is false when Template names an ordinary VM (cloning it
 	// works, but a running VM clones an inconsistent disk).
-	IsTemplate bool
+	IsTemplate bool `json:"is_template"`
 	// BootDiskGB is the template's boot disk size in GiB.
-	BootDiskGB   int64
-	ResourcePool string
-	Folder       string
-	Hosts        []HostCheck
-	Datastores   []DatastoreCheck
-	// VCPUs is Count x NumCPU; HostCores and HostThreads sum the pool's hosts.
-	VCPUs, HostCores, HostThreads int64
-	// MemoryMB is Count x MemoryMB; HostMemoryMB sums the pool's hosts (MiB).
-	MemoryMB, HostMemoryMB int64
-	Warnings               []string
-	Problems               []string
+	BootDiskGB   int64            `json:"boot_disk_gb"`
+	ResourcePool string           `json:"resource_pool"`
+	Folder       string           `json:"folder"`
+	Hosts        []HostCheck      `json:"hosts"`
+	Datastores   []DatastoreCheck `json:"datastores"`
+	// VCPUs is Count x NumCPU; HostCores and HostThreads sum the pool's
+	// usable hosts.
+	VCPUs       int64 `json:"vcpu"`
+	HostCores   int64 `json:"host_cores"`
+	HostThreads int64 `json:"host_threads"`
+	// MemoryMB is Count x MemoryMB; HostMemoryMB sums the pool's usable
+	// hosts (MiB).
+	MemoryMB     int64    `json:"memory_mb"`
+	HostMemoryMB int64    `json:"host_memory_mb"`
+	Warnings     []string `json:"warnings"`
+	Problems     []string `json:"problems"`
 }
 
 // HostCheck is one host of the resource pool's compute resource: its
 // capacity and, when known, what the campaign puts on it.
 type HostCheck struct {
-	Name           string
-	Cores, Threads int64
+	Name    string `json:"name"`
+	Cores   int64  `json:"cores"`
+	Threads int64  `json:"threads"`
 	// MemoryMB is the host's memory in MiB.
-	MemoryMB    int64
-	Connected   bool
-	Maintenance bool
+	MemoryMB    int64 `json:"memory_mb"`
+	Connected   bool  `json:"connected"`
+	Maintenance bool  `json:"maintenance"`
 	// Planned says the VMs' placement on this host is known: the spec
 	// pins hosts (ProvisionSpec.Hosts) or the pool has one usable host.
 	// Otherwise vSphere (DRS) chooses and the per-host figures are 0.
-	Planned bool
+	Planned bool `json:"planned"`
 	// VMs, VCPUs, VMMemoryMB and ReservedMB are what the campaign puts on
 	// this host: VM count, vCPUs, configured and reserved memory (MiB).
-	VMs                           int
-	VCPUs, VMMemoryMB, ReservedMB int64
+	VMs        int   `json:"vms"`
+	VCPUs      int64 `json:"vcpu"`
+	VMMemoryMB int64 `json:"vm_memory_mb"`
+	ReservedMB int64 `json:"reserved_memory_mb"`
 }
 
 // DatastoreCheck is the space arithmetic of one datastore, in GiB.
 type DatastoreCheck struct {
-	Name       string
-	Found      bool
-	Type       string
-	Accessible bool
+	Name       string `json:"name"`
+	Found      bool   `json:"found"`
+	Type       string `json:"type,omitempty"`
+	Accessible bool   `json:"accessible"`
 	// Maintenance is the datastore's maintenance mode ("normal" when not).
-	Maintenance string
+	Maintenance string `json:"maintenance,omitempty"`
 	// MountedHosts counts the pool's hosts that mount the datastore.
-	MountedHosts int
-	CapacityGB   int64
-	FreeGB       int64
+	MountedHosts int   `json:"mounted_hosts"`
+	CapacityGB   int64 `json:"capacity_gb"`
+	FreeGB       int64 `json:"free_gb"`
 	// VMs placed here (round-robin).
-	VMs int
+	VMs int `json:"vms"`
 	// ReservedGB is what thick and eager-zeroed disks take at creation;
-	// SwapGB the swap files at power-on (memory, no reservation); ThinGB
+	// SwapGB the swap files at power-on (memory minus reservation); ThinGB
 	// what thin disks can grow to (not required, reported).
-	ReservedGB, SwapGB, ThinGB int64
+	ReservedGB int64 `json:"thick_gb"`
+	SwapGB     int64 `json:"swap_gb"`
+	ThinGB     int64 `json:"thin_gb"`
 }
 
 // NeededGB is the space that must be free: reserved disks plus swap.

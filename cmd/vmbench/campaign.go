@@ -27,11 +27,13 @@ func newCampaignCmd(a *app) *cobra.Command {
 the database in each VM and the workload with its flags. 'campaign run' does
 preflight, provisioning, a database per VM, prepare, a common start,
 precondition, measure, collection, aggregation, the review table and teardown.
-'campaign teardown DIR' removes what a killed campaign left behind.
+'campaign plan FILE' shows what it needs against the hosts' and datastores'
+capacity, creating nothing. 'campaign teardown DIR' removes what a killed
+campaign left behind.
 
 Run vmbench with 'go run ./cmd/vmbench', or build bin/vmbench with 'make build'.`,
 	}
-	c.AddCommand(newCampaignRunCmd(a), newCampaignTeardownCmd(a))
+	c.AddCommand(newCampaignRunCmd(a), newCampaignPlanCmd(a), newCampaignTeardownCmd(a))
 	return c
 }
 
