@@ -376,6 +376,11 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 		}
 	}
 	defer release()
+	// select chooses at random when the slot is free and ctx has ended
+	// too: no clone may start after another VM's step failed.
+	if err := ctx.Err(); err != nil {
+		return VM{}, st.fail(StepClone+" (not started)", err)
+	}
 
 	var host *object.HostSystem
 	where := "datastore " + ds.Name()

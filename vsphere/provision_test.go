@@ -211,10 +211,18 @@ func TestProvisionRemovesCloneCompletedAfterGivingUp(t *testing.T) {
 	spec.Parallel = 1
 	spec.taskTimeout = 100 * time.Millisecond // the call gives up before vcsim answers
 	spec.settle = 600 * time.Millisecond
-	_, err := s.Provision(context.Background(), spec, logf(t))
+	var lines []string // progress calls come one at a time
+	_, err := s.Provision(context.Background(), spec, func(m string) { lines = append(lines, m) })
 	var se *StepError
 	if !errors.As(err, &se) || se.VM != "vmbench-sysbench-01" || se.Step != "clone" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the clone of vmbench-sysbench-01 to time out, got %v", err)
+	}
+	// The clone completed on the server after the client gave up, and
+	// teardown found it (by campaign and call id) and removed it.
+	for _, want := range []string{"teardown: removing 1 VM(s) of campaign " + spec.CampaignID, "vmbench-sysbench-01: destroyed"} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("progress lacks %q:\n%s", want, strings.Join(lines, "\n"))
+		}
 	}
 	nothingLeft(t, s, spec.CampaignID, before)
 }
