@@ -34,13 +34,18 @@ func (s *Session) destroyMatching(ctx context.Context, campaignID string, keep f
 			refs[types.ManagedObjectReference{Type: "VirtualMachine", Value: vm.MoRef}] = target{vm.Name, vm.Datastore}
 		}
 	}
+	return s.destroyRefs(ctx, refs, sayer(progress))
+}
+
+// sayer returns a printf-style func that hands progress (may be nil) one
+// formatted line at a time, whichever goroutine calls it.
+func sayer(progress func(string)) func(string, ...any) {
 	var mu sync.Mutex
-	say := func(format string, args ...any) {
+	return func(format string, args ...any) {
 		if progress != nil {
 			mu.Lock()
 			defer mu.Unlock()
 			progress(fmt.Sprintf(format, args...))
 		}
 	}
-	return s.destroyRefs(ctx, refs, say)
 }

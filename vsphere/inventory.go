@@ -156,7 +156,10 @@ type target struct{ name, datastore string }
 // deletes do not compete on a device (and vcsim, which races on concurrent
 // file operations on one datastore, stays consistent). Transient and
 // power-state faults are retried (a power-on may still be running). A VM
-// already gone counts as removed.
+// already gone (ManagedObjectNotFound: another client destroyed it) counts
+// as removed, and so does one whose files are gone (FileNotFound; see
+// forgetFileless), so running it twice, or beside another client's
+// destroy, is not an error.
 func (s *Session) destroyRefs(ctx context.Context, refs map[types.ManagedObjectReference]target, say func(string, ...any)) (int, error) {
 	byDS := map[string][]types.ManagedObjectReference{}
 	for ref, t := range refs {
@@ -210,13 +213,30 @@ func (s *Session) destroyOne(ctx context.Context, vm *object.VirtualMachine) err
 		}
 		err = s.powerOffAndDestroy(ctx, vm)
 		if err == nil || fault.Is(err, &types.ManagedObjectNotFound{}) {
-			return nil
+			return nil // gone, by us or by another client
+		}
+		if fault.Is(err, &types.FileNotFound{}) {
+			return s.forgetFileless(ctx, vm)
 		}
 		if !fault.IsTransientError(err) && !fault.Is(err, &types.InvalidPowerState{}) && !fault.Is(err, &types.InvalidState{}) {
 			return err
 		}
 	}
 	return err
+}
+
+// forgetFileless ends a destroy that failed with FileNotFound: the VM's
+// files are gone already (another client deleted them, or the VM with
+// them). A VM no longer registered counts as removed; one still
+// registered is unregistered, which is all that is left of it.
+func (s *Session) forgetFileless(ctx context.Context, vm *object.VirtualMachine) error {
+	if _, err := vm.PowerState(ctx); fault.Is(err, &types.ManagedObjectNotFound{}) {
+		return nil
+	}
+	if err := vm.Unregister(ctx); err != nil && !fault.Is(err, &types.ManagedObjectNotFound{}) {
+		return fmt.Errorf("destroy found its files gone (FileNotFound); unregister: %w", err)
+	}
+	return nil
 }
 
 func (s *Session) powerOffAndDestroy(ctx context.Context, vm *object.VirtualMachine) error {
