@@ -37,12 +37,8 @@ func lockRun(dir string) (*runLock, error) {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	if held {
-		b, _ := os.ReadFile(path)
+		pid := lockPid(path)
 		f.Close()
-		pid := strings.TrimSpace(string(b))
-		if _, err := strconv.Atoi(pid); err != nil {
-			pid = "unknown"
-		}
 		return nil, fmt.Errorf("campaign %s is %w (pid %s): it holds %s; stop it (Ctrl-C) first, it tears down what it created as it ends", dir, ErrRunning, pid, path)
 	}
 	if err := f.Truncate(0); err == nil {
@@ -53,6 +49,17 @@ func lockRun(dir string) (*runLock, error) {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return &runLock{f: f}, nil
+}
+
+// lockPid returns the process id written in the LockFile at path, or
+// "unknown" when it cannot be read.
+func lockPid(path string) string {
+	b, _ := os.ReadFile(path)
+	pid := strings.TrimSpace(string(b))
+	if _, err := strconv.Atoi(pid); err != nil {
+		return "unknown"
+	}
+	return pid
 }
 
 // release lets the lock go (closing the file releases it).
