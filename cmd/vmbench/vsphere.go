@@ -167,7 +167,8 @@ GOVC_USERNAME and GOVC_PASSWORD may name a file whose contents are used.
 
 Every VM carries its campaign id and creation time (extraConfig
 vmbench.campaign and vmbench.created, and the annotation), which is how
-'ls' finds leftovers and 'destroy' removes exactly one campaign.`,
+'ls' finds leftovers, 'destroy' removes exactly one campaign and 'gc' removes
+those of campaigns that no longer run.`,
 		Example: `  # try it without vSphere: 8 sysbench VMs on a simulated 8-datastore host
   vmbench vsphere provision --simulate --role sysbench --count 8
 
@@ -179,7 +180,7 @@ vmbench.campaign and vmbench.created, and the annotation), which is how
   vmbench vsphere destroy --campaign r750-16vm`,
 		Args: vsphereNoArgs,
 	}
-	cmd.AddCommand(newVSphereProvisionCmd(a, &vsphereFlags{}), newVSphereLsCmd(a, &vsphereFlags{}), newVSphereDestroyCmd(a, &vsphereFlags{}))
+	cmd.AddCommand(newVSphereProvisionCmd(a, &vsphereFlags{}), newVSphereLsCmd(a, &vsphereFlags{}), newVSphereDestroyCmd(a, &vsphereFlags{}), newVSphereGCCmd(a, &vsphereFlags{}))
 	return cmd
 }
 
@@ -469,14 +470,19 @@ func printCampaignVMs(w io.Writer, vms []vsphere.VM) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CAMPAIGN\tNAME\tROLE\tPOWER\tIP\tDATASTORE\tCREATED\tMOREF")
 	for _, vm := range vms {
-		created := "-"
-		if !vm.Created.IsZero() {
-			created = vm.Created.UTC().Format(time.RFC3339)
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", vm.CampaignID, vm.Name, orDash(vm.Role), vm.PowerState,
-			orDash(vm.IP), vm.Datastore, created, vm.MoRef)
+			orDash(vm.IP), vm.Datastore, createdCell(vm), vm.MoRef)
 	}
 	return tw.Flush()
+}
+
+// createdCell is a VM's creation time (vmbench.created) as the tables
+// show it, RFC 3339 in UTC, or "-" when unknown.
+func createdCell(vm vsphere.VM) string {
+	if vm.Created.IsZero() {
+		return "-"
+	}
+	return vm.Created.UTC().Format(time.RFC3339)
 }
 
 func newVSphereDestroyCmd(a *app, f *vsphereFlags) *cobra.Command {
