@@ -23,7 +23,10 @@ import (
 // (see Result.Elapsed). Intervals are merged index by index up to the
 // shortest series; preconditions are merged when every part has one.
 // BacklogAtEnd and BacklogDropped are summed; Overruns are kept, each
-// naming its part.
+// naming its part. PlatformCounters are concatenated in part order, a
+// series that two parts carry (one host's, in the results of two VMs on
+// it) once; Hosts keep every part's hosts, a host's facts from the first
+// part that has it.
 //
 // Merge refuses a part that is not complete (failed or interrupted, see
 // Result.State): a run cut short must not pass for a whole one. Use
@@ -112,6 +115,7 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		clients[i] = r.Client
 	}
 	m.Client = MergeClientCost(clients)
+	mergePlatform(m, rs)
 	if m.Intervals, err = mergeIntervals(rs, o.Concurrent); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ import (
 // ResultVersion is the schema version of the Result JSON that this vmbench
 // writes. Version 2 added Status, Error, Planned, Overruns, BacklogAtEnd,
 // BacklogDropped, CatchUp and Interval.Planned; version 3 added Client;
-// version 4 added Interval.CPU and Client.PeakUtilization.
+// version 4 added Interval.CPU and Client.PeakUtilization; version 5
+// added PlatformCounters and Hosts.
 //
 // Readers (ReadResultFile, Validate) read versions OldestResultVersion to
 // ResultVersion: a version 1 file has none of those fields and reads as
@@ -27,7 +28,7 @@ import (
 // run: such a file may hide one), with no overruns or backlog recorded.
 // A newer version is refused with an error naming it, before any other
 // check, so an old vmbench never half-reads a newer file.
-const ResultVersion = 4
+const ResultVersion = 5
 
 // OldestResultVersion is the oldest Result version readers accept.
 const OldestResultVersion = 1
@@ -125,6 +126,18 @@ type Result struct {
 
 	Intervals    []Interval `json:"intervals,omitempty"`
 	Precondition *Result    `json:"precondition,omitempty"`
+
+	// PlatformCounters are what the platform under the run (the
+	// hypervisor's hosts and VMs) measured over the phase, e.g. host CPU,
+	// VM CPU ready, datastore latency: filled by the campaign from
+	// vSphere's PerformanceManager, empty for a run on its own. Merge
+	// concatenates the parts' series, each series once.
+	PlatformCounters []CounterSeries `json:"platform_counters,omitempty"`
+	// Hosts are facts about the physical hosts the run used, by host
+	// name: model, CPU, memory, hypervisor version and build (keys as
+	// vsphere.HostFacts.Map gives them). Filled by the campaign; Merge
+	// keeps every part's hosts.
+	Hosts map[string]map[string]string `json:"hosts,omitempty"`
 }
 
 // OpResult is one operation's figures (an event kind: "transaction",
@@ -206,6 +219,11 @@ func (r *Result) Validate() error {
 	}
 	if r.Client != nil {
 		if err := r.Client.Validate(); err != nil {
+			return err
+		}
+	}
+	for i := range r.PlatformCounters {
+		if err := r.PlatformCounters[i].Validate(); err != nil {
 			return err
 		}
 	}

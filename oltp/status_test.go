@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,11 +117,13 @@ func TestReadsVersion1AndRefusesNewer(t *testing.T) {
 	if m, err := Merge(got, result("w", t0, 3)); err != nil || m.Version != ResultVersion {
 		t.Errorf("merging a version 1 and a version %d result: %v (version %d)", ResultVersion, err, m.Version)
 	}
-	newer := filepath.Join(dir, "v5.json")
-	if err := os.WriteFile(newer, []byte(`{"version": 5, "workload": "w", "a_field_of_v5": 1}`), 0o644); err != nil {
+	next := ResultVersion + 1
+	newer := filepath.Join(dir, "newer.json")
+	if err := os.WriteFile(newer, fmt.Appendf(nil, `{"version": %d, "workload": "w", "a_field_of_the_next_version": 1}`, next), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadResultFile(newer); err == nil || !strings.Contains(err.Error(), "version 5 is not supported (this vmbench reads versions 1 to 4)") {
+	if _, err := ReadResultFile(newer); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("version %d is not supported (this vmbench reads versions 1 to %d)", next, ResultVersion)) {
 		t.Errorf("newer version: %v", err)
 	}
 }

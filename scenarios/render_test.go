@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,9 +152,9 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 
 	// A Result of a newer schema is refused, naming it and the versions read.
 	res := filepath.Join(out.Dir, "vms", "sysbench-01.json")
-	editFile(t, res, `"version": 4`, `"version": 9`)
+	editFile(t, res, fmt.Sprintf(`"version": %d`, oltp.ResultVersion), `"version": 99`)
 	_, err = Render(out.Dir)
-	if err == nil || !strings.Contains(err.Error(), res+": result version 9 is not supported (this vmbench reads versions 1 to 4)") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s: result version 99 is not supported (this vmbench reads versions 1 to %d)", res, oltp.ResultVersion)) {
 		t.Errorf("a newer Result: %v", err)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"vmbench/internal/golden"
+	"vmbench/oltp"
 )
 
 // keepReports reads dir's report.md and report.csv and removes them.
@@ -84,11 +86,12 @@ func TestReportRerendersSysbenchCampaign(t *testing.T) {
 	// A Result of a newer schema: exit 2, naming the file and the versions read.
 	res1 := filepath.Join(partial, "vms", "sysbench-01.json")
 	b, _ = os.ReadFile(res1)
-	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), `"version": 4`, `"version": 5`, 1)), 0o644); err != nil {
+	cur, next := fmt.Sprintf(`"version": %d`, oltp.ResultVersion), oltp.ResultVersion+1
+	if err := os.WriteFile(res1, []byte(strings.Replace(string(b), cur, fmt.Sprintf(`"version": %d`, next), 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, nil, "report", partial)
-	if code != 2 || !strings.Contains(stderr, res1+": result version 5 is not supported (this vmbench reads versions 1 to 4)") {
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("%s: result version %d is not supported (this vmbench reads versions 1 to %d)", res1, next, oltp.ResultVersion)) {
 		t.Errorf("a newer Result: exit %d\n%s", code, stderr)
 	}
 }
