@@ -421,6 +421,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.recordPlatform(ctx, vms, results)
 
 	c.tl.begin(StepCollect)
 	c.stepf("collect and aggregate")

@@ -75,4 +75,3 @@ func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error)
 	fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	return sess, nil
 }
-

@@ -37,8 +37,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 			}
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
-				Labels: map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id,
-					"driver": c.driver.Where(i)}})
+				Labels: vmLabels(vm, c.id, "driver", c.driver.Where(i))})
 			w.Flush()
 			live.done(i)
 			if out != nil {
@@ -128,4 +127,17 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	}
 	c.logf("wrote %d VM results, merged.json, report.md and report.csv", len(results))
 	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil
+}
+
+// vmLabels are the labels of vm's Results: vm, role, datastore, host
+// (when known), campaign, and the pairs in more (key, value, ...).
+func vmLabels(vm vsphere.VM, campaign string, more ...string) map[string]string {
+	l := map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": campaign}
+	if vm.Host != "" {
+		l["host"] = vm.Host
+	}
+	for i := 0; i+1 < len(more); i += 2 {
+		l[more[i]] = more[i+1]
+	}
+	return l
 }

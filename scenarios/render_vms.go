@@ -50,6 +50,10 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
+	rv.Platform = platformLines(merged)
+	if ri.Simulated && len(rv.Platform) > 0 {
+		rv.Platform = append([]string{"(simulated: vcsim's synthetic counter values, not a measurement)"}, rv.Platform...)
+	}
 	if ri.Simulated {
 		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + ri.Databases +
 			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"

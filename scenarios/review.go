@@ -103,6 +103,10 @@ type Review struct {
 	// that stopped before the end, re-rendered by Render); printed after
 	// Simulated.
 	Incomplete string
+	// Platform summarises what vSphere measured on the hosts and VMs over
+	// the measured window (platformLines), one fact per line; empty when
+	// the Results carry no counters.
+	Platform []string
 	// Client is the client processes' own cost over the measured phase
 	// (oltp.ClientCost.Summary per transaction), "" when the Results carry
 	// none (files before Result version 3).
@@ -396,8 +400,20 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", rv.Client)
 	}
 	fmt.Fprintln(w)
-	return rv.table(textForm).WriteText(w)
+	if err := rv.table(textForm).WriteText(w); err != nil {
+		return err
+	}
+	if len(rv.Platform) > 0 {
+		fmt.Fprintf(w, "\n%s:\n", platformHeading)
+		for _, l := range rv.Platform {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	return nil
 }
+
+// platformHeading introduces Review.Platform.
+const platformHeading = "what vSphere measured over the measured window (PerformanceManager, 20 s samples)"
 
 // WriteMarkdown writes the review as a Markdown document (report.md): a
 // title, the same heading as WriteText, the table and its notes.
@@ -414,7 +430,16 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	if rv.Client != "" {
 		fmt.Fprintf(w, "%s.\n\n", rv.Client)
 	}
-	return rv.table(markdownForm).WriteMarkdown(w)
+	if err := rv.table(markdownForm).WriteMarkdown(w); err != nil {
+		return err
+	}
+	if len(rv.Platform) > 0 {
+		fmt.Fprintf(w, "\n## What the hosts did\n\n%s:\n\n", capitalise(platformHeading))
+		for _, l := range rv.Platform {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+	}
+	return nil
 }
 
 // WriteCSV writes the review table alone as CSV (RFC 4180): a header

@@ -168,17 +168,17 @@ type GuestSpec struct {
 // SimSpec scales a campaign down for --simulate: VM count, simulator shape
 // and workload flags that override the real ones.
 type SimSpec struct {
-	VMs        *SimVMs      `yaml:"vms,omitempty"`
-	Hosts      int          `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 1)
-	Datastores int          `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
+	VMs        *SimVMs `yaml:"vms,omitempty"`
+	Hosts      int     `yaml:"hosts,omitempty"`      // simulated ESXi hosts (default 1)
+	Datastores int     `yaml:"datastores,omitempty"` // simulated datastores (default: the real list's length, else 8)
 	// DatastoreGB, HostCores and HostMemoryGB shape the simulated server
 	// (defaults: 4096 GiB per datastore, 64 cores and 1024 GiB per host),
 	// so that `campaign plan --simulate` checks a layout against the
 	// server a review will run on.
-	DatastoreGB  int64 `yaml:"datastore-gb,omitempty"`
-	HostCores    int   `yaml:"host-cores,omitempty"`
-	HostMemoryGB int64 `yaml:"host-memory-gb,omitempty"`
-	Workload   *SimWorkload `yaml:"workload,omitempty"`
+	DatastoreGB  int64        `yaml:"datastore-gb,omitempty"`
+	HostCores    int          `yaml:"host-cores,omitempty"`
+	HostMemoryGB int64        `yaml:"host-memory-gb,omitempty"`
+	Workload     *SimWorkload `yaml:"workload,omitempty"`
 	// Driver overrides driver: in simulation (harness or guest): a
 	// campaign can show the agent path in simulation while its real run
 	// drives from the harness.

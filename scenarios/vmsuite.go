@@ -235,8 +235,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			labels := map[string]string{"vm": vm.Name, "role": vm.Role, "datastore": vm.Datastore, "campaign": c.id,
-				"suite": c.suite.Name, "driver": DriverGuest}
+			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", DriverGuest)
 			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {

@@ -26,10 +26,11 @@ func TestCampaignOpenFilesBeyondLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
+	line := fmt.Sprintf("sysbench-8vm.yaml:%d:", 1+strings.Count(text[:strings.Index(text, "threads: 5000")], "\n"))
 	spec := writeFile(t, "sysbench-8vm.yaml", text)
 	res := filepath.Join(t.TempDir(), "results")
 	code, stdout, stderr := runCLI(t, nil, "campaign", "run", spec, "--simulate", "--driver", "harness", "--results-dir", res)
-	if code != 2 || !strings.Contains(stderr, "sysbench-8vm.yaml:63: simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files") ||
+	if code != 2 || !strings.Contains(stderr, line+" simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files") ||
 		!strings.Contains(stderr, "(ulimit -n 80064)") {
 		t.Errorf("exit %d, want 2 naming the threads line and ulimit -n:\n%s%s", code, stdout, stderr)
 	}
@@ -43,7 +44,7 @@ func TestCampaignOpenFilesBeyondLimit(t *testing.T) {
 	}
 	text = strings.Replace(string(b), "      threads: 4\n", "      threads: 10000\n", 1)
 	code, stdout, stderr = runCLI(t, nil, "campaign", "run", writeFile(t, "sysbench-8vm.yaml", text), "--simulate", "--results-dir", res)
-	if want := fmt.Sprintf("sysbench-8vm.yaml:63: simulate.workload.flags.threads: 10000 connections (sqlite) need about %d open files in each VM's agent process", perAgent); code != 2 || !strings.Contains(stderr, want) {
+	if want := fmt.Sprintf("%s simulate.workload.flags.threads: 10000 connections (sqlite) need about %d open files in each VM's agent process", line, perAgent); code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("driver guest: exit %d, want 2 and %q:\n%s%s", code, want, stdout, stderr)
 	}
 }

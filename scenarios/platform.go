@@ -1,0 +1,118 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+// This file records what the platform under a campaign did while it
+// measured, and what it is: vSphere's 20 s PerformanceManager samples of
+// the hosts and VMs over the measured window, and the hosts' facts.
+
+// platformTimeout bounds the reads of counters and facts after a run: the
+// workload's own figures stand without them, so a slow vCenter must not
+// hold the campaign.
+const platformTimeout = 2 * time.Minute
+
+// recordPlatform attaches to each VM's Result (results[i] is vms[i]'s) the
+// counter series of that VM and of its host over the measured window
+// (from the earliest start to the latest end of the Results), and every
+// host's facts (Result.Hosts, keyed by host name). Merging the Results
+// then keeps each series once. Counters the server does not have, or has
+// no samples of yet (a window under 20 s has none), are logged; a failure
+// to read them is a warning, never the campaign's error.
+func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results []*oltp.Result) {
+	if c.sess == nil || len(results) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), platformTimeout)
+	defer cancel()
+	var refs []string
+	var start, end time.Time
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		refs = append(refs, vms[i].MoRef)
+		if start.IsZero() || r.Start.Before(start) {
+			start = r.Start
+		}
+		end = maxTime(end, r.End)
+	}
+	facts, err := c.sess.Facts(ctx, refs, nil)
+	if err != nil {
+		c.logf("warning: could not read the hosts' facts: %v", err)
+	}
+	hosts := map[string]map[string]string{}
+	for _, h := range facts.Hosts {
+		hosts[h.Name] = h.Map()
+	}
+	perf, err := c.sess.ReadCounters(ctx, vsphere.PerfQuery{Start: start, End: end, VMs: refs})
+	if err != nil {
+		c.logf("warning: could not read the hosts' and VMs' counters for %s .. %s: %v", start.Format(time.TimeOnly), end.Format(time.TimeOnly), err)
+	}
+	if len(perf.Missing) > 0 {
+		var miss []string
+		for _, m := range perf.Missing {
+			miss = append(miss, m.String())
+		}
+		c.logf("vSphere counters not recorded: %s", strings.Join(miss, "; "))
+	}
+	hostOf := map[string]string{} // VM MoRef -> host MoRef
+	for _, p := range facts.VMs {
+		hostOf[p.VM] = p.HostRef
+	}
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		if len(hosts) > 0 {
+			r.Hosts = hosts
+		}
+		for _, s := range perf.Series {
+			if s.Entity == vms[i].MoRef || (s.EntityKind == vsphere.KindHost && s.Entity == hostOf[vms[i].MoRef]) {
+				r.PlatformCounters = append(r.PlatformCounters, oltp.CounterSeries(s))
+			}
+		}
+	}
+	c.logf("recorded %d vSphere counter series over %s and the facts of %d host(s)", len(perf.Series), end.Sub(start).Round(time.Second), len(hosts))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// platformLines summarises a merged Result's platform counters for the
+// review: per host its mean and peak CPU usage, the worst VM CPU ready,
+// and per datastore its mean read and write latency.
+func platformLines(r *oltp.Result) []string {
+	var out []string
+	worstReady, readyVM := -1.0, ""
+	for _, s := range r.PlatformCounters {
+		sum := vsphere.CounterSeries(s).Summary()
+		switch s.Counter {
+		case vsphere.CounterCPUUsage:
+			out = append(out, fmt.Sprintf("host %s CPU usage: mean %.1f%%, peak %.1f%% (%d sample(s) of %s)",
+				s.EntityName, sum.Mean, sum.Max, len(s.Values), s.Interval))
+		case vsphere.CounterCPUReady:
+			if sum.Max > worstReady {
+				worstReady, readyVM = sum.Max, s.EntityName
+			}
+		case vsphere.CounterDatastoreReadLatency, vsphere.CounterDatastoreWriteLatency:
+			what := strings.TrimPrefix(strings.TrimSuffix(s.Counter, ".average"), "datastore.total")
+			out = append(out, fmt.Sprintf("datastore %s %s on host %s: mean %.2f ms, peak %.2f ms", s.InstanceName, strings.ToLower(what), s.EntityName, sum.Mean, sum.Max))
+		}
+	}
+	if readyVM != "" {
+		out = append(out, fmt.Sprintf("worst CPU ready: %.2f%% per vCPU (%s)", worstReady, readyVM))
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package scenarios
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+// TestRecordPlatform: after a run, each VM's Result carries its own
+// vSphere counter series and its host's (not the other VM's), every
+// host's facts, and the review lines name the host's CPU usage and the worst CPU ready.
+func TestRecordPlatform(t *testing.T) {
+	ctx := context.Background()
+	sess, _, err := vsphere.StartSimulatedSession(ctx, vsphere.SimOptions{Datastores: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sess.Close(ctx) }()
+	l, _ := vsphere.LayoutFor("sqlserver")
+	vms, err := sess.Provision(ctx, vsphere.ProvisionSpec{CampaignID: "platform-test", Layout: l, Count: 2, Template: vsphere.SimTemplate,
+		Datastores: sess.Config().Datastores(), PowerOn: true, SimulatedIP: vsphere.SimulatedIP, IPTimeout: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	results := make([]*oltp.Result, len(vms))
+	for i := range results {
+		results[i] = &oltp.Result{Start: start.Add(time.Duration(i) * time.Second), End: start.Add(120 * time.Second)}
+	}
+	var log strings.Builder
+	c := &campaign{sess: sess, log: &log}
+	c.recordPlatform(ctx, vms, results)
+	host := vms[0].Host
+	for i, r := range results {
+		var own, hostCPU int
+		for _, s := range r.PlatformCounters {
+			switch {
+			case s.Entity == vms[i].MoRef:
+				own++
+			case s.EntityKind == vsphere.KindHost && s.EntityName == host:
+				if s.Counter == vsphere.CounterCPUUsage {
+					hostCPU++
+				}
+			default:
+				t.Errorf("%s's Result carries %s's %s", vms[i].Name, s.EntityName, s.Counter)
+			}
+			if len(s.Values) != 6 || s.Interval != 20*time.Second { // (0,20] .. (100,120]
+				t.Errorf("%s %s: %d samples of %s in a 120 s window", s.EntityName, s.Counter, len(s.Values), s.Interval)
+			}
+		}
+		if own == 0 || hostCPU != 1 || r.Hosts[host]["cores"] == "" {
+			t.Errorf("%s: %d own series, %d host CPU series, hosts %v\nlog:\n%s", vms[i].Name, own, hostCPU, r.Hosts, log.String())
+		}
+	}
+	lines := platformLines(results[0])
+	if len(lines) == 0 || !strings.Contains(strings.Join(lines, "\n"), "host "+host+" CPU usage: mean") || !strings.Contains(lines[len(lines)-1], "worst CPU ready:") {
+		t.Errorf("review lines: %q", lines)
+	}
+}
