@@ -33,6 +33,9 @@ type Session struct {
 	Datacenter *object.Datacenter
 
 	cfg Config
+	// relogin is the client's outermost RoundTripper: one automatic
+	// re-login when the session has expired.
+	relogin *relogin
 	// stop, set by StartSimulatedSession, closes the simulator after the
 	// logout (it does so once, however often it is called).
 	stop func()
@@ -40,8 +43,10 @@ type Session struct {
 
 // Connect validates cfg, logs in (username and password resolved as govc
 // does), retries temporary network errors up to 3 times, keeps the session
-// alive while idle, and selects the datacenter. Errors never contain the
-// password. A missing datacenter error lists the datacenters that exist.
+// alive while idle, logs in again once when a call finds the session
+// expired (NotAuthenticated; see relogin), and selects the datacenter.
+// Errors never contain the password. A missing datacenter error lists the
+// datacenters that exist.
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	u, err := cfg.endpoint()
 	if err != nil {
@@ -52,12 +57,16 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", u.Host, cfg.redact(err))
 	}
-	vc.RoundTripper = keepalive.NewHandlerSOAP(vim25.Retry(vc.RoundTripper, vim25.RetryTemporaryNetworkError, 3), keepAliveIdle, nil)
+	ka := keepalive.NewHandlerSOAP(vim25.Retry(vc.RoundTripper, vim25.RetryTemporaryNetworkError, 3), keepAliveIdle, nil)
 	c := &govmomi.Client{Client: vc, SessionManager: session.NewManager(vc)}
+	rl := newRelogin(ka, func(ctx context.Context) error {
+		return cfg.redact(c.SessionManager.Login(ctx, u.User))
+	})
+	vc.RoundTripper = rl
 	if err := c.Login(ctx, u.User); err != nil {
 		return nil, fmt.Errorf("log in to %s as %s: %w", u.Host, u.User.Username(), cfg.redact(err))
 	}
-	s := &Session{Client: c, Finder: find.NewFinder(vc, true), cfg: cfg}
+	s := &Session{Client: c, Finder: find.NewFinder(vc, true), cfg: cfg, relogin: rl}
 	dc, err := s.Finder.DatacenterOrDefault(ctx, cfg.Datacenter)
 	if err != nil {
 		err = s.notFound(ctx, "datacenter (--dc / "+EnvDatacenter+")", cfg.Datacenter, err, func() ([]string, error) {

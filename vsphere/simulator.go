@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
@@ -73,6 +74,7 @@ type Simulator struct {
 	datastores []string
 	hosts      []string
 	closeOnce  sync.Once
+	logins     atomic.Int64
 }
 
 // StartSimulator builds the inventory and starts the vcsim server on a
@@ -99,10 +101,18 @@ func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
 		return nil, fmt.Errorf("vcsim: create model: %w", err)
 	}
 	m.Service.TLS = new(tls.Config)
-	// Fixed credentials, checked by vcsim (with its default login any
+	// Fixed credentials, checked here (with vcsim's default login any
 	// non-empty pair is accepted, which would hide credential mistakes).
-	m.Service.Listen = &url.URL{User: url.UserPassword(simUser, "vmbench-"+randomHex(6))}
+	pass := "vmbench-" + randomHex(6)
+	m.Service.Listen = &url.URL{User: url.UserPassword(simUser, pass)}
 	sim := &Simulator{model: m}
+	m.Map().SessionManager().ValidLogin = func(req *types.Login) bool {
+		ok := req.UserName == simUser && req.Password == pass
+		if ok {
+			sim.logins.Add(1)
+		}
+		return ok
+	}
 	sim.server = m.Service.NewServer()
 	if err := sim.prepare(ctx, opts); err != nil {
 		sim.Close()
@@ -255,6 +265,11 @@ func (s *Simulator) Home() string {
 	}
 	return ""
 }
+
+// Logins returns how many logins with the simulator's credentials it has
+// accepted (SessionManager.Login), its own setup's included: tests compare
+// it before and after to see whether a session was reused or renewed.
+func (s *Simulator) Logins() int64 { return s.logins.Load() }
 
 // Datastores returns the datastore names, LocalDS_0 first.
 func (s *Simulator) Datastores() []string { return append([]string(nil), s.datastores...) }
