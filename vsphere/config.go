@@ -22,15 +22,17 @@ import (
 // govc's environment variables (cli/flags/client.go, datacenter.go,
 // datastore.go, resource_pool.go, folder.go, network.go in govmomi v0.56.0).
 const (
-	EnvURL          = "GOVC_URL"
-	EnvUsername     = "GOVC_USERNAME"
-	EnvPassword     = "GOVC_PASSWORD"
-	EnvInsecure     = "GOVC_INSECURE"
-	EnvDatacenter   = "GOVC_DATACENTER"
-	EnvDatastore    = "GOVC_DATASTORE"
-	EnvResourcePool = "GOVC_RESOURCE_POOL"
-	EnvFolder       = "GOVC_FOLDER"
-	EnvNetwork      = "GOVC_NETWORK"
+	EnvURL           = "GOVC_URL"
+	EnvUsername      = "GOVC_USERNAME"
+	EnvPassword      = "GOVC_PASSWORD"
+	EnvInsecure      = "GOVC_INSECURE"
+	EnvTLSCACerts    = "GOVC_TLS_CA_CERTS"
+	EnvTLSKnownHosts = "GOVC_TLS_KNOWN_HOSTS"
+	EnvDatacenter    = "GOVC_DATACENTER"
+	EnvDatastore     = "GOVC_DATASTORE"
+	EnvResourcePool  = "GOVC_RESOURCE_POOL"
+	EnvFolder        = "GOVC_FOLDER"
+	EnvNetwork       = "GOVC_NETWORK"
 )
 
 // Config says where vSphere is and where VMs go. Each field has the govc
@@ -46,7 +48,20 @@ type Config struct {
 	// file path is read like Username. Never printed by String or errors.
 	Password string
 	// Insecure skips TLS certificate verification (GOVC_INSECURE=1|true, -k).
+	// By default the server's certificate is verified against the system's
+	// CAs, or TLSCACerts, then TLSKnownHosts.
 	Insecure bool
+	// TLSCACerts names PEM files of the CAs to trust instead of the
+	// system's, separated by the OS path-list separator (':' on Unix), as
+	// govc's GOVC_TLS_CA_CERTS (--tls-ca-certs). A file that cannot be read
+	// or holds no certificate is an error.
+	TLSCACerts string
+	// TLSKnownHosts names files of pinned certificate thumbprints, lines
+	// "host[:port] thumbprint" (SHA-256 or SHA-1, as 'govc about.cert
+	// -thumbprint' prints), path-list separated, as govc's
+	// GOVC_TLS_KNOWN_HOSTS (--tls-known-hosts). A pin is used only when
+	// normal verification fails. Unlike govc, a missing file is an error.
+	TLSKnownHosts string
 	// Datacenter (GOVC_DATACENTER, --dc); empty means the only datacenter.
 	Datacenter string
 	// Datastore (GOVC_DATASTORE, --ds): one name or a comma-separated list.
@@ -70,15 +85,17 @@ type Config struct {
 func ConfigFromEnv(getenv func(string) string) Config {
 	ins := strings.ToLower(strings.TrimSpace(getenv(EnvInsecure)))
 	return Config{
-		URL:          getenv(EnvURL),
-		Username:     getenv(EnvUsername),
-		Password:     getenv(EnvPassword),
-		Insecure:     ins == "1" || ins == "true",
-		Datacenter:   getenv(EnvDatacenter),
-		Datastore:    getenv(EnvDatastore),
-		ResourcePool: getenv(EnvResourcePool),
-		Folder:       getenv(EnvFolder),
-		Network:      getenv(EnvNetwork),
+		URL:           getenv(EnvURL),
+		Username:      getenv(EnvUsername),
+		Password:      getenv(EnvPassword),
+		Insecure:      ins == "1" || ins == "true",
+		TLSCACerts:    getenv(EnvTLSCACerts),
+		TLSKnownHosts: getenv(EnvTLSKnownHosts),
+		Datacenter:    getenv(EnvDatacenter),
+		Datastore:     getenv(EnvDatastore),
+		ResourcePool:  getenv(EnvResourcePool),
+		Folder:        getenv(EnvFolder),
+		Network:       getenv(EnvNetwork),
 	}
 }
 
@@ -97,10 +114,11 @@ func splitList(s string) []string {
 
 // Validate reports every problem at once, each naming the field, its
 // environment variable and its flag. It resolves file-valued credentials
-// (govc's session.Secret) to check them. The password never appears.
+// (govc's session.Secret) to check them, and reads the TLS files. The
+// password never appears.
 func (c Config) Validate() error {
 	_, err := c.endpoint()
-	return err
+	return errors.Join(append([]error{err}, c.tlsFilesErrors()...)...)
 }
 
 // endpoint returns the parsed URL with the credentials applied the way govc
@@ -158,8 +176,8 @@ func (c Config) String() string {
 	if c.Password != "" {
 		pw = "set"
 	}
-	return fmt.Sprintf("url=%s username=%q password=%s insecure=%t datacenter=%q datastore=%q pool=%q folder=%q network=%q template=%q",
-		shown, c.Username, pw, c.Insecure, c.Datacenter, c.Datastore, c.ResourcePool, c.Folder, c.Network, c.Template)
+	return fmt.Sprintf("url=%s username=%q password=%s insecure=%t tls-ca-certs=%q tls-known-hosts=%q datacenter=%q datastore=%q pool=%q folder=%q network=%q template=%q",
+		shown, c.Username, pw, c.Insecure, c.TLSCACerts, c.TLSKnownHosts, c.Datacenter, c.Datastore, c.ResourcePool, c.Folder, c.Network, c.Template)
 }
 
 // RedactedURL is the URL as given, with a password in it replaced by

@@ -14,9 +14,10 @@ func TestConfigFromEnv(t *testing.T) {
 	c := ConfigFromEnv(env(map[string]string{
 		EnvURL: "vc.example.com", EnvUsername: "admin", EnvPassword: "s3cret!", EnvInsecure: "TRUE",
 		EnvDatacenter: "DC1", EnvDatastore: "nvme0, nvme1,,nvme2", EnvResourcePool: "C/Resources",
-		EnvFolder: "bench", EnvNetwork: "VM Network",
+		EnvFolder: "bench", EnvNetwork: "VM Network", EnvTLSCACerts: "/etc/ca.pem:/etc/ca2.pem", EnvTLSKnownHosts: "/k",
 	}))
-	if !c.Insecure || c.Datacenter != "DC1" || c.ResourcePool != "C/Resources" || c.Folder != "bench" || c.Network != "VM Network" {
+	if !c.Insecure || c.Datacenter != "DC1" || c.ResourcePool != "C/Resources" || c.Folder != "bench" || c.Network != "VM Network" ||
+		c.TLSCACerts != "/etc/ca.pem:/etc/ca2.pem" || c.TLSKnownHosts != "/k" {
 		t.Fatalf("%+v", c)
 	}
 	if got := c.Datastores(); strings.Join(got, "|") != "nvme0|nvme1|nvme2" {
@@ -42,6 +43,10 @@ func TestConfigCredentialsAsGovc(t *testing.T) {
 	if err := os.WriteFile(pwFile, []byte("from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	userFile := filepath.Join(dir, "user")
+	if err := os.WriteFile(userFile, []byte(" user-from-file \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name     string
 		cfg      Config
@@ -53,6 +58,8 @@ func TestConfigCredentialsAsGovc(t *testing.T) {
 		{"password overrides URL password", Config{URL: "u1:p1@h", Password: "p2"}, "u1", "p2"},
 		{"both override", Config{URL: "h", Username: "u3", Password: "p3"}, "u3", "p3"},
 		{"password from a file", Config{URL: "h", Username: "u4", Password: pwFile}, "u4", "from-file"},
+		{"both from files", Config{URL: "u1:p1@h", Username: userFile, Password: pwFile}, "user-from-file", "from-file"},
+		{"a path that is no file is the value", Config{URL: "h", Username: filepath.Join(dir, "nope"), Password: dir}, filepath.Join(dir, "nope"), dir},
 	}
 	for _, c := range cases {
 		u, err := c.cfg.endpoint()
@@ -63,6 +70,23 @@ func TestConfigCredentialsAsGovc(t *testing.T) {
 		if u.User.Username() != c.wantUser || p != c.wantPass {
 			t.Errorf("%s: got %s:%s", c.name, u.User.Username(), p)
 		}
+	}
+}
+
+// A password file that cannot be read is an error naming the flag and the
+// variable, without the file's contents.
+func TestConfigUnreadablePasswordFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: every file is readable")
+	}
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("Hunter2-secret"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	err := Config{URL: "h", Username: "u", Password: pwFile}.Validate()
+	mustContain(t, err, "--password", EnvPassword, "cannot be read")
+	if strings.Contains(err.Error(), "Hunter2") {
+		t.Errorf("error shows the password: %v", err)
 	}
 }
 
@@ -115,6 +139,20 @@ func TestConnect(t *testing.T) {
 	if strings.Contains(err.Error(), good) || strings.Contains(err.Error(), "wrong-password-123") {
 		t.Errorf("error shows a password: %v", err)
 	}
+
+	// the password from a file, as GOVC_PASSWORD=~/.vcpass
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte(good+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg = sim.Config()
+	cfg.URL = strings.Replace(cfg.URL, good, "not-this-one", 1)
+	cfg.Password = pwFile
+	fromFile, err := Connect(ctx, cfg)
+	if err != nil {
+		t.Fatalf("password from a file: %v", err)
+	}
+	_ = fromFile.Close(ctx)
 
 	cfg = sim.Config()
 	cfg.Datacenter = "DC9"

@@ -43,7 +43,9 @@ type Session struct {
 
 // Connect validates cfg, logs in (username and password resolved as govc
 // does), retries temporary network errors up to 3 times, keeps the session
-// alive while idle, logs in again once when a call finds the session
+// alive while idle, verifies the server's certificate unless Insecure
+// (TLSCACerts, TLSKnownHosts; an untrusted certificate's error says how to
+// trust it), logs in again once when a call finds the session
 // expired (NotAuthenticated; see relogin), and selects the datacenter.
 // Errors never contain the password. A missing datacenter error lists the
 // datacenters that exist.
@@ -53,7 +55,13 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	sc := soap.NewClient(u, cfg.Insecure)
+	if err := cfg.configureTLS(sc); err != nil {
+		return nil, err
+	}
 	vc, err := vim25.NewClient(ctx, sc)
+	if terr := cfg.tlsError(u.Host, err); terr != nil {
+		return nil, terr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", u.Host, cfg.redact(err))
 	}

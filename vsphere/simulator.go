@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -79,7 +80,7 @@ type Simulator struct {
 
 // StartSimulator builds the inventory and starts the vcsim server on a
 // loopback port with TLS (a self-signed certificate: connect with
-// Insecure). Close it to stop the server and remove its temp directories.
+// Insecure, or trust CertificateFile or KnownHosts). Close it to stop the server and remove its temp directories.
 func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
 	opts = opts.withDefaults()
 	// vcsim's Model.Create and NewServer write package-level defaults
@@ -264,6 +265,19 @@ func (s *Simulator) Home() string {
 		}
 	}
 	return ""
+}
+
+// CertificateFile returns the name of a PEM file holding the simulator's
+// self-signed TLS certificate, its own CA: a Config.TLSCACerts
+// (GOVC_TLS_CA_CERTS) that trusts it. Close removes the file. Not safe for
+// concurrent use.
+func (s *Simulator) CertificateFile() (string, error) { return s.server.CertificateFile() }
+
+// KnownHosts returns the simulator's known_hosts line, "host:port
+// thumbprint" (SHA-256, as 'govc about.cert -thumbprint' prints it), for a
+// Config.TLSKnownHosts (GOVC_TLS_KNOWN_HOSTS) file.
+func (s *Simulator) KnownHosts() string {
+	return s.server.URL.Host + " " + soap.ThumbprintSHA256(s.server.Certificate()) + "\n"
 }
 
 // Logins returns how many logins with the simulator's credentials it has
