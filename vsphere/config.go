@@ -33,6 +33,10 @@ const (
 	EnvResourcePool  = "GOVC_RESOURCE_POOL"
 	EnvFolder        = "GOVC_FOLDER"
 	EnvNetwork       = "GOVC_NETWORK"
+	// EnvPersistSession is govc's switch for the session cache; EnvHome is
+	// govmomi's directory for it (session/cache).
+	EnvPersistSession = "GOVC_PERSIST_SESSION"
+	EnvHome           = "GOVMOMI_HOME"
 )
 
 // Config says where vSphere is and where VMs go. Each field has the govc
@@ -62,6 +66,19 @@ type Config struct {
 	// GOVC_TLS_KNOWN_HOSTS (--tls-known-hosts). A pin is used only when
 	// normal verification fails. Unlike govc, a missing file is an error.
 	TLSKnownHosts string
+	// PersistSession keeps the session in a file of the session cache and
+	// reuses it in the next Connect while vSphere still accepts it, as
+	// govc's GOVC_PERSIST_SESSION (--persist-session); Close then leaves
+	// the session open (vSphere ends it after its idle timeout) instead of
+	// logging out. The file holds the session cookie, never the password
+	// (mode 0600, directory 0700). ConfigFromEnv turns it on unless
+	// GOVC_PERSIST_SESSION is "0" or "false" (govc's default); a Config
+	// built in code has it off.
+	PersistSession bool
+	// Home is the session cache's directory, as govmomi's GOVMOMI_HOME
+	// (no flag); the files go in its sessions/ subdirectory. Empty means
+	// ~/.govmomi.
+	Home string
 	// Datacenter (GOVC_DATACENTER, --dc); empty means the only datacenter.
 	Datacenter string
 	// Datastore (GOVC_DATASTORE, --ds): one name or a comma-separated list.
@@ -80,22 +97,26 @@ type Config struct {
 
 // ConfigFromEnv reads govc's variables through getenv (os.Getenv in a
 // command, a map lookup in tests). GOVC_INSECURE is true for "1" or "true"
-// (any case), as in govc. File-valued username and password are resolved
-// when the Config is used (Validate, Connect), not here.
+// (any case), as in govc; GOVC_PERSIST_SESSION is true unless "0" or
+// "false" (any case), as in govc. File-valued username and password are
+// resolved when the Config is used (Validate, Connect), not here.
 func ConfigFromEnv(getenv func(string) string) Config {
 	ins := strings.ToLower(strings.TrimSpace(getenv(EnvInsecure)))
+	persist := strings.ToLower(strings.TrimSpace(getenv(EnvPersistSession)))
 	return Config{
-		URL:           getenv(EnvURL),
-		Username:      getenv(EnvUsername),
-		Password:      getenv(EnvPassword),
-		Insecure:      ins == "1" || ins == "true",
-		TLSCACerts:    getenv(EnvTLSCACerts),
-		TLSKnownHosts: getenv(EnvTLSKnownHosts),
-		Datacenter:    getenv(EnvDatacenter),
-		Datastore:     getenv(EnvDatastore),
-		ResourcePool:  getenv(EnvResourcePool),
-		Folder:        getenv(EnvFolder),
-		Network:       getenv(EnvNetwork),
+		PersistSession: persist != "0" && persist != "false",
+		Home:           getenv(EnvHome),
+		URL:            getenv(EnvURL),
+		Username:       getenv(EnvUsername),
+		Password:       getenv(EnvPassword),
+		Insecure:       ins == "1" || ins == "true",
+		TLSCACerts:     getenv(EnvTLSCACerts),
+		TLSKnownHosts:  getenv(EnvTLSKnownHosts),
+		Datacenter:     getenv(EnvDatacenter),
+		Datastore:      getenv(EnvDatastore),
+		ResourcePool:   getenv(EnvResourcePool),
+		Folder:         getenv(EnvFolder),
+		Network:        getenv(EnvNetwork),
 	}
 }
 
@@ -176,8 +197,8 @@ func (c Config) String() string {
 	if c.Password != "" {
 		pw = "set"
 	}
-	return fmt.Sprintf("url=%s username=%q password=%s insecure=%t tls-ca-certs=%q tls-known-hosts=%q datacenter=%q datastore=%q pool=%q folder=%q network=%q template=%q",
-		shown, c.Username, pw, c.Insecure, c.TLSCACerts, c.TLSKnownHosts, c.Datacenter, c.Datastore, c.ResourcePool, c.Folder, c.Network, c.Template)
+	return fmt.Sprintf("url=%s username=%q password=%s insecure=%t tls-ca-certs=%q tls-known-hosts=%q persist-session=%t datacenter=%q datastore=%q pool=%q folder=%q network=%q template=%q",
+		shown, c.Username, pw, c.Insecure, c.TLSCACerts, c.TLSKnownHosts, c.PersistSession, c.Datacenter, c.Datastore, c.ResourcePool, c.Folder, c.Network, c.Template)
 }
 
 // RedactedURL is the URL as given, with a password in it replaced by

@@ -14,7 +14,6 @@ import (
 	"github.com/vmware/govmomi/session"
 	"github.com/vmware/govmomi/session/keepalive"
 	"github.com/vmware/govmomi/vim25"
-	"github.com/vmware/govmomi/vim25/soap"
 )
 
 // keepAliveIdle is how often an idle session is refreshed. vCenter expires
@@ -36,16 +35,19 @@ type Session struct {
 	// relogin is the client's outermost RoundTripper: one automatic
 	// re-login when the session has expired.
 	relogin *relogin
+	// keepalive pings the idle session; Close stops it.
+	keepalive *keepalive.HandlerSOAP
 	// stop, set by StartSimulatedSession, closes the simulator after the
 	// logout (it does so once, however often it is called).
 	stop func()
 }
 
 // Connect validates cfg, logs in (username and password resolved as govc
-// does), retries temporary network errors up to 3 times, keeps the session
-// alive while idle, verifies the server's certificate unless Insecure
-// (TLSCACerts, TLSKnownHosts; an untrusted certificate's error says how to
-// trust it), logs in again once when a call finds the session
+// does; with PersistSession, reusing the cached session when vSphere still
+// accepts it), retries temporary network errors up to 3 times, keeps the
+// session alive while idle, verifies the server's certificate unless
+// Insecure (TLSCACerts, TLSKnownHosts; an untrusted certificate's error
+// says how to trust it), logs in again once when a call finds the session
 // expired (NotAuthenticated; see relogin), and selects the datacenter.
 // Errors never contain the password. A missing datacenter error lists the
 // datacenters that exist.
@@ -54,27 +56,24 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := soap.NewClient(u, cfg.Insecure)
-	if err := cfg.configureTLS(sc); err != nil {
-		return nil, err
-	}
-	vc, err := vim25.NewClient(ctx, sc)
-	if terr := cfg.tlsError(u.Host, err); terr != nil {
-		return nil, terr
-	}
+	vc, cs, err := cfg.login(ctx, u)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", u.Host, cfg.redact(err))
+		return nil, err
 	}
 	ka := keepalive.NewHandlerSOAP(vim25.Retry(vc.RoundTripper, vim25.RetryTemporaryNetworkError, 3), keepAliveIdle, nil)
 	c := &govmomi.Client{Client: vc, SessionManager: session.NewManager(vc)}
 	rl := newRelogin(ka, func(ctx context.Context) error {
-		return cfg.redact(c.SessionManager.Login(ctx, u.User))
+		if err := c.SessionManager.Login(ctx, u.User); err != nil {
+			return cfg.redact(err)
+		}
+		// The next Connect reuses the new session. A cache that cannot be
+		// written costs that Connect a login, not this call.
+		_ = cs.Save(vc)
+		return nil
 	})
 	vc.RoundTripper = rl
-	if err := c.Login(ctx, u.User); err != nil {
-		return nil, fmt.Errorf("log in to %s as %s: %w", u.Host, u.User.Username(), cfg.redact(err))
-	}
-	s := &Session{Client: c, Finder: find.NewFinder(vc, true), cfg: cfg, relogin: rl}
+	ka.Start() // the login happened on the client underneath (session cache)
+	s := &Session{Client: c, Finder: find.NewFinder(vc, true), cfg: cfg, relogin: rl, keepalive: ka}
 	dc, err := s.Finder.DatacenterOrDefault(ctx, cfg.Datacenter)
 	if err != nil {
 		err = s.notFound(ctx, "datacenter (--dc / "+EnvDatacenter+")", cfg.Datacenter, err, func() ([]string, error) {
@@ -89,16 +88,24 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Close logs out (stopping the keep-alive) and, for a session of
-// StartSimulatedSession, then closes its simulator. It uses its own short
-// timeout so it works after ctx is cancelled.
+// Close stops the keep-alive and logs out, or, with
+// Config.PersistSession, leaves the session open for the next Connect (as
+// govc does). For a session of StartSimulatedSession it then closes its
+// simulator. It uses its own short timeout so it works after ctx is
+// cancelled.
 func (s *Session) Close(ctx context.Context) error {
 	if s == nil || s.Client == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	err := s.cfg.redact(s.Client.Logout(ctx))
+	var err error
+	if !s.cfg.PersistSession {
+		err = s.cfg.redact(s.Client.Logout(ctx))
+	}
+	if s.keepalive != nil {
+		s.keepalive.Stop()
+	}
 	if s.stop != nil {
 		s.stop()
 	}

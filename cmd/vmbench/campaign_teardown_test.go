@@ -14,6 +14,7 @@ import (
 
 	"vmbench/internal/testdb"
 	"vmbench/scenarios"
+	"vmbench/vsphere"
 )
 
 // childArgs, when set in the environment, makes TestCampaignChild run the
@@ -45,7 +46,7 @@ func killAtPrepare(t *testing.T, args ...string) {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCampaignChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childArgs+"="+string(b))
+	cmd.Env = append(os.Environ(), childArgs+"="+string(b), vsphere.EnvHome+"="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"vmbench/internal/testdb"
 	"vmbench/oltp"
+	"vmbench/vsphere"
 )
 
 // TestMain runs the tests, or, when a guest-driven campaign of a test has
@@ -35,7 +37,15 @@ func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, s
 func runCLIContext(ctx context.Context, t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := &app{stdout: &out, stderr: &errb, getenv: func(k string) string { return env[k] }}
+	// The session cache (GOVC_PERSIST_SESSION, on by default as in govc)
+	// goes to a temporary GOVMOMI_HOME, never the user's ~/.govmomi.
+	home := sync.OnceValue(t.TempDir)
+	a := &app{stdout: &out, stderr: &errb, getenv: func(k string) string {
+		if v, ok := env[k]; ok || k != vsphere.EnvHome {
+			return v
+		}
+		return home()
+	}}
 	err := run(ctx, a, args)
 	if err != nil {
 		errb.WriteString("vmbench: " + err.Error() + "\n")
