@@ -23,6 +23,17 @@ func simSession(t *testing.T, opts SimOptions) (*Simulator, *Session) {
 	return sim, s
 }
 
+// startSimulator starts a one-datastore vcsim, closed when the test ends.
+func startSimulator(t *testing.T) *Simulator {
+	t.Helper()
+	sim, err := StartSimulator(t.Context(), SimOptions{Datastores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	return sim
+}
+
 // nothingLeft fails the test when a VM of campaign is left and, unless
 // before is nil, when the inventory's VM names are not before.
 func nothingLeft(t *testing.T, s *Session, campaign string, before []string) {

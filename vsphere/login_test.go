@@ -41,16 +41,13 @@ func connectCounting(t *testing.T, sim *Simulator, cfg Config) (*Session, int64)
 // as the first one did.
 func TestSessionCache(t *testing.T) {
 	ctx := context.Background()
-	sim, err := StartSimulator(ctx, SimOptions{Datastores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
+	sim := startSimulator(t)
 	cfg := sim.Config()
 	cfg.PersistSession = true
 	cfg.Home = t.TempDir()
 	// verified TLS: a cached session's client gets the CA too
 	cfg.Insecure = false
+	var err error
 	if cfg.TLSCACerts, err = sim.CertificateFile(); err != nil {
 		t.Fatal(err)
 	}

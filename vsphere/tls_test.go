@@ -12,11 +12,7 @@ import (
 // CA file, a known_hosts pin or Insecure; each refusal says how to fix it,
 // and a bad file names its flag and variable before any connection.
 func TestConnectVerifiesTLS(t *testing.T) {
-	sim, err := StartSimulator(context.Background(), SimOptions{Datastores: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
+	sim := startSimulator(t)
 	ca, err := sim.CertificateFile()
 	if err != nil {
 		t.Fatal(err)

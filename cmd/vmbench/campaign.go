@@ -79,8 +79,9 @@ refuses its directory (exit status 2) and removes nothing.`,
 // campaignRunLong is campaign run's help text.
 const campaignRunLong = `Run the campaign in FILE. Against a real vCenter, connection and placement come
 from govc's environment (GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE,
+GOVC_TLS_CA_CERTS, GOVC_TLS_KNOWN_HOSTS, GOVC_PERSIST_SESSION, GOVMOMI_HOME,
 GOVC_DATACENTER, GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER, GOVC_NETWORK) or
-the flags. A campaign's driver: guest (and every block suite in VMs) logs in to
+the flags ('vmbench vsphere --help' says what each does). A campaign's driver: guest (and every block suite in VMs) logs in to
 each guest as its guest: block says (SSH, or VMware Tools with guest.via: tools).
 
 With --simulate, every step runs against an in-process vSphere simulator

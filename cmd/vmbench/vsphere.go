@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ func init() { registerGroup(newVSphereCmd) }
 // them; each command has its own --simulate.
 type vsphereFlags struct {
 	url, username, password string
-	insecure                bool
+	insecure, persist       bool
+	caCerts, knownHosts     string
 	datacenter, datastore   string
 	pool, folder, network   string
 	template                string
@@ -38,6 +40,9 @@ func (f *vsphereFlags) bind(fs *pflag.FlagSet) {
 	f.bindPlacement(fs)
 }
 
+// pathList names the OS path-list separator in flag help.
+const pathList = string(os.PathListSeparator)
+
 // bindConnection registers the flags that say which vSphere and
 // datacenter: for the commands that find or remove VMs.
 func (f *vsphereFlags) bindConnection(fs *pflag.FlagSet) {
@@ -46,6 +51,9 @@ func (f *vsphereFlags) bindConnection(fs *pflag.FlagSet) {
 	fs.StringVar(&f.username, "username", "", "user name, or a file holding it [$"+vsphere.EnvUsername+"]")
 	fs.StringVar(&f.password, "password", "", "password, or a file holding it; prefer $"+vsphere.EnvPassword+" (a flag shows in ps) [$"+vsphere.EnvPassword+"]")
 	fs.BoolVarP(&f.insecure, "insecure", "k", false, "skip TLS certificate verification [$"+vsphere.EnvInsecure+"=1]")
+	fs.StringVar(&f.caCerts, "tls-ca-certs", "", "PEM file(s) of the CAs to trust instead of the system's, "+pathList+"-separated [$"+vsphere.EnvTLSCACerts+"]")
+	fs.StringVar(&f.knownHosts, "tls-known-hosts", "", "file(s) of pinned thumbprints, lines 'host[:port] thumbprint' as 'govc about.cert -k -thumbprint' prints, "+pathList+"-separated [$"+vsphere.EnvTLSKnownHosts+"]")
+	fs.BoolVar(&f.persist, "persist-session", true, "reuse the vSphere session cached in $"+vsphere.EnvHome+"/sessions (default ~/.govmomi) and keep it at exit [$"+vsphere.EnvPersistSession+"=0 turns it off]")
 	fs.StringVar(&f.datacenter, "datacenter", "", "datacenter [$"+vsphere.EnvDatacenter+"]")
 	fs.StringVar(&f.datacenter, "dc", "", "same as --datacenter")
 }
@@ -82,6 +90,8 @@ func (f *vsphereFlags) config(a *app) vsphere.Config {
 	set(&c.URL, f.url, "url")
 	set(&c.Username, f.username, "username")
 	set(&c.Password, f.password, "password")
+	set(&c.TLSCACerts, f.caCerts, "tls-ca-certs")
+	set(&c.TLSKnownHosts, f.knownHosts, "tls-known-hosts")
 	set(&c.Datacenter, f.datacenter, "datacenter", "dc")
 	set(&c.Datastore, f.datastore, "datastore", "ds")
 	set(&c.ResourcePool, f.pool, "pool")
@@ -90,6 +100,9 @@ func (f *vsphereFlags) config(a *app) vsphere.Config {
 	c.Template = f.template
 	if f.changed("insecure") {
 		c.Insecure = f.insecure
+	}
+	if f.changed("persist-session") {
+		c.PersistSession = f.persist
 	}
 	return c
 }
@@ -161,9 +174,20 @@ vcsim with --simulate), list them and remove them.
 
 Connection and placement flags are govc's, and default to govc's environment
 variables, so a shell set up for govc works as is:
-  GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE, GOVC_DATACENTER,
+  GOVC_URL, GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE, GOVC_TLS_CA_CERTS,
+  GOVC_TLS_KNOWN_HOSTS, GOVC_PERSIST_SESSION, GOVMOMI_HOME, GOVC_DATACENTER,
   GOVC_DATASTORE, GOVC_RESOURCE_POOL, GOVC_FOLDER, GOVC_NETWORK
 GOVC_USERNAME and GOVC_PASSWORD may name a file whose contents are used.
+
+The server's TLS certificate is verified: against the system's CAs, or the
+PEM files of GOVC_TLS_CA_CERTS (--tls-ca-certs), else a thumbprint pinned in
+GOVC_TLS_KNOWN_HOSTS (--tls-known-hosts; 'govc about.cert -k -thumbprint'
+prints the line). GOVC_INSECURE=1 (-k) skips the check.
+
+As in govc, the session is cached in GOVMOMI_HOME/sessions (default
+~/.govmomi/sessions) and reused by the next command while vSphere keeps it;
+GOVC_PERSIST_SESSION=0 (--persist-session=false) logs in and out each time.
+A session that expires during a long run is renewed once, automatically.
 
 Every VM carries its campaign id and creation time (extraConfig
 vmbench.campaign and vmbench.created, and the annotation), which is how
