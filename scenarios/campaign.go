@@ -89,7 +89,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	if b := opts.AgentBinary; b != "" {
 		errs = append(errs, checkAgentBinary(spec, opts))
 	}
-	errs = append(errs, checkConnLimit(spec, opts, cfg))
+	errs = append(errs, checkConnLimit(spec, opts, cfg), checkData(spec, opts, cfg))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
@@ -155,6 +155,9 @@ type campaign struct {
 	sess *vsphere.Session
 	// vmRecords are the VMs as provisioned and read back (run.json).
 	vmRecords []VMRecord
+	// dataSet is the data set restored into every VM (data.source:
+	// prebuilt), found before anything is created.
+	dataSet *DataSet
 }
 
 // measurable returns the VMs that reported an IP: with vms.on-ip-timeout:
@@ -361,6 +364,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		closeSess()
 	}()
 
+	if err := c.findData(ctx); err != nil {
+		return nil, err
+	}
 	pspec := c.provisionSpec(sess)
 	c.tl.begin(StepPreflight)
 	c.stepf("preflight")
@@ -409,7 +415,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	c.tl.begin(StepPrepare)
-	c.stepf("prepare %s data on %d VMs", c.spec.Workload.Name, len(vms))
+	c.stepf("%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
@@ -490,9 +496,13 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// prepare loads every VM's database in parallel; progress goes to the
-// log, prefixed with the VM name, one line at a time.
+// prepare loads every VM's database in parallel, or restores the data set
+// into each (restore); progress goes to the log, prefixed with the VM
+// name, one line at a time.
 func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
+	if c.dataSet != nil {
+		return c.restore(ctx, vms, cfgs)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
 	start := time.Now()

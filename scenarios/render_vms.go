@@ -51,6 +51,9 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 		return nil, err
 	}
 	rv.Platform = platformLines(merged)
+	if k := ri.DataSet; k != nil {
+		rv.Data = fmt.Sprintf("restored into every VM from pre-built data set %s (%s) and checked, not loaded", k.ID(), k)
+	}
 	if ri.Simulated && len(rv.Platform) > 0 {
 		rv.Platform = append([]string{"(simulated: vcsim's synthetic counter values, not a measurement)"}, rv.Platform...)
 	}

@@ -103,6 +103,9 @@ type Review struct {
 	// that stopped before the end, re-rendered by Render); printed after
 	// Simulated.
 	Incomplete string
+	// Data, when set, says the VMs' data was restored from a pre-built
+	// data set (its id and key), not loaded.
+	Data string
 	// Platform summarises what vSphere measured on the hosts and VMs over
 	// the measured window (platformLines), one fact per line; empty when
 	// the Results carry no counters.
@@ -396,6 +399,9 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "measured: %s\n", rv.Measured)
+	if rv.Data != "" {
+		fmt.Fprintf(w, "data: %s\n", rv.Data)
+	}
 	if rv.Client != "" {
 		fmt.Fprintf(w, "%s\n", rv.Client)
 	}
@@ -427,6 +433,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**.\n\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
+	if rv.Data != "" {
+		fmt.Fprintf(w, "Data: %s.\n\n", rv.Data)
+	}
 	if rv.Client != "" {
 		fmt.Fprintf(w, "%s.\n\n", rv.Client)
 	}

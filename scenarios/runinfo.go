@@ -59,6 +59,9 @@ type RunInfo struct {
 	// left out of the measurement; nil before version 3 and for a
 	// campaign that stopped before provisioning ended.
 	VMs []VMRecord `json:"vms,omitempty"`
+	// DataSet is the key of the pre-built data set restored into every
+	// VM (data.source: prebuilt); nil when each VM loaded its data.
+	DataSet *DataKey `json:"data_set,omitempty"`
 }
 
 // VMRecord is one VM of a campaign as read back from vSphere after
@@ -148,6 +151,9 @@ func readRunInfo(dir string) (*RunInfo, error) {
 func (c *campaign) writeRunInfo(completed bool) error {
 	ri := RunInfo{Kind: VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead,
 		VMs: c.vmRecords}
+	if c.dataSet != nil {
+		ri.DataSet = &c.dataSet.Key
+	}
 	if c.suite != nil {
 		ri.Kind, ri.Started = SuiteKind, c.suite.started
 	} else if c.opts.Simulate {

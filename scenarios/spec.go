@@ -42,9 +42,12 @@ type Spec struct {
 	// Driver is where each VM's workload driver runs: "harness" (the
 	// default: this host, over the network) or "guest" (the vmbench
 	// agent inside each VM; in simulation a local agent process per VM).
-	Driver   string     `yaml:"driver,omitempty"`
-	Guest    *GuestSpec `yaml:"guest,omitempty"`
-	Simulate *SimSpec   `yaml:"simulate,omitempty"`
+	Driver string     `yaml:"driver,omitempty"`
+	Guest  *GuestSpec `yaml:"guest,omitempty"`
+	// Data says where each VM's data comes from: loaded by the workload's
+	// prepare (the default) or restored from a pre-built data set.
+	Data     *DataSpec `yaml:"data,omitempty"`
+	Simulate *SimSpec  `yaml:"simulate,omitempty"`
 
 	src source // where it was read from, for errors
 }
@@ -76,6 +79,23 @@ type VMSpec struct {
 	// role's, one socket).
 	CoresPerSocket int32 `yaml:"cores-per-socket,omitempty"`
 }
+
+// DataSpec is the data: block of a campaign file.
+type DataSpec struct {
+	// Source is DataLoad (the default: each VM's prepare loads the data)
+	// or DataPrebuilt (each VM's database is restored from the data set
+	// `vmbench campaign prepare-data` made, with the same key).
+	Source string `yaml:"source,omitempty"`
+	// Dir holds the data sets' key files (and, for SQLite, their files);
+	// default "data", relative to the working directory.
+	Dir string `yaml:"dir,omitempty"`
+}
+
+// Values of DataSpec.Source.
+const (
+	DataLoad     = "load"
+	DataPrebuilt = "prebuilt"
+)
 
 // Values of VMSpec.OnIPTimeout and VMSpec.MemoryReservation.
 const (
@@ -335,6 +355,13 @@ func (s *Spec) validateVMs() error {
 	if d := time.Duration(s.VMs.IPTimeout); d < 0 || d > MaxIPTimeout || (d > 0 && d < time.Second) {
 		bad("vms.ip-timeout", "%s is not valid (0 for the default of %s, or 1s..%s: a VM without an IP after a day will not get one)",
 			d, vsphere.DefaultIPTimeout, MaxIPTimeout)
+	}
+	if d := s.Data; d != nil {
+		switch d.Source {
+		case "", DataLoad, DataPrebuilt:
+		default:
+			bad("data.source", "%q is not valid (load: each VM's prepare loads the data; prebuilt: restore the data set made by vmbench campaign prepare-data)", d.Source)
+		}
 	}
 	switch s.VMs.OnIPTimeout {
 	case "", OnIPTimeoutStop, OnIPTimeoutContinue:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"time"
 
 	"vmbench/dialect"
@@ -198,4 +199,13 @@ func (r *reportWriter) Interval(rep oltp.IntervalReport) {
 	if r.c.ReportInterval > 0 {
 		_ = WriteInterval(r.w, rep)
 	}
+}
+
+var _ workload.DataShaper = (*toolConfig)(nil)
+
+// DataShape returns the flags that shape the data the loader writes:
+// --warehouses and --seed (every random input of the load derives from
+// it, so the same seed loads the same rows).
+func (c *toolConfig) DataShape() map[string]string {
+	return map[string]string{"warehouses": strconv.Itoa(c.Warehouses), "seed": strconv.FormatInt(c.Seed, 10)}
 }

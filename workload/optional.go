@@ -219,3 +219,14 @@ type OutputMerger interface {
 	// point's, precondition inside), for timing the run; nil for none.
 	Results(o *Output) []*oltp.Result
 }
+
+// DataShaper is a Config whose prepared data is determined by a few of its
+// flags, so that data prepared once with the same shape, on the same
+// database engine and version, stands for a fresh prepare: a campaign with
+// data source prebuilt restores a copy of it instead of loading (vmbench
+// campaign prepare-data makes it).
+type DataShaper interface {
+	// DataShape returns the flags that shape the data, by flag name, each
+	// as its flag would be written ("tables": "4", "auto-inc": "on").
+	DataShape() map[string]string
+}

@@ -33,7 +33,7 @@ campaign left behind.
 
 Run vmbench with 'go run ./cmd/vmbench', or build bin/vmbench with 'make build'.`,
 	}
-	c.AddCommand(newCampaignRunCmd(a), newCampaignPlanCmd(a), newCampaignTeardownCmd(a))
+	c.AddCommand(newCampaignRunCmd(a), newCampaignPlanCmd(a), newCampaignPrepareDataCmd(a), newCampaignTeardownCmd(a))
 	return c
 }
 
@@ -163,6 +163,9 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 			}
 			if _, _, err := scenarios.Check(spec, opts); err != nil {
 				return usageError{err} // each error names the file and line
+			}
+			if err := scenarios.FindData(cmd.Context(), spec, opts); err != nil {
+				return usageError{err}
 			}
 			if err := checkResultsDir(opts.ResultsDir); err != nil {
 				return err

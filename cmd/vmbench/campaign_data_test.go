@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vmbench/dialect"
+)
+
+// TestCampaignPrebuiltData: with data: {source: prebuilt} a run without
+// its data set exits 2 and creates nothing; prepare-data makes it once
+// (a second call keeps it); the run then restores and checks it in every
+// VM instead of loading and says so in the review; a data set of another
+// shape is refused, naming the difference. On SQLite and on MariaDB.
+func TestCampaignPrebuiltData(t *testing.T) {
+	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
+		dataDir, res := t.TempDir(), t.TempDir()
+		campaign := tinyCampaign + "data: {source: prebuilt, dir: " + dataDir + "}\n"
+		file := writeFile(t, "tiny.yaml", campaign)
+		run := func(file string) (int, string, string) {
+			return runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", res}, dsnArgs(dsn)...)...)
+		}
+		code, _, stderr := run(file)
+		if code != 2 || !strings.Contains(stderr, "no pre-built data set for sysbench") || !strings.Contains(stderr, "vmbench campaign prepare-data") {
+			t.Fatalf("run before prepare-data: exit %d\n%s", code, stderr)
+		}
+		if left, _ := os.ReadDir(res); len(left) != 0 {
+			t.Fatalf("a refused run left %v in %s", left, res)
+		}
+
+		prepare := append([]string{"campaign", "prepare-data", file, "--simulate"}, dsnArgs(dsn)...)
+		code, stdout, stderr := runCLI(t, nil, prepare...)
+		id := strings.TrimSpace(stdout)
+		if code != 0 || !strings.HasPrefix(id, "sysbench-") || !strings.Contains(stderr, "sbtest2: 500 rows, ids 1..500: ok") {
+			t.Fatalf("prepare-data: exit %d, id %q\n%s", code, id, stderr)
+		}
+		if dsn != "" {
+			t.Cleanup(func() {
+				cfg, _ := dialect.ParseDSN(dsn)
+				_ = dialect.DropDatabase(context.Background(), cfg.WithDatabase("vmbench_data_"+strings.ReplaceAll(id, "-", "_")))
+			})
+		} else if _, err := os.Stat(filepath.Join(dataDir, id+".db")); err != nil {
+			t.Fatalf("no SQLite data set file: %v", err)
+		}
+		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "exists already") {
+			t.Fatalf("prepare-data again: exit %d\n%s", code, stderr)
+		}
+
+		code, _, stderr = run(file)
+		if code != 0 || !strings.Contains(stderr, "restore "+id+" into 2 VMs") || strings.Contains(stderr, "Creating 2 table(s)") ||
+			strings.Count(stderr, "sbtest2: 500 rows, ids 1..500: ok") != 2 {
+			t.Fatalf("run with the data set: exit %d\n%s", code, stderr)
+		}
+		if m := mergedResult(t, res, "tiny"); m.Parts != 2 || m.Ops[0].Latency.Count == 0 {
+			t.Errorf("merged: %d parts, %d transactions", m.Parts, m.Ops[0].Latency.Count)
+		}
+		dirs, _ := filepath.Glob(filepath.Join(res, "tiny-*"))
+		md, _ := os.ReadFile(filepath.Join(dirs[0], "report.md"))
+		if !strings.Contains(string(md), "pre-built data set "+id) {
+			t.Errorf("report.md does not say the data was restored:\n%s", md)
+		}
+
+		other := writeFile(t, "other.yaml", strings.Replace(campaign, "table-size: 500", "table-size: 600", 1))
+		code, _, stderr = run(other)
+		if code != 2 || !strings.Contains(stderr, `table-size "500" (wanted "600")`) || !strings.Contains(stderr, "refused, not used") {
+			t.Fatalf("run with another table size: exit %d\n%s", code, stderr)
+		}
+	})
+}

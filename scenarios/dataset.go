@@ -1,0 +1,210 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"vmbench/dialect"
+	"vmbench/oltp"
+	"vmbench/workload"
+)
+
+// This file keeps pre-built data sets: a workload's data loaded and
+// checked once (`vmbench campaign prepare-data`), then restored into each
+// VM's database before each run instead of loaded again, the way the
+// review protocol keeps a pristine copy of the database under test.
+
+// DataKey identifies a data set: the workload's tool, the flags that
+// shape its data (workload.DataShaper) and the database engine and
+// version that holds it (dialect.ServerVersion). A campaign restores a
+// data set only when the whole key matches.
+type DataKey struct {
+	Tool   string            `json:"tool"`
+	Shape  map[string]string `json:"shape"`
+	Engine string            `json:"engine"`
+}
+
+// ID is the data set's name: "<tool>-<first 12 hex digits of the SHA-256
+// of the key as JSON>" (encoding/json sorts the map's keys).
+func (k DataKey) ID() string {
+	b, _ := json.Marshal(k)
+	sum := sha256.Sum256(b)
+	return k.Tool + "-" + hex.EncodeToString(sum[:6])
+}
+
+// String is "sysbench tables=4 table-size=10000 ... on sqlite 3.46.0".
+func (k DataKey) String() string {
+	names := make([]string, 0, len(k.Shape))
+	for n := range k.Shape {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := []string{k.Tool}
+	for _, n := range names {
+		parts = append(parts, n+"="+k.Shape[n])
+	}
+	return strings.Join(parts, " ") + " on " + k.Engine
+}
+
+// differences lists how other differs from k: "table-size 1000 (wanted
+// 10000)", "engine mysql 10.11 (wanted mysql 11.4)".
+func (k DataKey) differences(other DataKey) []string {
+	var out []string
+	names := map[string]bool{}
+	for n := range k.Shape {
+		names[n] = true
+	}
+	for n := range other.Shape {
+		names[n] = true
+	}
+	for _, n := range slices.Sorted(func(yield func(string) bool) {
+		for n := range names {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		if k.Shape[n] != other.Shape[n] {
+			out = append(out, fmt.Sprintf("%s %q (wanted %q)", n, other.Shape[n], k.Shape[n]))
+		}
+	}
+	if k.Engine != other.Engine {
+		out = append(out, fmt.Sprintf("engine %q (wanted %q)", other.Engine, k.Engine))
+	}
+	return out
+}
+
+// DataSet is a data set's key file, <dir>/<key ID>.json, written last,
+// once the data is loaded and checked: a data set without it is not one.
+type DataSet struct {
+	Key DataKey `json:"key"`
+	// SQLiteFile is the data's file, in the key file's directory (SQLite);
+	// Database the data's database on Server (MySQL, MariaDB), Server
+	// "mysql://user@host:port/" without a password.
+	SQLiteFile string `json:"sqlite_file,omitempty"`
+	Database   string `json:"database,omitempty"`
+	Server     string `json:"server,omitempty"`
+	// Created is when it was made, by Campaign (the campaign file's name).
+	Created  time.Time `json:"created"`
+	Campaign string    `json:"campaign"`
+	// Checked says the workload's consistency checks passed on it
+	// (workload.Checker; false for a tool without checks).
+	Checked bool `json:"checked"`
+
+	dir string // the directory it was read from
+}
+
+// config is where the data set's data is, on the engine of server (nil
+// for SQLite).
+func (d *DataSet) config(server *dialect.Config) dialect.Config {
+	if d.SQLiteFile != "" {
+		return dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(d.dir, d.SQLiteFile)}
+	}
+	return server.WithDatabase(d.Database)
+}
+
+// dataDir is the campaign's data set directory (data.dir, default "data").
+func (s *Spec) dataDir() string {
+	if s.Data != nil && s.Data.Dir != "" {
+		return s.Data.Dir
+	}
+	return "data"
+}
+
+// prebuilt says the campaign restores a data set instead of loading.
+func (s *Spec) prebuilt() bool { return s.Data != nil && s.Data.Source == DataPrebuilt }
+
+// dataKey is the key of the data cfg loads on the engine at server (nil:
+// SQLite, the engine of this process). cfg must be a workload.DataShaper.
+func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config) (DataKey, error) {
+	shaper, ok := cfg.(workload.DataShaper)
+	if !ok {
+		return DataKey{}, fmt.Errorf("workload tool %s has no data shape: its data cannot be pre-built (use data: {source: load})", tool)
+	}
+	engine, err := engineVersion(ctx, server)
+	if err != nil {
+		return DataKey{}, err
+	}
+	return DataKey{Tool: tool, Shape: shaper.DataShape(), Engine: engine}, nil
+}
+
+// engineVersion is dialect.ServerVersion of server, or of this process's
+// SQLite (read from a throwaway file) when server is nil.
+func engineVersion(ctx context.Context, server *dialect.Config) (string, error) {
+	if server != nil {
+		return dialect.ServerVersion(ctx, server.WithDatabase(""))
+	}
+	f, err := os.CreateTemp("", "vmbench-sqlite-version-*.db")
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	probe := dialect.Config{Driver: dialect.SQLite, SQLitePath: f.Name()}
+	defer func() { _ = dialect.DropDatabase(context.WithoutCancel(ctx), probe) }()
+	return dialect.ServerVersion(ctx, probe)
+}
+
+// findDataSet returns the data set of key in dir. None is an error that
+// names the key, lists the data sets of the same tool in dir with how
+// they differ, and says how to make one.
+func findDataSet(dir string, key DataKey) (*DataSet, error) {
+	path := filepath.Join(dir, key.ID()+".json")
+	ds, err := readDataSet(path)
+	if err == nil {
+		if !slices.Equal(key.differences(ds.Key), nil) {
+			return nil, fmt.Errorf("%s: its key does not match its name (%s): the file was edited", path, strings.Join(key.differences(ds.Key), ", "))
+		}
+		return ds, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	msg := fmt.Sprintf("no pre-built data set for %s in %s (data.source: prebuilt)", key, dir)
+	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
+	var near []string
+	for _, f := range files {
+		if other, err := readDataSet(f); err == nil {
+			near = append(near, fmt.Sprintf("%s differs in %s", filepath.Base(f), strings.Join(key.differences(other.Key), ", ")))
+		}
+	}
+	if len(near) > 0 {
+		msg += "; a different key is refused, not used: " + strings.Join(near, "; ")
+	}
+	return nil, errors.New(msg + "; make it with: vmbench campaign prepare-data FILE (with the same flags, database and --simulate)")
+}
+
+// readDataSet reads a key file strictly.
+func readDataSet(path string) (*DataSet, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var ds DataSet
+	if err := dec.Decode(&ds); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench data set key file: %w", path, err)
+	}
+	ds.dir = filepath.Dir(path)
+	return &ds, nil
+}
+
+// writeDataSet writes ds's key file atomically, last.
+func writeDataSet(dir string, ds *DataSet) error {
+	b, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		return err
+	}
+	return oltp.WriteFileAtomic(filepath.Join(dir, ds.Key.ID()+".json"), append(b, '\n'))
+}

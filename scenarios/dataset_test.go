@@ -1,0 +1,72 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDataKey(t *testing.T) {
+	a := DataKey{Tool: "sysbench", Shape: map[string]string{"tables": "4", "table-size": "10000"}, Engine: "sqlite 3.54.1"}
+	b := DataKey{Tool: "sysbench", Shape: map[string]string{"table-size": "10000", "tables": "4"}, Engine: "sqlite 3.54.1"}
+	if a.ID() != b.ID() || !strings.HasPrefix(a.ID(), "sysbench-") || len(a.ID()) != len("sysbench-")+12 {
+		t.Errorf("IDs %s %s: want equal, sysbench- and 12 hex digits", a.ID(), b.ID())
+	}
+	c := DataKey{Tool: "sysbench", Shape: map[string]string{"tables": "4", "table-size": "1000", "rand-seed": "3"}, Engine: "mysql 11.4.2-MariaDB"}
+	if a.ID() == c.ID() {
+		t.Error("different keys, same ID")
+	}
+	got := strings.Join(a.differences(c), "; ")
+	want := `rand-seed "3" (wanted ""); table-size "1000" (wanted "10000"); engine "mysql 11.4.2-MariaDB" (wanted "sqlite 3.54.1")`
+	if got != want {
+		t.Errorf("differences:\n got %s\nwant %s", got, want)
+	}
+	if s := a.String(); s != "sysbench table-size=10000 tables=4 on sqlite 3.54.1" {
+		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestFindDataSet: the data set of the key is found; one of another key
+// is refused with its differences; an edited key file is refused.
+func TestFindDataSet(t *testing.T) {
+	dir := t.TempDir()
+	key := DataKey{Tool: "tpcc", Shape: map[string]string{"warehouses": "2", "seed": "1"}, Engine: "sqlite 3.54.1"}
+	if err := writeDataSet(dir, &DataSet{Key: key, SQLiteFile: key.ID() + ".db", Campaign: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := findDataSet(dir, key)
+	if err != nil || ds.config(nil).SQLitePath != filepath.Join(dir, key.ID()+".db") {
+		t.Fatalf("find: %+v %v", ds, err)
+	}
+	want := key
+	want.Shape = map[string]string{"warehouses": "3", "seed": "1"}
+	_, err = findDataSet(dir, want)
+	if err == nil || !strings.Contains(err.Error(), `warehouses "2" (wanted "3")`) || !strings.Contains(err.Error(), "refused, not used") {
+		t.Errorf("another key: %v", err)
+	}
+	// A key file renamed to another key's name.
+	if err := os.Rename(filepath.Join(dir, key.ID()+".json"), filepath.Join(dir, want.ID()+".json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := findDataSet(dir, want); err == nil || !strings.Contains(err.Error(), "does not match its name") {
+		t.Errorf("renamed key file: %v", err)
+	}
+}
+
+// TestCheckRefusesPrebuiltOnVSphere: data.source prebuilt outside
+// simulation is refused before anything is created, naming the key.
+func TestCheckRefusesPrebuiltOnVSphere(t *testing.T) {
+	b, err := os.ReadFile("sysbench-8vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := parsed(t, string(b)+"data:\n  source: prebuilt\n")
+	_, _, err = Check(spec, Options{Getenv: func(string) string { return "x" }})
+	if err == nil || !strings.Contains(err.Error(), "data.source: prebuilt runs with --simulate only so far") {
+		t.Errorf("err = %v", err)
+	}
+	if _, _, err := Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+		t.Errorf("in simulation: %v", err)
+	}
+}
