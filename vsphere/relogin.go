@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -57,7 +58,12 @@ func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
 	}
 	seen := r.attempts.Load()
 	err := r.next.RoundTrip(ctx, req, res)
-	if err == nil || !isNotAuthenticated(err) || ctx.Err() != nil {
+	if err == nil && propertiesNotAuthenticated(res) {
+		err = errNotAuthenticatedProperties // as a failed call, below
+	} else if err == nil || !isNotAuthenticated(err) {
+		return err
+	}
+	if ctx.Err() != nil {
 		return err
 	}
 	if lerr := r.relogin(ctx, seen); lerr != nil {
@@ -89,6 +95,42 @@ func (r *relogin) relogin(ctx context.Context, seen uint64) error {
 // cookie names no live session (expired, terminated or logged out).
 func isNotAuthenticated(err error) bool {
 	return soap.IsSoapFault(err) && fault.Is(err, &types.NotAuthenticated{})
+}
+
+// errNotAuthenticatedProperties stands for a property read that
+// propertiesNotAuthenticated found.
+var errNotAuthenticatedProperties = errors.New("NotAuthenticated: every property read came back missing")
+
+// propertiesNotAuthenticated reports a property read whose every object
+// came back with its properties missing for NotAuthenticated: how vcsim
+// (and a server that reads per object) answers RetrieveProperties on an
+// expired session, instead of failing the call.
+func propertiesNotAuthenticated(res soap.HasFault) bool {
+	var objs []types.ObjectContent
+	switch b := res.(type) {
+	case *methods.RetrievePropertiesExBody:
+		if b.Res != nil && b.Res.Returnval != nil {
+			objs = b.Res.Returnval.Objects
+		}
+	case *methods.RetrievePropertiesBody:
+		if b.Res != nil {
+			objs = b.Res.Returnval
+		}
+	}
+	if len(objs) == 0 {
+		return false
+	}
+	for _, o := range objs {
+		if len(o.MissingSet) == 0 {
+			return false
+		}
+		for _, m := range o.MissingSet {
+			if _, ok := m.Fault.Fault.(*types.NotAuthenticated); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isSessionCall reports the SessionManager calls that create or end a
