@@ -3,10 +3,14 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/report"
 	"vmbench/vsphere"
 )
 
@@ -95,6 +99,9 @@ func maxTime(a, b time.Time) time.Time {
 // and per datastore its mean read and write latency.
 func platformLines(r *oltp.Result) []string {
 	var out []string
+	for _, name := range slices.Sorted(maps.Keys(r.Hosts)) {
+		out = append(out, hostLine(name, r.Hosts[name]))
+	}
 	worstReady, readyVM := -1.0, ""
 	for _, s := range r.PlatformCounters {
 		sum := vsphere.CounterSeries(s).Summary()
@@ -108,11 +115,39 @@ func platformLines(r *oltp.Result) []string {
 			}
 		case vsphere.CounterDatastoreReadLatency, vsphere.CounterDatastoreWriteLatency:
 			what := strings.TrimPrefix(strings.TrimSuffix(s.Counter, ".average"), "datastore.total")
-			out = append(out, fmt.Sprintf("datastore %s %s on host %s: mean %.2f ms, peak %.2f ms", s.InstanceName, strings.ToLower(what), s.EntityName, sum.Mean, sum.Max))
+			out = append(out, fmt.Sprintf("datastore %s %s on host %s: mean %.2f ms, peak %.2f ms (the workload's own average: %.2f ms)",
+				s.InstanceName, strings.ToLower(what), s.EntityName, sum.Mean, sum.Max, workloadAvgMs(r)))
 		}
 	}
 	if readyVM != "" {
 		out = append(out, fmt.Sprintf("worst CPU ready: %.2f%% per vCPU (%s)", worstReady, readyVM))
 	}
 	return out
+}
+
+// hostLine describes a host from its facts (vsphere.HostFacts.Map).
+func hostLine(name string, f map[string]string) string {
+	return fmt.Sprintf("host %s: %s %s, %s sockets x %s cores (%s threads) %s at %s MHz, %s GiB, %s",
+		name, f["vendor"], f["model"], f["sockets"], coresPerSocket(f), f["threads"], f["cpu_model"], f["cpu_mhz"], f["memory_gib"], f["product"])
+}
+
+// coresPerSocket is cores / sockets from host facts, or "?".
+func coresPerSocket(f map[string]string) string {
+	c, err1 := strconv.Atoi(f["cores"])
+	s, err2 := strconv.Atoi(f["sockets"])
+	if err1 != nil || err2 != nil || s == 0 {
+		return "?"
+	}
+	return strconv.Itoa(c / s)
+}
+
+// workloadAvgMs is the average latency of the Result's events (the
+// review's avg column), in ms: what the workload saw, beside what the
+// datastore saw; 0 when it cannot be read.
+func workloadAvgMs(r *oltp.Result) float64 {
+	h, err := allOps(r)
+	if err != nil {
+		return 0
+	}
+	return report.Millis(h.Mean())
 }

@@ -57,6 +57,9 @@ func TestRecordPlatform(t *testing.T) {
 		}
 	}
 	lines := platformLines(results[0])
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "host "+host+": ") || !strings.Contains(lines[0], "VMware ESXi") || !strings.Contains(lines[0], "GiB") {
+		t.Errorf("first line is not the host's facts: %q", lines)
+	}
 	if len(lines) == 0 || !strings.Contains(strings.Join(lines, "\n"), "host "+host+" CPU usage: mean") || !strings.Contains(lines[len(lines)-1], "worst CPU ready:") {
 		t.Errorf("review lines: %q", lines)
 	}
