@@ -58,6 +58,9 @@ type Options struct {
 	// Clock times the campaign's steps (the overhead table) and sets the
 	// common start; default time.Now. Tests give a clock of their own.
 	Clock func() time.Time
+	// Plan says the campaign is only planned (campaign plan): nothing
+	// connects to its databases, so their password need not be set.
+	Plan bool
 }
 
 // Outcome is what a finished campaign leaves.
@@ -93,6 +96,8 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
+	} else if c := spec.VMs.CoresPerSocket; c > 0 && layout.NumCPU%c != 0 {
+		errs = append(errs, src.errorf("vms.cores-per-socket", "vms.cores-per-socket: %d does not divide the %s role's %d vCPUs", c, spec.VMs.Role, layout.NumCPU))
 	} else if layout = spec.VMs.applyTo(layout); layout.Validate() != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role %s with this vms: block: %w", spec.VMs.Role, layout.Validate()))
 	}
@@ -100,7 +105,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 		if err := opts.VSphere.Validate(); err != nil {
 			errs = append(errs, err)
 		}
-		if spec.Database.PasswordEnv != "" && opts.Getenv(spec.Database.PasswordEnv) == "" {
+		if spec.Database.PasswordEnv != "" && opts.Getenv(spec.Database.PasswordEnv) == "" && !opts.Plan {
 			errs = append(errs, src.errorf("database.password-env", "database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
 		}
 	}
@@ -333,6 +338,9 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 		}
 	}
 	r.VSphere = c.placement
+	if c.simHostNames != nil {
+		r.VMs.Hosts = c.simHostNames // the simulator's hosts stood for the file's
+	}
 	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
 	driver, _ := driverName(c.spec, c.opts) // checked by Check
 	r.Driver = driver

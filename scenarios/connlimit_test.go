@@ -111,14 +111,17 @@ func TestCheckLayoutOptions(t *testing.T) {
 	if err != nil || !l.ReserveMemory || l.LatencySensitivity != "high" || l.CoresPerSocket != 8 || l.SwapGB() != 0 {
 		t.Fatalf("layout %+v, err %v", l, err)
 	}
-	line := 1 + strings.Count(string(b)[:strings.Index(string(b), "  role: sysbench")], "\n")
-	for lines, want := range map[string]string{
-		"  latency-sensitivity: high\n": "latency sensitivity high needs a full memory reservation",
-		"  cores-per-socket: 5\n":       "CoresPerSocket 5 does not divide NumCPU 16",
-	} {
-		_, _, err := Check(add(lines), opts)
-		if err == nil || !strings.Contains(err.Error(), "sysbench-8vm.yaml:"+strconv.Itoa(line)+": vms.role sysbench") || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: err = %v, want line %d and %q", lines, err, line, want)
-		}
+	// Cores that do not divide the role's vCPUs: at the key's own line.
+	text := strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n  cores-per-socket: 5\n", 1)
+	line := 1 + strings.Count(text[:strings.Index(text, "cores-per-socket: 5")], "\n")
+	_, _, err = Check(parsed(t, text), opts)
+	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": vms.cores-per-socket: 5 does not divide the sysbench role's 16 vCPUs"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	// High latency sensitivity without the reservation: refused by Parse.
+	if _, err := Parse("x.yaml", []byte(strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n  latency-sensitivity: high\n", 1))); err == nil ||
+		!strings.Contains(err.Error(), "vms.latency-sensitivity: high needs memory-reservation: full") {
+		t.Errorf("latency high alone: %v", err)
 	}
 }

@@ -114,6 +114,35 @@ func (d *DataSet) config(server *dialect.Config) dialect.Config {
 	return server.WithDatabase(d.Database)
 }
 
+// present checks that the data set's data is still there: its SQLite
+// file, or its database on server with tables in it. A data set whose
+// key file outlived its data is an error saying so.
+func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
+	cfg := d.config(server)
+	if d.SQLiteFile != "" {
+		if _, err := os.Stat(cfg.SQLitePath); err != nil {
+			return fmt.Errorf("data set %s: its data file is gone (%w); make it again with vmbench campaign prepare-data", d.Key.ID(), err)
+		}
+		return nil
+	}
+	if server == nil {
+		return fmt.Errorf("data set %s is on the server %s: give it with --db-dsn", d.Key.ID(), d.Server)
+	}
+	db, err := dialect.Open(ctx, server.WithDatabase(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ?", d.Database).Scan(&n); err != nil {
+		return fmt.Errorf("data set %s: %w", d.Key.ID(), err)
+	}
+	if n == 0 {
+		return fmt.Errorf("data set %s: its database %s on %s has no tables (dropped?); make it again with vmbench campaign prepare-data", d.Key.ID(), d.Database, describeDB(*server))
+	}
+	return nil
+}
+
 // dataDir is the campaign's data set directory (data.dir, default "data").
 func (s *Spec) dataDir() string {
 	if s.Data != nil && s.Data.Dir != "" {
@@ -159,6 +188,9 @@ func engineVersion(ctx context.Context, server *dialect.Config) (string, error) 
 // names the key, lists the data sets of the same tool in dir with how
 // they differ, and says how to make one.
 func findDataSet(dir string, key DataKey) (*DataSet, error) {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("data.dir %s is not a directory", dir)
+	}
 	path := filepath.Join(dir, key.ID()+".json")
 	ds, err := readDataSet(path)
 	if err == nil {

@@ -30,6 +30,9 @@ var errPrebuiltOnVSphere = errors.New("data.source: prebuilt runs with --simulat
 // that cannot run: outside simulation, or for a tool whose data has no
 // shape (workload.DataShaper).
 func checkData(spec *Spec, opts Options, cfg workload.Config) error {
+	if fi, err := os.Stat(spec.dataDir()); spec.Data != nil && err == nil && !fi.IsDir() {
+		return spec.src.errorf("data.dir", "data.dir: %s is not a directory", spec.dataDir())
+	}
 	if !spec.prebuilt() {
 		return nil
 	}
@@ -64,12 +67,28 @@ func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error
 		return nil, err
 	}
 	dir := spec.dataDir()
-	if ds, err := readDataSet(filepath.Join(dir, key.ID()+".json")); err == nil {
-		fmt.Fprintf(opts.Log, "data set %s exists already (%s, made %s): kept\n", key.ID(), key, ds.Created.Format(time.RFC3339))
-		return ds, nil
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data.dir: %w", err)
+		return nil, spec.src.errorf("data.dir", "data.dir %s: %w", dir, err)
+	}
+	lock, err := lockRun(dir) // one prepare-data at a time per data directory
+	if err != nil {
+		if errors.Is(err, ErrRunning) {
+			return nil, fmt.Errorf("data.dir %s is in use by another prepare-data (pid %s); wait for it to end", dir, lockPid(filepath.Join(dir, LockFile)))
+		}
+		return nil, err
+	}
+	defer lock.release()
+	keyFile := filepath.Join(dir, key.ID()+".json")
+	if ds, err := readDataSet(keyFile); err == nil {
+		perr := ds.present(ctx, opts.DBServer)
+		if perr == nil {
+			fmt.Fprintf(opts.Log, "data set %s exists already (%s, made %s): kept\n", key.ID(), key, ds.Created.Format(time.RFC3339))
+			return ds, nil
+		}
+		fmt.Fprintf(opts.Log, "%v: making it again\n", perr)
+		if err := os.Remove(keyFile); err != nil {
+			return nil, err
+		}
 	}
 	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: spec.Name, dir: dir}
 	if opts.DBServer != nil {
@@ -147,6 +166,9 @@ func (c *campaign) findData(ctx context.Context) error {
 	}
 	ds, err := findDataSet(c.spec.dataDir(), key)
 	if err != nil {
+		return err
+	}
+	if err := ds.present(ctx, c.opts.DBServer); err != nil {
 		return err
 	}
 	c.dataSet = ds

@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -68,5 +70,28 @@ func TestCheckRefusesPrebuiltOnVSphere(t *testing.T) {
 	}
 	if _, _, err := Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("in simulation: %v", err)
+	}
+}
+
+// TestPrepareDataOneAtATime: a second prepare-data on the same data
+// directory is refused while the first holds it, naming that process.
+func TestPrepareDataOneAtATime(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("sysbench-8vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := parsed(t, string(b)+"data:\n  dir: "+dir+"\n")
+	held, err := lockRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.release()
+	_, err = PrepareData(t.Context(), spec, Options{Simulate: true, Log: io.Discard, Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "is in use by another prepare-data (pid "+strconv.Itoa(os.Getpid())+")") {
+		t.Errorf("err = %v", err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.db")); len(files) != 0 {
+		t.Errorf("made %v", files)
 	}
 }

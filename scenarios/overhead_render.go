@@ -17,7 +17,7 @@ var stepLabels = map[string]string{
 	StepProvision:    "provision: clone, reconfigure, power on, verify, IP",
 	StepDatabases:    "a database per VM",
 	StepAgents:       "agents: clocks, upload to each guest",
-	StepPrepare:      "prepare: load the data",
+	StepPrepare:      "prepare: load or restore the data",
 	StepRun:          "run (nothing measured)",
 	StepStartWait:    "run: wait for the common start",
 	StepPrecondition: "run: precondition (workload)",

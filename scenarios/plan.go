@@ -92,8 +92,13 @@ func (p *CampaignPlan) WriteText(w io.Writer) error {
 	if !r.IsTemplate {
 		kind = "a VM, not a template"
 	}
-	fmt.Fprintf(w, "template %s (%s, boot disk %d GB); resource pool %s; folder %s\n\n", r.Template, kind, r.BootDiskGB, r.ResourcePool, r.Folder)
-	if err := hostTable(r).WriteText(w); err != nil {
+	if r.BootDiskGB > 0 {
+		fmt.Fprintf(w, "template %s (%s, boot disk %d GB); ", r.Template, kind, r.BootDiskGB)
+	} else {
+		fmt.Fprintf(w, "template %s (not read: see the problems); ", r.Template)
+	}
+	fmt.Fprintf(w, "resource pool %s; folder %s\n\n", orNone(r.ResourcePool), orNone(r.Folder))
+	if err := hostTable(r, len(p.Hosts) > 0).WriteText(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -124,8 +129,17 @@ func diskWords(l vsphere.Layout) string {
 	return strings.Join(parts, " + ")
 }
 
-// hostTable is each host's capacity and what the campaign puts on it.
-func hostTable(r vsphere.PreflightReport) *report.Table {
+// orNone is s, or "(not found)" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "(not found)"
+	}
+	return s
+}
+
+// hostTable is each host's capacity and what the campaign puts on it;
+// pinned says the file pins the VMs to hosts (vms.hosts).
+func hostTable(r vsphere.PreflightReport, pinned bool) *report.Table {
 	t := &report.Table{Columns: []report.Column{{Header: "host"}, {Header: "state"}, {Header: "cores", Align: report.Right},
 		{Header: "threads", Align: report.Right}, {Header: "memory (GB)", Align: report.Right}, {Header: "VMs", Align: report.Right},
 		{Header: "vCPU", Align: report.Right}, {Header: "vCPU/thread", Align: report.Right},
@@ -149,7 +163,10 @@ func hostTable(r vsphere.PreflightReport) *report.Table {
 	}
 	t.Rows = append(t.Rows, []string{"all usable hosts", "", gb(r.HostCores), gb(r.HostThreads), gb(r.HostMemoryMB / 1024),
 		"", gb(r.VCPUs), ratio(r.VCPUs, r.HostThreads), gb(r.MemoryMB / 1024), ""})
-	if !planned {
+	switch {
+	case !planned && pinned:
+		t.Notes = append(t.Notes, "VMs per host: not planned, the pinned hosts have problems (below)")
+	case !planned:
 		t.Notes = append(t.Notes, "VMs per host: chosen by vSphere (DRS) at power-on; pin them with vms.hosts to plan per host")
 	}
 	return t

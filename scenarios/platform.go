@@ -95,8 +95,9 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // platformLines summarises a merged Result's platform counters for the
-// review: per host its mean and peak CPU usage, the worst VM CPU ready,
-// and per datastore its mean read and write latency.
+// review: each host's facts, its CPU and memory usage and ballooned
+// memory (mean and peak), the worst VM CPU ready, and per datastore its
+// read and write latency beside the workload's own average.
 func platformLines(r *oltp.Result) []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(r.Hosts)) {
@@ -109,6 +110,14 @@ func platformLines(r *oltp.Result) []string {
 		case vsphere.CounterCPUUsage:
 			out = append(out, fmt.Sprintf("host %s CPU usage: mean %.1f%%, peak %.1f%% (%d sample(s) of %s)",
 				s.EntityName, sum.Mean, sum.Max, len(s.Values), s.Interval))
+		case vsphere.CounterMemUsage:
+			if s.EntityKind == vsphere.KindHost {
+				out = append(out, fmt.Sprintf("host %s memory usage: mean %.1f%%, peak %.1f%%", s.EntityName, sum.Mean, sum.Max))
+			}
+		case vsphere.CounterMemBalloon:
+			if s.EntityKind == vsphere.KindHost {
+				out = append(out, fmt.Sprintf("host %s ballooned memory: mean %.0f MB, peak %.0f MB", s.EntityName, sum.Mean/1024, sum.Max/1024))
+			}
 		case vsphere.CounterCPUReady:
 			if sum.Max > worstReady {
 				worstReady, readyVM = sum.Max, s.EntityName

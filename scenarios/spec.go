@@ -293,6 +293,15 @@ const (
 	// measures one server with at most a few dozen drives.
 	MaxSimHosts      = 64
 	MaxSimDatastores = 64
+	// MaxSimDatastoreGB, MaxSimHostCores and MaxSimHostMemoryGB bound
+	// the simulated server's shape: beyond any real server, and far from
+	// the int64 byte counts that would overflow.
+	MaxSimDatastoreGB  = 1 << 20
+	MaxSimHostCores    = 4096
+	MaxSimHostMemoryGB = 1 << 16
+	// MaxHosts bounds vms.hosts: one review measures one server, a
+	// cluster review a few; in simulation each is a simulated host.
+	MaxHosts = MaxSimHosts
 )
 
 func (s *Spec) validate() error {
@@ -368,6 +377,30 @@ func (s *Spec) validateVMs() error {
 	default:
 		bad("vms.on-ip-timeout", "%q is not valid (stop: the campaign stops and removes its VMs; continue: the other VMs are measured)", s.VMs.OnIPTimeout)
 	}
+	if n := len(s.VMs.Hosts); n > MaxHosts {
+		bad("vms.hosts", "%d hosts is not valid (at most %d)", n, MaxHosts)
+	}
+	seenHost := map[string]bool{}
+	for _, h := range s.VMs.Hosts {
+		switch {
+		case strings.TrimSpace(h) == "":
+			bad("vms.hosts", "an empty host name (name each ESXi host as vCenter shows it, e.g. esx01.lab)")
+		case seenHost[h]:
+			bad("vms.hosts", "host %q is listed twice (the VMs go round-robin over the hosts: list each once)", h)
+		}
+		seenHost[h] = true
+	}
+	if c := s.VMs.CoresPerSocket; c < 0 {
+		bad("vms.cores-per-socket", "%d is not valid (0 for the role's, or a divisor of its vCPU count)", c)
+	}
+	switch s.VMs.LatencySensitivity {
+	case "", vsphere.LatencyNormal, vsphere.LatencyHigh:
+		if s.VMs.LatencySensitivity == vsphere.LatencyHigh && s.VMs.MemoryReservation != ReserveFull {
+			bad("vms.latency-sensitivity", "high needs memory-reservation: full (vSphere refuses high latency sensitivity without a full memory reservation)")
+		}
+	default:
+		bad("vms.latency-sensitivity", "%q is not valid (normal, or high with memory-reservation: full)", s.VMs.LatencySensitivity)
+	}
 	switch s.VMs.MemoryReservation {
 	case "", ReserveFull, ReserveNone:
 	default:
@@ -377,8 +410,14 @@ func (s *Spec) validateVMs() error {
 		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
 			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
 		}
-		if sim.DatastoreGB < 0 || sim.HostCores < 0 || sim.HostCores > 4096 || sim.HostMemoryGB < 0 {
-			bad("simulate", "datastore-gb, host-cores and host-memory-gb must be positive (0 for the defaults; host-cores at most 4096)")
+		if sim.DatastoreGB < 0 || sim.DatastoreGB > MaxSimDatastoreGB {
+			bad("simulate.datastore-gb", "%d is not valid (0 for the default of 4096, up to %d: 1 PiB)", sim.DatastoreGB, MaxSimDatastoreGB)
+		}
+		if sim.HostCores < 0 || sim.HostCores > MaxSimHostCores {
+			bad("simulate.host-cores", "%d is not valid (0 for the default of 64, up to %d)", sim.HostCores, MaxSimHostCores)
+		}
+		if sim.HostMemoryGB < 0 || sim.HostMemoryGB > MaxSimHostMemoryGB {
+			bad("simulate.host-memory-gb", "%d is not valid (0 for the default of 1024, up to %d: 64 TiB)", sim.HostMemoryGB, MaxSimHostMemoryGB)
 		}
 		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
 			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)

@@ -61,6 +61,11 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 			[]string{"c.yaml:5:", `vms.on-ip-timeout: "skip" is not valid (stop:`, "continue:"}},
 		{"bad memory-reservation", strings.Replace(base, "  count: 2\n", "  count: 2\n  memory-reservation: half\n", 1),
 			[]string{"c.yaml:5:", `vms.memory-reservation: "half" is not valid (full:`}},
+		{"host listed twice", strings.Replace(base, "  count: 2\n", "  count: 2\n  hosts: [esx1, esx1]\n", 1), []string{"c.yaml:5:", `vms.hosts: host "esx1" is listed twice`}},
+		{"empty host", strings.Replace(base, "  count: 2\n", "  count: 2\n  hosts: [\"\"]\n", 1), []string{"c.yaml:5:", "vms.hosts: an empty host name"}},
+		{"latency high alone", strings.Replace(base, "  count: 2\n", "  count: 2\n  latency-sensitivity: high\n", 1), []string{"c.yaml:5:", "needs memory-reservation: full"}},
+		{"huge datastore", base + "simulate:\n  datastore-gb: 8589934592\n", []string{"c.yaml:11:", "simulate.datastore-gb: 8589934592 is not valid"}},
+		{"huge host memory", base + "simulate:\n  host-memory-gb: 9007199254740993\n", []string{"c.yaml:11:", "simulate.host-memory-gb"}},
 		{"bad cores-per-socket type", strings.Replace(base, "  count: 2\n", "  count: 2\n  cores-per-socket: two\n", 1), []string{"line 5", "two"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,8 +20,9 @@ var (
 // DataShape returns the flags that shape the data Prepare loads:
 // --tables, --table-size (0 when the workload's prepare leaves the tables
 // empty: oltp_insert with --auto-inc=off, as sysbench 1.0), --auto-inc,
-// --create-secondary and --rand-seed (0: from the clock, so two loads
-// differ in their random strings but not in their shape).
+// --create-secondary, --rand-seed (0: from the clock, so two loads
+// differ in their random strings but not in their shape) and the
+// distribution column k is drawn from (--rand-type and its parameters).
 func (c *toolConfig) DataShape() map[string]string {
 	onOff := func(b bool) string {
 		if b {
@@ -33,10 +34,16 @@ func (c *toolConfig) DataShape() map[string]string {
 	if c.Workload == Insert && !c.AutoInc {
 		size = 0
 	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	r := c.Rand
 	return map[string]string{
 		"tables": strconv.Itoa(c.Tables), "table-size": strconv.FormatInt(size, 10),
 		"auto-inc": onOff(c.AutoInc), "create-secondary": onOff(c.CreateSecondary),
-		"rand-seed": strconv.FormatInt(c.Rand.Seed, 10),
+		"rand-seed": strconv.FormatInt(r.Seed, 10),
+		// column k is drawn with the run's distribution (sysbench 1.0's
+		// sysbench.rand.default), so its parameters shape the data too
+		"rand-type": string(r.Type), "rand-spec-iter": strconv.Itoa(r.SpecIter), "rand-spec-pct": f(r.SpecPct),
+		"rand-spec-res": f(r.SpecRes), "rand-pareto-h": f(r.ParetoH), "rand-zipfian-exp": f(r.ZipfianExp),
 	}
 }
 
@@ -64,7 +71,7 @@ func (c *toolConfig) Check(ctx context.Context, env workload.Env) error {
 			bad = append(bad, tableName(n))
 		}
 		if env.Log != nil {
-			fmt.Fprintf(env.Log, "%s: %s rows, ids 1..%s: %s\n", tableName(n), thousands(size), thousands(size), verdict)
+			fmt.Fprintf(env.Log, "%s: want %s rows, ids 1..%s: %s\n", tableName(n), thousands(size), thousands(size), verdict)
 		}
 	}
 	if len(bad) > 0 {

@@ -34,7 +34,7 @@ func TestCheckAndDataShape(t *testing.T) {
 	}
 	log.Reset()
 	err := tc.Check(ctx, workload.Env{Log: &log})
-	if !errors.Is(err, workload.ErrCheckFailed) || !strings.Contains(err.Error(), "[sbtest2]") || !strings.Contains(log.String(), "sbtest2: 50 rows, ids 1..50: FAILED: holds 49 rows") {
+	if !errors.Is(err, workload.ErrCheckFailed) || !strings.Contains(err.Error(), "[sbtest2]") || !strings.Contains(log.String(), "sbtest2: want 50 rows, ids 1..50: FAILED: holds 49 rows") {
 		t.Errorf("check after a delete: %v\n%s", err, log.String())
 	}
 
@@ -43,6 +43,11 @@ func TestCheckAndDataShape(t *testing.T) {
 		if got := tc.DataShape()[k]; got != v {
 			t.Errorf("DataShape()[%s] = %q, want %q", k, got, v)
 		}
+	}
+	before := tc.DataShape()["rand-type"]
+	tc.Rand.Type = "pareto"
+	if after := tc.DataShape()["rand-type"]; after == before || after != "pareto" {
+		t.Errorf("rand-type %q -> %q: column k's distribution must be in the key", before, after)
 	}
 	tc.Workload, tc.AutoInc = Insert, false
 	if got := tc.DataShape()["table-size"]; got != "0" {

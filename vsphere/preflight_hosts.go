@@ -66,8 +66,20 @@ func planHosts(p *plan, r *PreflightReport, usable int, problem func(error), war
 				on = func(int) string { return name }
 			}
 		}
-	default:
-		return // vSphere chooses
+	default: // vSphere chooses: each host admits whole reservations only
+		if res := l.MemoryReservationMB(); res > 0 {
+			admit := 0
+			for _, h := range r.Hosts {
+				if h.Connected && !h.Maintenance {
+					admit += int(h.MemoryMB / res)
+				}
+			}
+			if admit < p.spec.Count {
+				problem(fmt.Errorf("the pool's hosts admit at most %d of the %d VMs that each reserve %d GB of memory (admission control powers on a VM only where its whole reservation fits)",
+					admit, p.spec.Count, res/1024))
+			}
+		}
+		return
 	}
 	for i := range r.Hosts {
 		r.Hosts[i].Planned = r.Hosts[i].Connected && !r.Hosts[i].Maintenance

@@ -200,3 +200,19 @@ func simByName(t *testing.T, sim *Simulator, kind, name string) mo.Entity {
 	t.Fatalf("no %s named %s", kind, name)
 	return nil
 }
+
+// TestPreflightPacksReservations: with hosts unpinned, full reservations
+// must fit whole on hosts: three 90 GB hosts admit three 60 GB VMs, not
+// four, although the pool's 270 GB exceed their 240 GB.
+func TestPreflightPacksReservations(t *testing.T) {
+	t.Parallel()
+	sim, s := simSession(t, SimOptions{Hosts: 3, Datastores: 1, HostMemoryGB: 90})
+	spec := testSpec(t, "sysbench", 4, sim.Datastores())
+	spec.Layout.ReserveMemory = true
+	_, err := s.Preflight(context.Background(), spec)
+	mustContain(t, err, "the pool's hosts admit at most 3 of the 4 VMs that each reserve 60 GB")
+	spec.Count = 3
+	if _, err := s.Preflight(context.Background(), spec); err != nil {
+		t.Errorf("3 VMs on 3 hosts: %v", err)
+	}
+}

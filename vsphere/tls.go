@@ -25,7 +25,7 @@ func (c Config) tlsFilesErrors() []error {
 		}
 	}
 	for _, name := range filepath.SplitList(c.TLSKnownHosts) {
-		if _, err := readListed(name); err != nil {
+		if err := checkKnownHostsFile(name); err != nil {
 			errs = append(errs, fmt.Errorf("TLS known hosts (--tls-known-hosts / %s): %w; give files of lines \"host[:port] thumbprint\" separated by %q",
 				EnvTLSKnownHosts, err, string(os.PathListSeparator)))
 		}
@@ -39,6 +39,47 @@ func readListed(name string) ([]byte, error) {
 		return nil, errors.New("empty file name in the list")
 	}
 	return os.ReadFile(filepath.Clean(name))
+}
+
+// checkKnownHostsFile checks a known-hosts file as govc writes it: every
+// line that is not blank or a # comment is "host[:port] thumbprint", the
+// thumbprint hex byte pairs joined by ':' (SHA-1's 20 bytes or SHA-256's
+// 32), and at least one line pins a host.
+func checkKnownHostsFile(name string) error {
+	b, err := readListed(name)
+	if err != nil {
+		return err
+	}
+	pins := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 || !isThumbprint(f[1]) {
+			return fmt.Errorf("%s:%d: %q is not \"host[:port] thumbprint\" (a SHA-1 or SHA-256 thumbprint, hex pairs joined by ':')", name, i+1, line)
+		}
+		pins++
+	}
+	if pins == 0 {
+		return fmt.Errorf("%s pins no host", name)
+	}
+	return nil
+}
+
+// isThumbprint reports 20 or 32 hex byte pairs joined by ':'.
+func isThumbprint(s string) bool {
+	parts := strings.Split(s, ":")
+	if len(parts) != 20 && len(parts) != 32 {
+		return false
+	}
+	for _, p := range parts {
+		if len(p) != 2 || strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func checkPEMFile(name string) error {

@@ -25,8 +25,9 @@ func TestConnectVerifiesTLS(t *testing.T) {
 		}
 		return p
 	}
-	known := write("known_hosts", "vc.example.com AA:BB\n"+sim.KnownHosts())
-	wrongPin := write("wrong_hosts", strings.Fields(sim.KnownHosts())[0]+" AA:BB:CC\n")
+	known := write("known_hosts", "# pins\nvc.example.com "+strings.Repeat("AB:", 19)+"AB\n"+sim.KnownHosts())
+	garbage := write("garbage_hosts", "just garbage\n")
+	wrongPin := write("wrong_hosts", strings.Fields(sim.KnownHosts())[0]+" "+strings.Repeat("AA:", 31)+"AA\n")
 	notPEM := write("not.pem", "hello\n")
 	missing := filepath.Join(dir, "missing.pem")
 	list := func(p ...string) string { return strings.Join(p, string(os.PathListSeparator)) }
@@ -45,6 +46,7 @@ func TestConnectVerifiesTLS(t *testing.T) {
 		{"missing CA file", func(c *Config) { c.TLSCACerts = list(ca, missing) }, []string{"--tls-ca-certs", EnvTLSCACerts, "missing.pem", "no such file"}},
 		{"CA file without a certificate", func(c *Config) { c.TLSCACerts = notPEM }, []string{"--tls-ca-certs", EnvTLSCACerts, "no PEM certificate"}},
 		{"missing known_hosts", func(c *Config) { c.TLSKnownHosts = missing }, []string{"--tls-known-hosts", EnvTLSKnownHosts, "no such file"}},
+		{"garbage known_hosts", func(c *Config) { c.TLSKnownHosts = garbage }, []string{"--tls-known-hosts", "garbage_hosts:1", `is not "host[:port] thumbprint"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +62,7 @@ func TestConnectVerifiesTLS(t *testing.T) {
 				return
 			}
 			mustContain(t, err, tc.want...)
-			if strings.Contains(tc.name, "missing") || strings.Contains(tc.name, "without") {
+			if strings.Contains(tc.name, "missing") || strings.Contains(tc.name, "without") || strings.Contains(tc.name, "garbage") {
 				mustContain(t, cfg.Validate(), tc.want...)
 			}
 		})

@@ -34,7 +34,7 @@ func TestCampaignPrebuiltData(t *testing.T) {
 		prepare := append([]string{"campaign", "prepare-data", file, "--simulate"}, dsnArgs(dsn)...)
 		code, stdout, stderr := runCLI(t, nil, prepare...)
 		id := strings.TrimSpace(stdout)
-		if code != 0 || !strings.HasPrefix(id, "sysbench-") || !strings.Contains(stderr, "sbtest2: 500 rows, ids 1..500: ok") {
+		if code != 0 || !strings.HasPrefix(id, "sysbench-") || !strings.Contains(stderr, "sbtest2: want 500 rows, ids 1..500: ok") {
 			t.Fatalf("prepare-data: exit %d, id %q\n%s", code, id, stderr)
 		}
 		if dsn != "" {
@@ -51,7 +51,7 @@ func TestCampaignPrebuiltData(t *testing.T) {
 
 		code, _, stderr = run(file)
 		if code != 0 || !strings.Contains(stderr, "restore "+id+" into 2 VMs") || strings.Contains(stderr, "Creating 2 table(s)") ||
-			strings.Count(stderr, "sbtest2: 500 rows, ids 1..500: ok") != 2 {
+			strings.Count(stderr, "sbtest2: want 500 rows, ids 1..500: ok") != 2 {
 			t.Fatalf("run with the data set: exit %d\n%s", code, stderr)
 		}
 		if m := mergedResult(t, res, "tiny"); m.Parts != 2 || m.Ops[0].Latency.Count == 0 {
@@ -61,6 +61,29 @@ func TestCampaignPrebuiltData(t *testing.T) {
 		md, _ := os.ReadFile(filepath.Join(dirs[0], "report.md"))
 		if !strings.Contains(string(md), "pre-built data set "+id) {
 			t.Errorf("report.md does not say the data was restored:\n%s", md)
+		}
+
+		// The data gone, its key file left: the run refuses before it
+		// creates anything, prepare-data makes it again.
+		if dsn == "" {
+			if err := os.Remove(filepath.Join(dataDir, id+".db")); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			cfg, _ := dialect.ParseDSN(dsn)
+			if err := dialect.DropDatabase(context.Background(), cfg.WithDatabase("vmbench_data_"+strings.ReplaceAll(id, "-", "_"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := os.ReadDir(res)
+		if code, _, stderr := run(file); code != 2 || !strings.Contains(stderr, "data set "+id+": its data") {
+			t.Fatalf("run with the data gone: exit %d\n%s", code, stderr)
+		}
+		if after, _ := os.ReadDir(res); len(after) != len(before) {
+			t.Errorf("a refused run left a results directory: %v", after)
+		}
+		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "making it again") || !strings.Contains(stderr, "ready") {
+			t.Fatalf("prepare-data with the data gone: exit %d\n%s", code, stderr)
 		}
 
 		other := writeFile(t, "other.yaml", strings.Replace(campaign, "table-size: 500", "table-size: 600", 1))

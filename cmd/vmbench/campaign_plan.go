@@ -63,7 +63,11 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				opts.Plan = true
 				if _, _, err := scenarios.Check(file.Spec, opts); err != nil {
+					return usageError{err}
+				}
+				if err := scenarios.FindData(cmd.Context(), file.Spec, opts); err != nil {
 					return usageError{err}
 				}
 				if plan, err = scenarios.PlanCampaign(cmd.Context(), file.Spec, opts); err != nil {

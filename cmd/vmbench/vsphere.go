@@ -116,7 +116,11 @@ func (f *vsphereFlags) checkedConfig(a *app, cmd *cobra.Command) (vsphere.Config
 		return c, nil
 	}
 	if strings.TrimSpace(c.URL) == "" {
-		return c, usagef("%s: --url (or $%s) is required, or use --simulate to try it on an in-process vcsim", cmd.CommandPath(), vsphere.EnvURL)
+		try := ", or use --simulate to try it on an in-process vcsim"
+		if f := cmd.Flags().Lookup("simulate"); f == nil || f.Hidden {
+			try = " (a vcsim of your own works too)"
+		}
+		return c, usagef("%s: --url (or $%s) is required%s", cmd.CommandPath(), vsphere.EnvURL, try)
 	}
 	if err := c.Validate(); err != nil {
 		return c, usagef("%s: %v", cmd.CommandPath(), err)

@@ -102,7 +102,7 @@ func (g gcFlags) check(cmd *cobra.Command) (scenarios.GCOptions, error) {
 		}
 		opts.OlderThan = d
 	}
-	if g.campaign != "" {
+	if cmd.Flags().Changed("campaign") {
 		if err := vsphere.ValidCampaignID(g.campaign); err != nil {
 			return opts, usagef("%s: --campaign: %v", cmd.CommandPath(), err)
 		}
