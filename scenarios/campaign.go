@@ -163,6 +163,10 @@ type campaign struct {
 	// dataSet is the data set restored into every VM (data.source:
 	// prebuilt), found before anything is created.
 	dataSet *DataSet
+	// journal records the steps finished (JournalFile; resume.go);
+	// resumed says this is `campaign resume` of a stopped campaign.
+	journal *journal
+	resumed bool
 }
 
 // measurable returns the VMs that reported an IP: with vms.on-ip-timeout:
@@ -262,6 +266,12 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	}
 	c.manifest = m
 	defer m.close()
+	if c.suite == nil { // a block suite is not resumed
+		if c.journal, err = openJournal(c.dir); err != nil {
+			return nil, err
+		}
+		defer c.journal.close()
+	}
 	if c.suite != nil {
 		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
 			c.id, c.suite.describeVMs(), len(c.suite.Profiles), final)
@@ -271,13 +281,21 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	}
 
 	res, err := c.run(ctx)
+	return c.conclude(rd, res, err)
+}
+
+// conclude ends a campaign whose steps returned res and err: the
+// overhead, then either the error (what it left, where its results are)
+// or the completed results directory rd.
+func (c *campaign) conclude(rd *ResultsDir, res *Outcome, err error) (*Outcome, error) {
+	spec, m := c.spec, c.manifest
 	if oerr := c.finishOverhead(err); err == nil {
 		err = oerr
 	}
 	if err != nil {
 		left := m.outstanding()
 		switch {
-		case c.vmResults == 0 && left == 0:
+		case c.vmResults == 0 && left == 0 && !c.resumed: // a resume keeps the first attempt's directory
 			rd.Discard() // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
 		case left > 0:
@@ -292,7 +310,7 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	if err := rd.Complete(); err != nil {
 		return nil, err
 	}
-	res.Dir = final
+	res.Dir = rd.Final
 	return res, nil
 }
 
@@ -361,16 +379,11 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 }
 
 func (c *campaign) run(ctx context.Context) (*Outcome, error) {
-	c.tl.begin(StepConnect)
-	sess, closeSess, err := c.connect(ctx)
+	sess, closeSess, err := c.openSession(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.sess = sess
-	defer func() {
-		c.tl.begin(StepTeardown)
-		closeSess()
-	}()
+	defer closeSess()
 
 	if err := c.findData(ctx); err != nil {
 		return nil, err
@@ -387,6 +400,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	}
 	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
 		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
+	if err := c.preflighted(); err != nil {
+		return nil, err
+	}
 
 	c.tl.begin(StepProvision)
 	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
@@ -403,6 +419,16 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("provision: %w", err)
 	}
 	c.vmRecords = vmRecords(vms)
+	if err := c.provisioned(vms); err != nil {
+		return nil, err
+	}
+	return c.measure(ctx, vms)
+}
+
+// measure runs the campaign on its provisioned VMs, from their databases
+// to the review; `campaign resume` starts here too.
+func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
+	var err error
 	if vms, err = c.measurable(vms); err != nil {
 		return nil, err
 	}
@@ -427,6 +453,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
+	if err := c.finished(StepPrepare); err != nil {
+		return nil, err
+	}
 
 	c.tl.begin(StepRun)
 	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
@@ -436,6 +465,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	c.recordPlatform(ctx, vms, results)
+	if err := c.measured(results); err != nil {
+		return nil, err
+	}
 
 	c.tl.begin(StepCollect)
 	c.stepf("collect and aggregate")
@@ -462,10 +494,18 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 		return nil, undo, err
 	}
 	steps = append(steps, dropDBs)
+	if err := c.finished(StepDatabases); err != nil {
+		return nil, undo, err
+	}
 	if err := c.startDriver(ctx, vms); err != nil {
 		return nil, undo, err
 	}
 	steps = append(steps, c.driver.Close)
+	if _, guest := c.driver.(*guestDriver); guest {
+		if err := c.finished(StepAgents); err != nil {
+			return nil, undo, err
+		}
+	}
 	return cfgs, undo, nil
 }
 

@@ -11,6 +11,21 @@ import (
 // This file opens a campaign's vSphere session: a vCenter or ESXi, or the
 // in-process simulator shaped by the campaign file.
 
+// openSession times the connect step, connects (connect) and sets
+// c.sess; the function it returns closes the session, timed as teardown.
+func (c *campaign) openSession(ctx context.Context) (*vsphere.Session, func(), error) {
+	c.tl.begin(StepConnect)
+	sess, closeSess, err := c.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.sess = sess
+	return sess, func() {
+		c.tl.begin(StepTeardown)
+		closeSess()
+	}, nil
+}
+
 // connect opens the vSphere session: an in-process vcsim in simulation.
 func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error) {
 	cfg := c.opts.VSphere

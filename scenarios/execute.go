@@ -126,6 +126,9 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 		return nil, err
 	}
 	c.logf("wrote %d VM results, merged.json, report.md and report.csv", len(results))
+	if err := c.finished(StepCollect); err != nil {
+		return nil, err
+	}
 	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil
 }
 

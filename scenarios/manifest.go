@@ -113,21 +113,30 @@ func (m *manifest) record(e Created) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.Campaign, e.Time = m.campaign, time.Now().UTC()
-	b, err := json.Marshal(e)
-	if err != nil {
+	if err := appendLine(m.f, ManifestFile, e); err != nil {
 		return err
-	}
-	if _, err := m.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("%s: %w", ManifestFile, err)
-	}
-	if err := m.f.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", ManifestFile, err)
 	}
 	key := e.Kind + "/" + e.Name
 	if e.Op == OpCreate {
 		m.open[key] = true
 	} else {
 		delete(m.open, key)
+	}
+	return nil
+}
+
+// appendLine appends v as one line of JSON to f (the file name) and
+// syncs it to disk.
+func appendLine(f *os.File, name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

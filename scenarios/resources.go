@@ -202,6 +202,12 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 				return nil, nil, err
 			}
 		}
+		if c.resumed { // a killed prepare or run left data in it: start afresh
+			if err := owner.DropDatabase(ctx); err != nil {
+				drop()
+				return nil, nil, fmt.Errorf("dropping the database the stopped campaign left for %s (%s): %w", vms[i].Name, describeDB(d), err)
+			}
+		}
 		if err := owner.CreateDatabase(ctx); err != nil {
 			if shared {
 				c.manifest.record(Created{Op: OpFailed, Kind: KindDatabase, Name: d.Database, Note: err.Error()})

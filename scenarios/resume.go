@@ -1,0 +1,310 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"vmbench/vsphere"
+)
+
+// This file resumes a campaign that stopped (kill -9, a crash, a lost
+// connection) from its results directory: the journal (JournalFile) says
+// which steps finished, the manifest (ManifestFile) what exists.
+
+// Resumable is a results directory whose campaign stopped after its VMs
+// were provisioned, as OpenResume found it.
+type Resumable struct {
+	// Dir is the results directory (with its .incomplete suffix).
+	Dir string
+	// ID is the campaign's id (the directory's name without the suffix).
+	ID string
+	// Spec is the campaign as it ran (Dir/campaign.yaml).
+	Spec *Spec
+	// Simulated says the campaign ran with --simulate (against a vcsim
+	// given with --url: the in-process one's VMs are gone).
+	Simulated bool
+	// VSphereURL is the recorded vSphere URL, without credentials.
+	VSphereURL string
+	// Journal is the directory's journal.
+	Journal *Journal
+	// provisioned is the journal's provision entry (the VMs).
+	provisioned *JournalEntry
+}
+
+// OpenResume reads results directory dir and says whether its campaign
+// can be resumed. Every error is bad input naming dir and why: dir is not
+// a directory, is complete (no .incomplete suffix), lacks its manifest,
+// journal or campaign.yaml, its campaign stopped before its VMs were
+// provisioned, its VMs were in the in-process simulator (gone with the
+// process), or its VMs were removed already. Each says what to do
+// instead (usually `vmbench campaign teardown DIR`). It does not check
+// the run lock: Resume does, as it takes it.
+func OpenResume(dir string) (*Resumable, error) {
+	dir = filepath.Clean(dir)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: name the results directory of a campaign that did not complete (results/<name>-<time>-<id>.incomplete)", dir)
+	}
+	if !strings.HasSuffix(dir, ".incomplete") {
+		return nil, fmt.Errorf("%s is complete (a campaign's results directory loses its .incomplete suffix once the campaign has finished): there is nothing to resume", dir)
+	}
+	teardown := "remove what it left with: vmbench campaign teardown " + dir
+	left, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	j, err := ReadJournal(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: its campaign recorded no finished step (it stopped in its preflight, or a vmbench without resume ran it); %s", dir, JournalFile, teardown)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := j.Provisioned()
+	if p == nil {
+		done := "none"
+		if s := j.Steps(); len(s) > 0 {
+			done = strings.Join(s, ", ")
+		}
+		return nil, fmt.Errorf("%s: its campaign stopped before its VMs were all provisioned (steps finished: %s): there is nothing to resume; %s, and run the campaign again", dir, done, teardown)
+	}
+	if p.InProcess {
+		return nil, fmt.Errorf("%s: its VMs were in the in-process vSphere simulator of the process that ran it (--simulate without --url) and ended with that process: there is nothing to resume (a simulated campaign resumes only when it ran against a vcsim of its own, given with --url); %s", dir, teardown)
+	}
+	vmsLeft := 0
+	for _, e := range left {
+		if e.Kind == KindVM {
+			vmsLeft++
+		}
+	}
+	if vmsLeft == 0 {
+		return nil, fmt.Errorf("%s: its VMs were removed (%s marks them so): there is nothing to resume; run the campaign again", dir, ManifestFile)
+	}
+	spec, err := Load(filepath.Join(dir, "campaign.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no campaign.yaml: it is not the results directory of a VM campaign that provisioned its VMs; %s", dir, teardown)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Resumable{Dir: dir, ID: strings.TrimSuffix(filepath.Base(dir), ".incomplete"), Spec: spec,
+		Simulated: p.Simulated, VSphereURL: p.VSphereURL, Journal: j, provisioned: p}, nil
+}
+
+// Check completes opts for resuming r and checks the campaign as Check
+// does for a run: opts.Simulate is the recorded one, and an empty vSphere
+// URL is the recorded one (its credentials from GOVC_USERNAME and
+// GOVC_PASSWORD or the flags: the record holds none). Errors are bad input.
+func (r *Resumable) Check(opts Options) (Options, error) {
+	opts.Simulate = r.Simulated
+	if opts.VSphere.URL == "" {
+		opts.VSphere.URL = withoutPassword(r.VSphereURL)
+	}
+	if opts.Simulate && opts.VSphere.URL == "" {
+		return opts, fmt.Errorf("%s: no vSphere URL is recorded: give the vcsim's with --url", r.Dir)
+	}
+	_, _, err := Check(r.Spec, opts)
+	return opts, err
+}
+
+// withoutPassword is a recorded (redacted) URL without its placeholder
+// password, so that GOVC_PASSWORD or --password supply it.
+func withoutPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}
+
+// Resume goes on with the campaign of r (opts as r.Check returned them):
+// it takes the run lock (an error wrapping ErrRunning when the campaign
+// is still running), reconnects to the same vSphere, finds the
+// campaign's VMs by its tag and checks they are the recorded ones (name
+// and MoRef), then redoes what did not finish. When the run step had
+// finished on every VM, it collects the Results it wrote; otherwise the
+// databases are made afresh (a killed prepare or run leaves data that is
+// not the protocol's), the agents set up again (they belonged to the
+// stopped process) and the data prepared and run again from a common
+// start. Nothing is provisioned again. It then collects, reports,
+// completes the directory and tears down as Run does (unless KeepVMs).
+func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
+	lock, err := lockRun(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	tl := newTimeline(opts.Clock)
+	tl.begin(StepSetup)
+	if opts, err = r.Check(opts); err != nil {
+		return nil, err
+	}
+	cfg, layout, err := Check(r.Spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec := r.Spec
+	if opts.Simulate {
+		spec = spec.Simulated()
+	}
+	if opts.StartDelay == 0 {
+		opts.StartDelay = 2 * time.Second
+	}
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true,
+		driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: r.ID, dir: r.Dir}
+	if c.manifest, err = reopenManifest(r.Dir, r.ID); err != nil {
+		return nil, err
+	}
+	defer c.manifest.close()
+	if c.journal, err = openJournal(r.Dir); err != nil {
+		return nil, err
+	}
+	defer c.journal.close()
+	if err := c.journal.record(JournalEntry{Step: StepResumed}); err != nil {
+		return nil, err
+	}
+	rd := &ResultsDir{ID: r.ID, Path: r.Dir, Final: strings.TrimSuffix(r.Dir, ".incomplete")}
+	fmt.Fprintf(c.log, "resuming campaign %s (steps finished: %s), results in %s\n", c.id, strings.Join(r.Journal.Steps(), ", "), rd.Final)
+	res, err := c.resume(ctx, r)
+	return c.conclude(rd, res, err)
+}
+
+// reopenManifest opens dir's manifest for appending, with the objects it
+// lists as created and not removed outstanding.
+func reopenManifest(dir, campaign string) (*manifest, error) {
+	left, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := appendManifest(dir, campaign)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range left {
+		m.open[e.Kind+"/"+e.Name] = true
+	}
+	return m, nil
+}
+
+// resume is Resume's steps, once the directory is locked.
+func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
+	sess, closeSess, err := c.openSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeSess()
+	c.placement, c.template = c.spec.VSphere, c.spec.VMs.Template
+	c.vmRecords = r.provisioned.VMs
+	names := make([]string, len(c.vmRecords))
+	for i, vm := range c.vmRecords {
+		names[i] = vm.Name
+	}
+	vms, err := c.findVMs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.teardown(sess, names)
+	if e := r.Journal.last(StepRun); e != nil {
+		c.step = c.steps() - 2
+		c.tl.begin(StepCollect)
+		c.stepf("collect and aggregate (the run had finished on every VM)")
+		results, err := readMeasured(c.dir, e.Measured)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.aggregate(results)
+		c.removeLeftovers(ctx)
+		return out, err
+	}
+	c.step = 2 // preflight and provision are done
+	if tmp := tempDirName(c.id); c.manifest.open[KindTempDir+"/"+tmp] {
+		if _, err := os.Stat(tmp); err == nil {
+			c.tmp = tmp // the SQLite files, made afresh
+		}
+	}
+	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
+	if err := c.findData(ctx); err != nil { // data.source: prebuilt restores again
+		return nil, err
+	}
+	return c.measure(ctx, vms)
+}
+
+// findVMs lists the campaign's VMs by its tag and checks they are the
+// recorded ones (name, MoRef, powered on); it returns them in the
+// recorded order, a VM left out of the measurement with its IPErr set.
+func (c *campaign) findVMs(ctx context.Context) ([]vsphere.VM, error) {
+	listed, err := c.sess.List(ctx, c.id)
+	if err != nil {
+		return nil, fmt.Errorf("listing the VMs of campaign %s: %w", c.id, err)
+	}
+	byName := make(map[string]vsphere.VM, len(listed))
+	for _, vm := range listed {
+		byName[vm.Name] = vm
+	}
+	gone := func(format string, args ...any) error {
+		return fmt.Errorf("%s: cannot resume; remove what is left with: vmbench campaign teardown %s", fmt.Sprintf(format, args...), c.dir)
+	}
+	vms := make([]vsphere.VM, 0, len(c.vmRecords))
+	for _, rec := range c.vmRecords {
+		l, ok := byName[rec.Name]
+		switch {
+		case !ok:
+			return nil, gone("VM %s of campaign %s is not on %s", rec.Name, c.id, c.where)
+		case l.MoRef != rec.MoRef:
+			return nil, gone("VM %s is %s on %s, and the campaign recorded %s", rec.Name, l.MoRef, c.where, rec.MoRef)
+		case rec.LeftOut == "" && l.PowerState != "poweredOn":
+			return nil, gone("VM %s is %s", rec.Name, l.PowerState)
+		}
+		delete(byName, rec.Name)
+		vm := vsphere.VM{Name: rec.Name, MoRef: rec.MoRef, Datastore: rec.Datastore, IP: rec.IP, Role: l.Role,
+			CampaignID: l.CampaignID, PowerState: l.PowerState, Disks: rec.Disks, Host: rec.Host, Config: rec.Config}
+		if rec.LeftOut != "" {
+			vm.IPErr = errors.New(rec.LeftOut)
+		} else if l.IP != "" && l.IP != rec.IP {
+			c.logf("%s: IP %s (it was %s when provisioned)", vm.Name, l.IP, rec.IP)
+			vm.IP = l.IP
+		}
+		vms = append(vms, vm)
+	}
+	for name := range byName {
+		c.logf("warning: %s carries the tag of campaign %s and is not among its recorded VMs: left alone", name, c.id)
+	}
+	c.logf("found the %d VMs of campaign %s as recorded", len(vms), c.id)
+	return vms, nil
+}
+
+// removeLeftovers removes the databases and temporary directory the
+// manifest still lists (a resume that only collected did not make them
+// again), as `campaign teardown` does, unless KeepVMs.
+func (c *campaign) removeLeftovers(ctx context.Context) {
+	if c.opts.KeepVMs {
+		return
+	}
+	left, err := ReadManifest(c.dir)
+	if err != nil {
+		c.logf("%v", err)
+		return
+	}
+	for _, e := range left {
+		switch e.Kind {
+		case KindDatabase:
+			err = teardownDatabase(ctx, e, TeardownOptions{Getenv: c.opts.Getenv})
+		case KindTempDir:
+			err = teardownTempDir(e)
+		default:
+			continue
+		}
+		if err != nil {
+			c.logf("%v; remove it with: vmbench campaign teardown %s", err, c.finalDir())
+			continue
+		}
+		c.removed(e.Kind, []string{e.Name}, "")
+	}
+}
