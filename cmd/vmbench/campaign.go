@@ -29,11 +29,11 @@ preflight, provisioning, a database per VM, prepare, a common start,
 precondition, measure, collection, aggregation, the review table and teardown.
 'campaign plan FILE' shows what it needs against the hosts' and datastores'
 capacity, creating nothing. 'campaign teardown DIR' removes what a killed
-campaign left behind.
+campaign left behind; 'campaign resume DIR' goes on with it instead.
 
 Run vmbench with 'go run ./cmd/vmbench', or build bin/vmbench with 'make build'.`,
 	}
-	c.AddCommand(newCampaignRunCmd(a), newCampaignPlanCmd(a), newCampaignPrepareDataCmd(a), newCampaignTeardownCmd(a))
+	c.AddCommand(newCampaignRunCmd(a), newCampaignPlanCmd(a), newCampaignPrepareDataCmd(a), newCampaignTeardownCmd(a), newCampaignResumeCmd(a))
 	return c
 }
 

@@ -44,6 +44,14 @@ func TestCampaignChild(t *testing.T) {
 // databases exist, nothing has been removed.
 func killAtPrepare(t *testing.T, args ...string) {
 	t.Helper()
+	killAt(t, "] prepare ", args...)
+}
+
+// killAt runs vmbench with args in a child process and SIGKILLs it as
+// soon as a line of its log contains marker; it fails the test when the
+// child ends before that. It returns the child's log up to the marker.
+func killAt(t *testing.T, marker string, args ...string) []string {
+	t.Helper()
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCampaignChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), childArgs+"="+string(b), vsphere.EnvHome+"="+t.TempDir())
@@ -58,16 +66,17 @@ func killAtPrepare(t *testing.T, args ...string) {
 	var log []string
 	for sc.Scan() {
 		log = append(log, sc.Text())
-		if strings.Contains(sc.Text(), "] prepare ") {
+		if strings.Contains(sc.Text(), marker) {
 			if err := cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
 			cmd.Wait()
-			return
+			return log
 		}
 	}
 	cmd.Wait()
-	t.Fatalf("the campaign ended before it prepared anything:\n%s", strings.Join(log, "\n"))
+	t.Fatalf("the campaign ended before its log said %q:\n%s", marker, strings.Join(log, "\n"))
+	return nil
 }
 
 // manifestNames returns the names the results directory's manifest
