@@ -92,7 +92,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	if b := opts.AgentBinary; b != "" {
 		errs = append(errs, checkAgentBinary(spec, opts))
 	}
-	errs = append(errs, checkConnLimit(spec, opts, cfg), checkData(spec, opts, cfg))
+	errs = append(errs, checkConnLimit(spec, opts, cfg), checkData(spec, opts, cfg), checkHooks(spec, opts))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
@@ -167,6 +167,7 @@ type campaign struct {
 	// resumed says this is `campaign resume` of a stopped campaign.
 	journal *journal
 	resumed bool
+	hooks   hookState // the hooks: block's guests and saved output (hooks.go)
 }
 
 // measurable returns the VMs that reported an IP: with vms.on-ip-timeout:
@@ -295,7 +296,7 @@ func (c *campaign) conclude(rd *ResultsDir, res *Outcome, err error) (*Outcome, 
 	if err != nil {
 		left := m.outstanding()
 		switch {
-		case c.vmResults == 0 && left == 0 && !c.resumed: // a resume keeps the first attempt's directory
+		case c.vmResults == 0 && left == 0 && !c.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
 			rd.Discard() // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
 		case left > 0:
@@ -388,18 +389,10 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err := c.findData(ctx); err != nil {
 		return nil, err
 	}
-	pspec := c.provisionSpec(sess)
-	c.tl.begin(StepPreflight)
-	c.stepf("preflight")
-	rep, err := sess.Preflight(ctx, pspec)
+	pspec, err := c.preflight(ctx, sess)
 	if err != nil {
-		return nil, fmt.Errorf("preflight: %w", err)
+		return nil, err
 	}
-	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
-		c.logf("%s", l)
-	}
-	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
-		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 	if err := c.preflighted(); err != nil {
 		return nil, err
 	}
@@ -438,6 +431,7 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 
 	cfgs, undo, err := c.placeWorkload(ctx, vms)
 	defer undo()
+	defer c.closeHooks() // before undo: the guest driver's targets outlive the hooks'
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +442,9 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 
+	if err := c.runHooks(ctx, HookBeforePrepare, vms); err != nil {
+		return nil, err
+	}
 	c.tl.begin(StepPrepare)
 	c.stepf("%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
@@ -457,6 +454,9 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 
+	if err := c.runHooks(ctx, HookBeforeRun, vms); err != nil {
+		return nil, err
+	}
 	c.tl.begin(StepRun)
 	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
@@ -468,10 +468,31 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	if err := c.measured(results); err != nil {
 		return nil, err
 	}
+	if err := c.runHooks(ctx, HookAfterRun, vms); err != nil {
+		return nil, err
+	}
 
 	c.tl.begin(StepCollect)
 	c.stepf("collect and aggregate")
 	return c.aggregate(results)
+}
+
+// preflight runs the preflight step: it logs the report, records the
+// placement as resolved, and returns the provisioning spec it checked.
+func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vsphere.ProvisionSpec, error) {
+	pspec := c.provisionSpec(sess)
+	c.tl.begin(StepPreflight)
+	c.stepf("preflight")
+	rep, err := sess.Preflight(ctx, pspec)
+	if err != nil {
+		return pspec, fmt.Errorf("preflight: %w", err)
+	}
+	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
+		c.logf("%s", l)
+	}
+	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
+		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
+	return pspec, nil
 }
 
 // placeWorkload gives every VM its database and its driver (here, or the

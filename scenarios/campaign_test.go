@@ -45,10 +45,12 @@ type stubDriver struct {
 	// inPrecondition, with blockRun, makes each Run return, when ctx
 	// ends, the partial Result of a precondition cut short.
 	inPrecondition bool
-	mu             sync.Mutex
-	running        int
-	vms            int
-	dropped        []string
+	// markLoaded makes Prepare write "loaded" into the VM's SQLite file.
+	markLoaded bool
+	mu         sync.Mutex
+	running    int
+	vms        int
+	dropped    []string
 }
 
 // stubConfig is the stub's Config on one database.
@@ -87,6 +89,11 @@ func (c *stubConfig) DropDatabase(context.Context) error {
 func (c *stubConfig) Prepare(ctx context.Context, env workload.Env) error {
 	if c.d.failPrepareOn != "" && strings.Contains(c.db.SQLitePath, c.d.failPrepareOn+".db") {
 		return errors.New("disk full")
+	}
+	if c.d.markLoaded {
+		if err := os.WriteFile(c.db.SQLitePath, []byte("loaded\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	env.Logf("loaded %s", filepath.Base(c.db.SQLitePath))
 	return nil
@@ -160,7 +167,15 @@ func campaignVMs(t *testing.T, sim *vsphere.Simulator) []vsphere.VM {
 
 func runStub(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simulator) (*Outcome, string, error) {
 	t.Helper()
-	spec, err := Parse("stub.yaml", []byte(stubSpec))
+	out, dir, _, err := runStubSpec(t, ctx, d, sim, stubSpec)
+	return out, dir, err
+}
+
+// runStubSpec runs the stub campaign file text in simulation on sim and
+// returns its outcome, the results' parent directory and the log.
+func runStubSpec(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simulator, text string) (*Outcome, string, string, error) {
+	t.Helper()
+	spec, err := Parse("stub.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +186,7 @@ func runStub(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simu
 	out, err := Run(ctx, spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
 		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	t.Log(log.String())
-	return out, dir, err
+	return out, dir, log.String(), err
 }
 
 func TestCampaignWritesResults(t *testing.T) {

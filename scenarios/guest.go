@@ -75,55 +75,61 @@ const (
 	GuestViaTools = "tools"
 )
 
-// newGuestDriver reaches every VM's guest, checks its clock against the
-// bound and uploads the agent. In simulation each VM's guest is a local
-// directory (target.Local) under the campaign's temporary directory; else
-// an SSH login to the VM's IP (guest:).
+// newGuestDriver reaches every VM's guest (openGuests), checks its clock
+// against the bound and uploads the agent.
 func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestDriver, error) {
-	targets := make([]target.Target, 0, len(vms))
-	fail := func(vm string, err error) (*guestDriver, error) {
-		(&guestDriver{c: c, targets: targets}).Close()
-		return nil, fmt.Errorf("guest of %s: %w", vm, err)
+	targets, how, err := c.openGuests(ctx, vms)
+	if err != nil {
+		return nil, err
 	}
-	if c.opts.Simulate {
+	c.logf("%s", how)
+	return newGuestDriverOn(ctx, c, targets)
+}
+
+// openGuests opens a target on every VM's guest, in VM order, and says
+// how they are reached. In simulation each VM's guest is a local
+// directory (target.Local) under the campaign's temporary directory;
+// else an SSH login to the VM's IP, or VMware Tools guest operations
+// (guest:). On an error it has closed those it opened.
+func (c *campaign) openGuests(ctx context.Context, vms []vsphere.VM) ([]target.Target, string, error) {
+	targets := make([]target.Target, 0, len(vms))
+	fail := func(vm string, err error) ([]target.Target, string, error) {
+		(&guestDriver{c: c, targets: targets}).Close() // removes their directories too
+		return nil, "", fmt.Errorf("guest of %s: %w", vm, err)
+	}
+	var open func(vsphere.VM) (target.Target, error)
+	var how string
+	switch {
+	case c.opts.Simulate:
 		tmp, err := c.tempDir()
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		for _, vm := range vms {
-			t, err := target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
-			if err != nil {
-				return fail(vm.Name, err)
-			}
-			targets = append(targets, t)
+		open = func(vm vsphere.VM) (target.Target, error) {
+			return target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
 		}
-		c.logf("simulated guests: a local agent process per VM, each in its own directory under %s", filepath.Join(tmp, "guests"))
-		return newGuestDriverOn(ctx, c, targets)
-	}
-	if c.spec.Guest.Via == GuestViaTools {
+		how = "simulated guests: a local process per VM, each in its own directory under " + filepath.Join(tmp, "guests")
+	case c.spec.Guest.Via == GuestViaTools:
 		auth, err := guestLogin(c.spec, c.opts.Getenv)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		for _, vm := range vms {
-			t, err := c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
-			if err != nil {
-				return fail(vm.Name, err)
-			}
-			targets = append(targets, t)
+		open = func(vm vsphere.VM) (target.Target, error) {
+			return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
 		}
-		c.logf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
-		return newGuestDriverOn(ctx, c, targets)
+		how = fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
+	default:
+		open = func(vm vsphere.VM) (target.Target, error) { return target.NewSSH(ctx, c.sshConfig(vm)) }
+		how = fmt.Sprintf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir())
 	}
 	for _, vm := range vms {
-		t, err := target.NewSSH(ctx, c.sshConfig(vm))
+		t, err := open(vm)
 		if err != nil {
 			return fail(vm.Name, err)
 		}
 		targets = append(targets, t)
 	}
-	c.logf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir())
-	return newGuestDriverOn(ctx, c, targets)
+	return targets, how, nil
 }
 
 // newGuestDriverOn is newGuestDriver on the given targets, one per VM in

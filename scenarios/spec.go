@@ -46,8 +46,11 @@ type Spec struct {
 	Guest  *GuestSpec `yaml:"guest,omitempty"`
 	// Data says where each VM's data comes from: loaded by the workload's
 	// prepare (the default) or restored from a pre-built data set.
-	Data     *DataSpec `yaml:"data,omitempty"`
-	Simulate *SimSpec  `yaml:"simulate,omitempty"`
+	Data *DataSpec `yaml:"data,omitempty"`
+	// Hooks are commands run in every VM's guest at points of the
+	// campaign (see HooksSpec).
+	Hooks    *HooksSpec `yaml:"hooks,omitempty"`
+	Simulate *SimSpec   `yaml:"simulate,omitempty"`
 
 	src source // where it was read from, for errors
 }
@@ -253,7 +256,7 @@ var sections = map[string]section{
 	"Spec": {"the top level", Spec{}}, "VMSpec": {"vms", VMSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}},
 	"DatabaseSpec": {"database", DatabaseSpec{}}, "WorkloadSpec": {"workload", WorkloadSpec{}},
 	"SimSpec": {"simulate", SimSpec{}}, "SimVMs": {"simulate.vms", SimVMs{}}, "SimWorkload": {"simulate.workload", SimWorkload{}},
-	"GuestSpec": {"guest", GuestSpec{}},
+	"GuestSpec": {"guest", GuestSpec{}}, "HooksSpec": {"hooks", HooksSpec{}},
 }
 
 // Parse strictly decodes a campaign from b; name is used in errors.
@@ -340,7 +343,7 @@ func (s *Spec) validate() error {
 			bad("simulate.driver", "%q is not valid (harness or guest, as driver:)", sim.Driver)
 		}
 	}
-	return errors.Join(append(errs, s.validateVMs(), s.validateGuest())...)
+	return errors.Join(append(errs, s.validateVMs(), s.validateGuest(), s.validateHooks())...)
 }
 
 // validateVMs checks the campaign's name, its vms: block (all but the
