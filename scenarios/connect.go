@@ -47,6 +47,7 @@ func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
+	sess.SetParallel(c.spec.VMs.Parallel) // teardown keeps the provisioning's bound
 	return sess, func() { _ = sess.Close(ctx) }, nil
 }
 

@@ -139,7 +139,7 @@ func datastoreOf(p string) string {
 }
 
 // Destroy powers off (when on) and destroys every VM carrying campaign id
-// campaignID, at most DefaultParallel at a time, and nothing else: not
+// campaignID, at most DefaultParallel (or SetParallel's bound) at a time, and nothing else: not
 // other campaigns' VMs, not untagged VMs, not templates. An empty or
 // malformed campaignID is an error (it would match too much). It returns
 // how many VMs are gone and the joined errors of those that are not.
@@ -152,7 +152,7 @@ func (s *Session) Destroy(ctx context.Context, campaignID string, progress func(
 type target struct{ name, datastore string }
 
 // destroyRefs powers off and destroys the VMs: datastores in parallel (at
-// most DefaultParallel), the VMs of one datastore one after another, so
+// most the session's SetParallel, default DefaultParallel), the VMs of one datastore one after another, so
 // deletes do not compete on a device (and vcsim, which races on concurrent
 // file operations on one datastore, stays consistent). Transient and
 // power-state faults are retried (a power-on may still be running). A VM
@@ -161,6 +161,13 @@ type target struct{ name, datastore string }
 // forgetFileless), so running it twice, or beside another client's
 // destroy, is not an error.
 func (s *Session) destroyRefs(ctx context.Context, refs map[types.ManagedObjectReference]target, say func(string, ...any)) (int, error) {
+	return s.destroyRefsLimit(ctx, refs, s.parallel, say)
+}
+
+// destroyRefsLimit is destroyRefs with at most limit datastores' VMs
+// destroyed at once (limit <= 0: DefaultParallel): one task in flight per
+// datastore, so at most limit vSphere tasks in all.
+func (s *Session) destroyRefsLimit(ctx context.Context, refs map[types.ManagedObjectReference]target, limit int, say func(string, ...any)) (int, error) {
 	byDS := map[string][]types.ManagedObjectReference{}
 	for ref, t := range refs {
 		byDS[t.datastore] = append(byDS[t.datastore], ref)
@@ -171,7 +178,10 @@ func (s *Session) destroyRefs(ctx context.Context, refs map[types.ManagedObjectR
 		errs []error
 		g    errgroup.Group
 	)
-	g.SetLimit(DefaultParallel)
+	if limit <= 0 {
+		limit = DefaultParallel
+	}
+	g.SetLimit(limit)
 	if s.stop != nil {
 		// An in-process vcsim: one VM at a time. A VM's disks may sit on
 		// another VM's datastore (the template's), and vcsim's unlocked

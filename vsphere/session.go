@@ -40,7 +40,18 @@ type Session struct {
 	// stop, set by StartSimulatedSession, closes the simulator after the
 	// logout (it does so once, however often it is called).
 	stop func()
+	// parallel bounds the VMs destroyed at once (SetParallel); 0 is
+	// DefaultParallel.
+	parallel int
 }
+
+// SetParallel bounds the vSphere tasks that Destroy, DestroyVMs and
+// RemoveVMs keep in flight: at most n VMs are powered off and destroyed
+// at once (n <= 0: DefaultParallel, the default). A campaign sets its
+// vms.parallel, so that its teardown keeps the bound its provisioning did
+// (Provision's own clean-up after a failure uses its spec's Parallel).
+// Call it before those methods, not during them.
+func (s *Session) SetParallel(n int) { s.parallel = n }
 
 // Connect validates cfg, logs in (username and password resolved as govc
 // does; with PersistSession, reusing the cached session when vSphere still

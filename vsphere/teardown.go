@@ -62,7 +62,7 @@ func (s *Session) teardown(ctx context.Context, p *plan, tr *tracker, say func(s
 		return err
 	}
 	say("teardown: removing %d VM(s) of campaign %s", len(refs), p.spec.CampaignID)
-	n, derr := s.destroyRefs(tctx, refs, say)
+	n, derr := s.destroyRefsLimit(tctx, refs, p.spec.Parallel, say) // the bound the clones kept
 	if derr != nil {
 		derr = fmt.Errorf("teardown removed %d of %d VM(s) of campaign %s; remove the rest with `vmbench vsphere destroy --campaign %s`: %w",
 			n, len(refs), p.spec.CampaignID, p.spec.CampaignID, derr)
