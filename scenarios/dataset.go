@@ -202,7 +202,11 @@ func findDataSet(dir string, key DataKey) (*DataSet, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	msg := fmt.Sprintf("no pre-built data set for %s in %s (data.source: prebuilt)", key, dir)
+	where := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		where = abs
+	}
+	msg := fmt.Sprintf("no pre-built data set for %s in %s (data.dir, relative to the working directory; data.source: prebuilt)", key, where)
 	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
 	var near []string
 	for _, f := range files {

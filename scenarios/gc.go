@@ -148,6 +148,12 @@ type GCOptions struct {
 	OlderThan time.Duration
 	// Now is the time OlderThan counts back from.
 	Now time.Time
+	// Harness is this machine's host name (vsphere.Harness): a VM another
+	// harness made, whose results directory is not here, is not garbage
+	// here, nor is a VM without a harness tag, unless Named or OlderThan.
+	Harness string
+	// Named says --campaign named the VM's campaign: its owner decided.
+	Named bool
 }
 
 // GCDecision is what garbage collection does with one VM, and why.
@@ -159,7 +165,10 @@ type GCDecision struct {
 // DecideGC says whether vm is garbage: it carries a vmbench campaign id
 // and that campaign does not run (its results directory is finished,
 // incomplete and not locked, or absent: probe), and, with
-// opts.OlderThan, it was created longer ago than that. A VM without a
+// opts.OlderThan, it was created longer ago than that. A campaign with no
+// results directory here is garbage only when this harness made its VMs
+// (vsphere.KeyHarness), or --campaign names it, or --older-than is given:
+// another harness's live campaign has its results directory elsewhere. A VM without a
 // campaign id, of a running campaign, or of one whose state is unknown is
 // always kept. (Templates never reach it: vsphere.List skips them.)
 func DecideGC(vm vsphere.VM, probe CampaignProbe, opts GCOptions) GCDecision {
@@ -187,7 +196,13 @@ func DecideGC(vm vsphere.VM, probe CampaignProbe, opts GCOptions) GCDecision {
 		return GCDecision{true, "the campaign finished (" + probe.Dir + ")"}
 	case StateIncomplete:
 		return GCDecision{true, "the campaign stopped unfinished (" + probe.Dir + ")"}
-	default:
-		return GCDecision{true, "no results directory of the campaign"}
 	}
+	switch {
+	case opts.Named || opts.OlderThan > 0:
+	case vm.Harness != "" && vm.Harness != opts.Harness:
+		return keep("no results directory here, and harness %s made it (its results are there): run gc there, or name the campaign with --campaign", vm.Harness)
+	case vm.Harness == "":
+		return keep("no results directory here, and no %s tag says which harness made it: name the campaign with --campaign, or give --older-than", vsphere.KeyHarness)
+	}
+	return GCDecision{true, "no results directory of the campaign"}
 }

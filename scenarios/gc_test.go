@@ -23,6 +23,8 @@ func TestDecideGC(t *testing.T) {
 		}
 		return v
 	}
+	here := func(v vsphere.VM) vsphere.VM { v.Harness = "lab-1"; return v }
+	there := func(v vsphere.VM) vsphere.VM { v.Harness = "lab-2"; return v }
 	finished := CampaignProbe{State: StateFinished, Dir: "results/c"}
 	incomplete := CampaignProbe{State: StateIncomplete, Dir: "results/c.incomplete"}
 	running := CampaignProbe{State: StateRunning, Dir: "results/c.incomplete", Detail: "pid 42"}
@@ -38,7 +40,11 @@ func TestDecideGC(t *testing.T) {
 	}{
 		{"finished", vm("c", time.Hour), finished, 0, true, "the campaign finished (results/c)"},
 		{"incomplete, not running", vm("c", time.Hour), incomplete, 0, true, "the campaign stopped unfinished (results/c.incomplete)"},
-		{"no results directory", vm("c", time.Hour), none, 0, true, "no results directory of the campaign"},
+		{"no results directory, made here", here(vm("c", time.Hour)), none, 0, true, "no results directory of the campaign"},
+		{"no results directory, another harness", there(vm("c", time.Hour)), none, 0, false, "harness lab-2 made it"},
+		{"no results directory, another harness, named", there(vm("c", time.Hour)), none, -1, true, "no results directory of the campaign"},
+		{"no results directory, another harness, old", there(vm("c", 48*time.Hour)), none, 24 * time.Hour, true, "no results directory of the campaign"},
+		{"no results directory, no harness tag", vm("c", time.Hour), none, 0, false, "no vmbench.harness tag"},
 		{"running", vm("c", 48*time.Hour), running, time.Hour, false, "the campaign runs: pid 42 holds results/c.incomplete/.lock"},
 		{"finished but locked by teardown", vm("c", time.Hour), CampaignProbe{State: StateRunning, Dir: "results/c", Detail: "pid 7"}, 0, false, "pid 7 holds"},
 		{"unknown state", vm("c", 48*time.Hour), unknown, 0, false, "cannot tell whether the campaign runs: permission denied"},
@@ -52,7 +58,11 @@ func TestDecideGC(t *testing.T) {
 		{"no creation time without --older-than", vm("c", noTime), finished, 0, true, "the campaign finished"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := DecideGC(c.vm, c.probe, GCOptions{OlderThan: c.olderThan, Now: now})
+			o := GCOptions{OlderThan: c.olderThan, Now: now, Harness: "lab-1"}
+			if c.olderThan < 0 { // -1: --campaign named it
+				o.OlderThan, o.Named = 0, true
+			}
+			d := DecideGC(c.vm, c.probe, o)
 			if d.Remove != c.remove || !strings.Contains(d.Reason, c.reason) {
 				t.Errorf("DecideGC = %+v, want remove=%v, reason containing %q", d, c.remove, c.reason)
 			}

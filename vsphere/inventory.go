@@ -114,6 +114,7 @@ func vmFromMO(m mo.VirtualMachine, e map[string]string) VM {
 		vm.Datastore = datastoreOf(m.Summary.Config.VmPathName)
 	}
 	vm.Created, _ = time.Parse(time.RFC3339, e[KeyCreated])
+	vm.Harness = e[KeyHarness]
 	return vm
 }
 

@@ -319,6 +319,12 @@ func (s *Session) checkTemplate(ctx context.Context, p *plan, r *PreflightReport
 	}
 	p.bootDisk = boot
 	r.BootDiskGB = boot.CapacityInKB / kbPerGB
+	if ctrl := devices.FindByKey(boot.ControllerKey); ctrl != nil && len(p.spec.Layout.Disks) > 1 {
+		if t := devices.Type(ctrl); t != p.spec.Layout.Controller {
+			warn("template %s's boot disk is on a %s controller, the %s layout's data disks on %s: make the template's %s if the review states one controller type",
+				m.Name, t, p.spec.Layout.Role, p.spec.Layout.Controller, p.spec.Layout.Controller)
+		}
+	}
 	if want := p.spec.Layout.Disks[0].SizeGB; boot.CapacityInKB > want*kbPerGB {
 		problem(fmt.Errorf("template %s's boot disk is %d GB, larger than the %s layout's %d GB boot disk (vSphere cannot shrink a disk)",
 			m.Name, r.BootDiskGB, p.spec.Layout.Role, want))

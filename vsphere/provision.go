@@ -27,6 +27,7 @@ const (
 	KeyCreated   = "vmbench.created"   // creation time, RFC 3339, UTC
 	KeyRole      = "vmbench.role"      // layout role
 	KeyProvision = "vmbench.provision" // id of the Provision call that created the VM
+	KeyHarness   = "vmbench.harness"   // host name of the machine that ran the Provision call
 )
 
 // Defaults applied by Provision and Preflight to a zero ProvisionSpec field.
@@ -116,6 +117,9 @@ type VM struct {
 	PowerState string
 	// Created is the KeyCreated time (zero when absent or unparsable).
 	Created time.Time
+	// Harness is the KeyHarness tag: the host name of the machine whose
+	// vmbench created the VM (empty on VMs made before the tag existed).
+	Harness string
 	// Disks are the VM's vDisks in layout order (Disks[0] the boot disk),
 	// read back from vSphere once provisioned: SCSI bus and unit,
 	// controller type, capacity, backing UUID, datastore and
@@ -460,6 +464,7 @@ func (s *Session) verifyAndWait(ctx, tctx context.Context, st *stepper, i int, r
 		return out, nil
 	}
 
+	say("%s: waiting up to %s for VMware Tools to report its IP", name, p.spec.IPTimeout)
 	ip, err := s.waitIP(ctx, ref, p.spec.IPTimeout)
 	if te := (*IPTimeoutError)(nil); errors.As(err, &te) && p.spec.KeepGoingWithoutIP {
 		te.VM = name

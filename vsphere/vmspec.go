@@ -2,6 +2,7 @@ package vsphere
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -47,6 +48,7 @@ func (p *plan) tags() []types.BaseOptionValue {
 		&types.OptionValue{Key: KeyCreated, Value: p.created.Format(time.RFC3339)},
 		&types.OptionValue{Key: KeyRole, Value: p.spec.Layout.Role},
 		&types.OptionValue{Key: KeyProvision, Value: p.token},
+		&types.OptionValue{Key: KeyHarness, Value: Harness()},
 	}
 }
 
@@ -349,4 +351,11 @@ func provisioningOf(disk *types.VirtualDisk) Provisioning {
 		return Thin
 	}
 	return Thick
+}
+
+// Harness is this machine's host name as KeyHarness records it ("" when
+// the system does not say).
+func Harness() string {
+	h, _ := os.Hostname()
+	return h
 }

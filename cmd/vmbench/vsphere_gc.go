@@ -27,14 +27,19 @@ garbage when its campaign does not run, that is when its results directory
 under --results-dir is
   finished                 <dir>/<id>
   incomplete, not running  <dir>/<id>.incomplete, whose run lock no process holds
-  absent                   no such directory (also the VMs of 'vsphere provision')
+  absent                   no such directory (also the VMs of 'vsphere provision'),
+                           and this machine made the VM (its vmbench.harness tag
+                           is this host's name), or --campaign names it, or
+                           --older-than is given: another harness keeps its
+                           running campaigns' results on its own disk
 and, with --older-than, when its vmbench.created time is older than that.
 
 Never removed: VMs without a vmbench tag, templates, VMs of a campaign whose
 run lock is held (it runs, or 'campaign teardown' works on it), and VMs whose
 campaign's state cannot be read. The lock of a campaign is held while its VMs
-are removed. A campaign that runs with another --results-dir looks absent
-here: name the same --results-dir it uses, and try --dry-run first.
+are removed. A campaign of this machine that runs with another --results-dir
+looks absent here: name the same --results-dir it uses, and try --dry-run
+first.
 
 The table shows each VM, its campaign, creation time, the campaign's state
 and the action, with the reason.`
@@ -94,7 +99,7 @@ func newVSphereGCCmd(a *app, f *vsphereFlags) *cobra.Command {
 // check validates the flags before any connection: problems are usage
 // errors naming the flag and what it takes.
 func (g gcFlags) check(cmd *cobra.Command) (scenarios.GCOptions, error) {
-	opts := scenarios.GCOptions{Now: time.Now()}
+	opts := scenarios.GCOptions{Now: time.Now(), Harness: vsphere.Harness(), Named: cmd.Flags().Changed("campaign")}
 	if g.olderThan != "" {
 		d, err := time.ParseDuration(g.olderThan)
 		if err != nil || d <= 0 {
