@@ -271,7 +271,8 @@ func TestParseJobRefuses(t *testing.T) {
 		{base + `,"flags":{"db_driver":"mysql"}}`, "job.json: flags.db_driver: a connection flag"},
 		{base + `,"flags":{"tables":4}}`, "job.json: not a vmbench job"},
 		{strings.Replace(base, `"steps":["prepare","run"]`, `"steps":["run","run"]`, 1) + `}`, "job.json: steps[1]: run is named twice"},
-		{strings.Replace(base, `"steps":["prepare","run"]`, `"steps":["check"]`, 1) + `}`, "job.json: steps[0]: sysbench has no consistency checks"},
+		{`{"version":1,"tool":"vdbench","steps":["check"]}`, "job.json: steps[0]: vdbench has no consistency checks"},
+		{strings.Replace(base, `"steps":["prepare","run"]`, `"steps":["check"]`, 1) + `}`, ""}, // sysbench checks its tables
 		{strings.Replace(base, `"driver":"sqlite"`, `"driver":"sqlserver"`, 1) + `}`, "job.json: database.driver:"},
 		{strings.Replace(base, `"sqlite_path":"/srv/x.db"`, `"password":"pw"`, 1) + `}`, "job.json: database.password"},
 		{strings.Replace(base, `"/srv/x.db"`, `"../../etc/x.db"`, 1) + `}`, `job.json: database.sqlite_path: "../../etc/x.db" is relative`},
