@@ -51,6 +51,7 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 		return nil, err
 	}
 	rv.Platform = platformLines(merged)
+	rv.Layout = layoutWords(ri.VMs)
 	if k := ri.DataSet; k != nil {
 		rv.Data = fmt.Sprintf("restored into every VM from pre-built data set %s (%s) and checked, not loaded", k.ID(), k)
 	}

@@ -103,6 +103,9 @@ type Review struct {
 	// that stopped before the end, re-rendered by Render); printed after
 	// Simulated.
 	Incomplete string
+	// Layout, when set, describes the VMs as vSphere reported them once
+	// provisioned (layoutWords): configuration, vDisks, VMs per host.
+	Layout string
 	// Data, when set, says the VMs' data was restored from a pre-built
 	// data set (its id and key), not loaded.
 	Data string
@@ -399,6 +402,9 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "measured: %s\n", rv.Measured)
+	if rv.Layout != "" {
+		fmt.Fprintf(w, "VMs: %s\n", rv.Layout)
+	}
 	if rv.Data != "" {
 		fmt.Fprintf(w, "data: %s\n", rv.Data)
 	}
@@ -433,6 +439,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**.\n\n", capitalise(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
+	if rv.Layout != "" {
+		fmt.Fprintf(w, "VMs: %s.\n\n", rv.Layout)
+	}
 	if rv.Data != "" {
 		fmt.Fprintf(w, "Data: %s.\n\n", rv.Data)
 	}
