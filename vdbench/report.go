@@ -431,8 +431,16 @@ type Summary struct {
 	Run          string
 	StartIOPS    float64
 	StartLatency time.Duration
-	Cross100us   Crossing
-	Cross1ms     Crossing
+	// StartRequested is the start point's requested rate (0 for a max
+	// point); the start is saturated when it achieved less than
+	// SaturationRatio of it, and its latency then is not the device's
+	// at that rate (see StartText).
+	StartRequested float64
+	// Saturated counts the rate points that achieved less than
+	// SaturationRatio of their request, of RatePoints.
+	Saturated, RatePoints int
+	Cross100us            Crossing
+	Cross1ms              Crossing
 	// PeakIOPS is the highest achieved rate, PeakGBps its throughput in
 	// 10⁹ bytes per second and PeakLatency its mean service time;
 	// PeakLabel names the point.
@@ -455,6 +463,10 @@ func Summarize(c *CurveResult) Summary {
 		all = append(all, x)
 		if p.Requested > 0 {
 			curve = append(curve, x)
+			s.RatePoints++
+			if p.Achieved < SaturationRatio*p.Requested {
+				s.Saturated++
+			}
 		}
 		if p.Achieved > s.PeakIOPS || s.PeakLabel == "" {
 			s.PeakIOPS, s.PeakLatency, s.PeakLabel = p.Achieved, x.lat, p.Label
@@ -468,7 +480,7 @@ func Summarize(c *CurveResult) Summary {
 		return s
 	}
 	slices.SortStableFunc(curve, func(a, b pt) int { return cmp.Compare(a.req, b.req) })
-	s.StartIOPS, s.StartLatency = curve[0].iops, curve[0].lat
+	s.StartIOPS, s.StartLatency, s.StartRequested = curve[0].iops, curve[0].lat, curve[0].req
 	cross := func(t time.Duration) Crossing {
 		c := Crossing{Threshold: t}
 		if curve[0].lat >= t {
@@ -496,7 +508,7 @@ func Summarize(c *CurveResult) Summary {
 func WriteSummary(w io.Writer, s Summary) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rd=%s summary (mean service latency against achieved IOPS)\n", s.Run)
-	fmt.Fprintf(&b, "  start:           %s IOPS @ %s\n", fmtIOPS(s.StartIOPS), fmtLatency(s.StartLatency))
+	fmt.Fprintf(&b, "  start:           %s\n", StartText(s))
 	for _, c := range []Crossing{s.Cross100us, s.Cross1ms} {
 		name := "crosses " + fmtThreshold(c.Threshold) + ":"
 		switch {
@@ -509,8 +521,23 @@ func WriteSummary(w io.Writer, s Summary) error {
 		}
 	}
 	fmt.Fprintf(&b, "  peak:            %s IOPS, %.3g GB/s @ %s (%s)\n", fmtIOPS(s.PeakIOPS), s.PeakGBps, fmtLatency(s.PeakLatency), s.PeakLabel)
+	if s.Saturated > 0 {
+		fmt.Fprintf(&b, "  saturated:       %d of %d rate points achieved less than %.0f%% of their request: their service time is not the device's at that rate (the curve table gives the latency from the intended start)\n",
+			s.Saturated, s.RatePoints, 100*SaturationRatio)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// StartText is the start point as the summary and the review show it:
+// "624 IOPS @ 12.449 ms", with "(saturated: 18% of 3,400 requested)"
+// when it achieved less than SaturationRatio of its request.
+func StartText(s Summary) string {
+	t := fmtIOPS(s.StartIOPS) + " IOPS @ " + fmtLatency(s.StartLatency)
+	if s.StartRequested > 0 && s.StartIOPS < SaturationRatio*s.StartRequested {
+		t += fmt.Sprintf(" (saturated: %.0f%% of %s requested)", 100*s.StartIOPS/s.StartRequested, fmtIOPS(s.StartRequested))
+	}
+	return t
 }
 
 // fmtIOPS writes a rate rounded to a whole number with thousands

@@ -186,3 +186,20 @@ func TestWriteCurveMarksClientBound(t *testing.T) {
 		t.Errorf("points marked CLIENT-BOUND: %v, want only %s\n%s", marked, c.Points[1].Label, b.String())
 	}
 }
+
+// TestStartText: a start point that fell short of its request says so,
+// with its share; one that kept up, or a max-rate start, does not.
+func TestStartText(t *testing.T) {
+	for _, c := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{StartIOPS: 624, StartLatency: 12449 * time.Microsecond, StartRequested: 3400}, "624 IOPS @ 12.449 ms (saturated: 18% of 3,400 requested)"},
+		{Summary{StartIOPS: 3350, StartLatency: 90 * time.Microsecond, StartRequested: 3400}, "3,350 IOPS @ 90.0 µs"},
+		{Summary{StartIOPS: 9000, StartLatency: time.Millisecond}, "9,000 IOPS @ 1.000 ms"},
+	} {
+		if got := StartText(c.s); got != c.want {
+			t.Errorf("StartText(%+v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}

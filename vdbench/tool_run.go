@@ -280,7 +280,9 @@ func (c *Config) ReviewRow(o *workload.Output) []string {
 	if strings.HasPrefix(c.name(), "64k-") {
 		peak = fmt.Sprintf("%.3g GB/s (%s IOPS) @ %s", s.PeakGBps, fmtIOPS(s.PeakIOPS), fmtLatency(s.PeakLatency))
 	}
-	return []string{title, fmtIOPS(s.StartIOPS) + " @ " + fmtLatency(s.StartLatency), CrossingText(s.Cross100us), CrossingText(s.Cross1ms), peak}
+	start := StartText(s)
+	start = strings.Replace(start, " IOPS @ ", " @ ", 1) // the column says IOPS
+	return []string{title, start, CrossingText(s.Cross100us), CrossingText(s.Cross1ms), peak}
 }
 
 // WriteResults implements workload.ResultWriter: base.json (the
