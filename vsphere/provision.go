@@ -95,6 +95,10 @@ type ProvisionSpec struct {
 	// Clock reads the time OnStep's durations are measured with (default
 	// time.Now; tests give a clock of their own).
 	Clock func() time.Time
+	// Restore, when set, replaces a vDisk of every VM with a copy of a
+	// pre-built data set on its datastore (RestoreDisk) between the
+	// reconfigure and the power-on (StepRestore).
+	Restore *DiskRestore
 
 	// settle is how long teardown waits for clone requests whose reply was
 	// lost (network error, timeout) to appear as tasks; taskTimeout bounds
@@ -144,9 +148,10 @@ const (
 	StepDatastoreSlot = "wait for datastore"
 	StepClone         = "clone"
 	StepReconfigure   = "reconfigure"
-	StepPowerOn       = "power on"
-	StepVerify        = "verify placement"
-	StepWaitIP        = "wait for IP"
+	// StepRestore ("restore data") is declared in dataset.go.
+	StepPowerOn = "power on"
+	StepVerify  = "verify placement"
+	StepWaitIP  = "wait for IP"
 )
 
 // StepError is the error Provision returns when a step of one VM fails:
@@ -237,6 +242,9 @@ func (p ProvisionSpec) Validate() error {
 			}
 			seen[d] = true
 		}
+	}
+	if err := p.Restore.validate(p.Layout); err != nil {
+		errs = append(errs, err)
 	}
 	if p.NamePrefix != "" && !namePrefixRe.MatchString(p.NamePrefix) {
 		errs = append(errs, fmt.Errorf("VM name prefix %q: use letters, digits, '.', '_' or '-', starting with a letter or digit (it names VMs and their datastore directories)", p.NamePrefix))
@@ -408,6 +416,13 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 		return VM{}, st.fail(StepReconfigure, err)
 	}
 	st.took(StepReconfigure)
+	if r := p.spec.Restore; r != nil {
+		if err := s.restoreSlot(tctx, ref.Value, slots, r, ds.Name()); err != nil {
+			return VM{}, st.fail(StepRestore, err)
+		}
+		say("%s: %s restored from %s", st.name, r.Disk, DataFile(ds.Name(), r.File))
+		st.took(StepRestore)
+	}
 
 	if p.spec.PowerOn {
 		if err := ctx.Err(); err != nil {

@@ -25,7 +25,7 @@ import (
 //     refuses an existing destination);
 //  2. one reconfigure removes the disk and deletes its file;
 //  3. the copy is moved to the disk's file name and attached at the same
-//     bus and unit (capacity 0: an existing disk keeps its own);
+//     bus and unit;
 //  4. the disk is read back there, backed by that file.
 //
 // A missing src or a failed copy fails in step 1, with the VM untouched.
@@ -33,9 +33,8 @@ import (
 // running guest uses, and the guest's file systems would be stale).
 // Errors name the VM, the disk and the step.
 //
-// It is the vSphere half of a campaign's data.source: prebuilt; campaigns
-// do not call it yet (a data set on vSphere also needs prepare-data to
-// make the vDisk in a VM, which is not built).
+// It is the vSphere half of a campaign's data.source: prebuilt
+// (ProvisionSpec.Restore); SaveDisk makes src.
 func (s *Session) RestoreDisk(ctx context.Context, moref string, bus, unit int32, src string) (Disk, error) {
 	ref := types.ManagedObjectReference{Type: "VirtualMachine", Value: moref}
 	vm := object.NewVirtualMachine(s.Client.Client, ref)
@@ -84,7 +83,11 @@ func (s *Session) RestoreDisk(ctx context.Context, moref string, bus, unit int32
 	}); err != nil {
 		return Disk{}, fail("move the copy into place (the VM now lacks this disk)", err)
 	}
-	attached := &types.VirtualDisk{VirtualDevice: types.VirtualDevice{
+	// The capacity is the replaced disk's: vSphere takes an existing
+	// file's own capacity, which is the same (a data set is saved from the
+	// same layout disk, whose size is in its key), and vcsim, which does
+	// not read the file, keeps what the spec says.
+	attached := &types.VirtualDisk{CapacityInKB: disk.CapacityInKB, CapacityInBytes: disk.CapacityInBytes, VirtualDevice: types.VirtualDevice{
 		Key: -1, ControllerKey: disk.ControllerKey, UnitNumber: disk.UnitNumber,
 		Backing: &types.VirtualDiskFlatVer2BackingInfo{DiskMode: string(types.VirtualDiskModePersistent),
 			ThinProvisioned: types.NewBool(thin), EagerlyScrub: types.NewBool(eager), // as copied

@@ -1,0 +1,124 @@
+package vsphere
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestDataSetOnDatastores: a loaded VM is shut down, its db-test vDisk
+// saved to every datastore with a key file beside it; VMs provisioned
+// with a DiskRestore get that copy before they power on (a step of
+// their own), and a datastore without the data set fails the VM at that
+// step with nothing left behind.
+func TestDataSetOnDatastores(t *testing.T) {
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	ctx := context.Background()
+	dss := sim.Datastores()
+	spec := testSpec(t, "sysbench", 1, dss[:1])
+	spec.NamePrefix = "loader"
+	vms, err := s.Provision(ctx, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := vms[0]
+	test := loaded.Disks[2]
+	if err := s.SaveDisk(ctx, loaded.MoRef, test.Bus, test.Unit, DataFile(dss[0], "sb-1.vmdk")); err == nil || !strings.Contains(err.Error(), "poweredOn; shut it down first") {
+		t.Fatalf("saving a running VM's disk: %v", err)
+	}
+	if err := s.ShutDown(ctx, loaded.MoRef, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ShutDown(ctx, loaded.MoRef, time.Minute); err != nil {
+		t.Fatalf("shutting down a VM already off: %v", err)
+	}
+	for _, ds := range dss {
+		for range 2 { // the second time over the first copy
+			if err := s.SaveDisk(ctx, loaded.MoRef, test.Bus, test.Unit, DataFile(ds, "sb-1.vmdk")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.PutFile(ctx, DataFile(ds, "sb-1.json"), []byte(`{"key":"`+ds+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ds := range dss {
+		b, err := s.GetFile(ctx, DataFile(ds, "sb-1.json"))
+		if err != nil || string(b) != `{"key":"`+ds+`"}` {
+			t.Errorf("key file on %s: %q, %v", ds, b, err)
+		}
+	}
+	if _, err := s.GetFile(ctx, DataFile(dss[0], "none.json")); !errors.Is(err, ErrNoFile) {
+		t.Errorf("a missing key file: %v, want ErrNoFile", err)
+	}
+
+	run := testSpec(t, "sysbench", 2, dss)
+	run.Restore = &DiskRestore{Disk: "db-test", File: "sb-1.vmdk"}
+	var mu sync.Mutex
+	steps := map[string][]string{}
+	run.OnStep = func(vm, step string, _ time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps[vm] = append(steps[vm], step)
+	}
+	got, err := s.Provision(ctx, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, vm := range got {
+		want := []string{StepDatastoreSlot, StepClone, StepReconfigure, StepRestore, StepPowerOn, StepVerify, StepWaitIP}
+		if strings.Join(steps[vm.Name], ",") != strings.Join(want, ",") {
+			t.Errorf("%s steps %v, want %v", vm.Name, steps[vm.Name], want)
+		}
+		files := diskFiles(t, s, vm.MoRef)
+		if !strings.HasPrefix(files[2], "["+dss[i]+"]") {
+			t.Errorf("%s db-test at %s, want on %s", vm.Name, files[2], dss[i])
+		}
+		if vm.Disks[2].Provisioning != EagerZeroedThick {
+			t.Errorf("%s db-test restored as %s, want the layout's %s", vm.Name, vm.Disks[2].Provisioning, EagerZeroedThick)
+		}
+		// vcsim copies a descriptor verbatim: the copy names the loader's extent.
+		if desc := readSim(t, sim, "/"+vm.Name+"/"+vm.Name+"_db-test.vmdk"); !strings.Contains(desc, `"loader-01_db-test-flat.vmdk"`) {
+			t.Errorf("%s's db-test is not the data set's copy:\n%s", vm.Name, desc)
+		}
+	}
+
+	missing := testSpec(t, "sysbench", 2, dss)
+	missing.NamePrefix = "missing"
+	missing.Restore = &DiskRestore{Disk: "db-test", File: "none.vmdk"}
+	_, err = s.Provision(ctx, missing, nil)
+	var se *StepError
+	if !errors.As(err, &se) || se.Step != StepRestore || !strings.Contains(err.Error(), "none.vmdk") {
+		t.Errorf("restoring a missing data set: %v", err)
+	}
+	if left, _ := s.List(ctx, missing.CampaignID); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestDiskRestoreValidate: a restore names a data disk of the layout and
+// a .vmdk file name, or Provision refuses it before anything is made.
+func TestDiskRestoreValidate(t *testing.T) {
+	l, err := LayoutFor("sysbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		r    DiskRestore
+		want string
+	}{
+		{DiskRestore{Disk: "boot", File: "a.vmdk"}, `no data disk "boot" (its data disks: [db-prebuilt db-test])`},
+		{DiskRestore{Disk: "db-x", File: "a.vmdk"}, `no data disk "db-x"`},
+		{DiskRestore{Disk: "db-test", File: "d/a.vmdk"}, `file "d/a.vmdk" must be a .vmdk file name`},
+		{DiskRestore{Disk: "db-test", File: "a.json"}, `must be a .vmdk`},
+		{DiskRestore{Disk: "db-test", File: "a.vmdk"}, ""},
+	} {
+		err := c.r.validate(l)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.r, err, c.want)
+		}
+	}
+}
