@@ -32,6 +32,12 @@ type Options struct {
 	// VSphere is the connection and placement for a real vCenter (GOVC_*
 	// environment and flags); ignored in simulation.
 	VSphere vsphere.Config
+	// VcsimGuestIP, on a vcsim (only vcsim understands it), is the guest
+	// IP every VM reports (vsphere.ProvisionSpec.SimulatedIP): with
+	// 127.0.0.1 a test runs the vSphere path of a campaign, without
+	// Simulate, against a vcsim of its own and local databases.
+	// Simulation sets it itself.
+	VcsimGuestIP string
 	// ResultsDir is the parent of the campaign's results directory
 	// (default "results").
 	ResultsDir string
@@ -90,7 +96,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	if b := opts.AgentBinary; b != "" {
 		errs = append(errs, checkAgentBinary(spec, opts))
 	}
-	errs = append(errs, checkConnLimit(spec, opts, cfg), checkData(spec, opts, cfg), checkHooks(spec, opts))
+	errs = append(errs, checkConnLimit(spec, opts, cfg), checkHooks(spec, opts))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
@@ -98,6 +104,8 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 		errs = append(errs, src.errorf("vms.cores-per-socket", "vms.cores-per-socket: %d does not divide the %s role's %d vCPUs", c, spec.VMs.Role, layout.NumCPU))
 	} else if layout = spec.VMs.applyTo(layout); layout.Validate() != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role %s with this vms: block: %w", spec.VMs.Role, layout.Validate()))
+	} else {
+		errs = append(errs, checkData(spec, cfg, layout))
 	}
 	if !opts.Simulate {
 		if err := opts.VSphere.Validate(); err != nil {
@@ -159,8 +167,12 @@ type campaign struct {
 	// vmRecords are the VMs as provisioned and read back (run.json).
 	vmRecords []VMRecord
 	// dataSet is the data set restored into every VM (data.source:
-	// prebuilt), found before anything is created.
-	dataSet *DataSet
+	// prebuilt), found before anything is created; dataDisk is the
+	// layout disk it is restored onto.
+	dataSet  *DataSet
+	dataDisk vsphere.VDisk
+	// sim is the in-process simulator, when the campaign started one.
+	sim *vsphere.Simulator
 	// journal records the steps finished (JournalFile; resume.go);
 	// resumed says this is `campaign resume` of a stopped campaign.
 	journal *journal
@@ -372,6 +384,9 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.restoreSpec(ctx, sess, &pspec); err != nil {
+		return nil, fmt.Errorf("preflight: %w", err)
+	}
 	if err := c.preflighted(); err != nil {
 		return nil, err
 	}
@@ -508,6 +523,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == OnIPTimeoutContinue,
 		OnStep: c.tl.vmStep, Clock: c.tl.now}
+	p.SimulatedIP = c.opts.VcsimGuestIP
 	if c.opts.Simulate {
 		p.SimulatedIP = vsphere.SimulatedIP
 		if c.simHostNames != nil {

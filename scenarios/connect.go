@@ -83,6 +83,7 @@ func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error)
 		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 	}
 	cfg := sim.Config()
+	c.sim = sim
 	c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
 	if len(c.spec.VMs.Hosts) > 0 { // pinned hosts become the simulator's
 		c.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]

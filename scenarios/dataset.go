@@ -33,6 +33,9 @@ type DataKey struct {
 	Tool   string            `json:"tool"`
 	Shape  map[string]string `json:"shape"`
 	Engine string            `json:"engine"`
+	// Disk is the layout vDisk the data set's vDisk was saved from, with
+	// its size: "db-test 270GB" (a data set restores onto the same disk).
+	Disk string `json:"disk"`
 }
 
 // ID is the data set's name: "<tool>-<first 12 hex digits of the SHA-256
@@ -54,7 +57,7 @@ func (k DataKey) String() string {
 	for _, n := range names {
 		parts = append(parts, n+"="+k.Shape[n])
 	}
-	return strings.Join(parts, " ") + " on " + k.Engine
+	return strings.Join(parts, " ") + " on " + k.Engine + ", vDisk " + k.Disk
 }
 
 // differences lists how other differs from k: "table-size 1000 (wanted
@@ -82,6 +85,9 @@ func (k DataKey) differences(other DataKey) []string {
 	if k.Engine != other.Engine {
 		out = append(out, fmt.Sprintf("engine %q (wanted %q)", other.Engine, k.Engine))
 	}
+	if k.Disk != other.Disk {
+		out = append(out, fmt.Sprintf("vDisk %q (wanted %q)", other.Disk, k.Disk))
+	}
 	return out
 }
 
@@ -101,6 +107,11 @@ type DataSet struct {
 	// Checked says the workload's consistency checks passed on it
 	// (workload.Checker; false for a tool without checks).
 	Checked bool `json:"checked"`
+	// VDisk is the data set's vDisk, a file in vsphere.DataDir on each of
+	// Datastores ("sysbench-0123abcd4567.vmdk"), saved from the loader
+	// VM's Key.Disk; the key file is beside it on each datastore.
+	VDisk      string   `json:"vdisk"`
+	Datastores []string `json:"datastores"`
 
 	dir string // the directory it was read from
 }
@@ -118,6 +129,9 @@ func (d *DataSet) config(server *dialect.Config) dialect.Config {
 // file, or its database on server with tables in it. A data set whose
 // key file outlived its data is an error saying so.
 func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
+	if d.SQLiteFile == "" && d.Database == "" {
+		return nil // made on vSphere: its data is on its vDisks (onDatastores)
+	}
 	cfg := d.config(server)
 	if d.SQLiteFile != "" {
 		if _, err := os.Stat(cfg.SQLitePath); err != nil {
@@ -155,17 +169,20 @@ func (s *Spec) dataDir() string {
 func (s *Spec) prebuilt() bool { return s.Data != nil && s.Data.Source == DataPrebuilt }
 
 // dataKey is the key of the data cfg loads on the engine at server (nil:
-// SQLite, the engine of this process). cfg must be a workload.DataShaper.
-func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config) (DataKey, error) {
+// SQLite, the engine of this process); without withEngine its Engine is
+// left empty. cfg must be a workload.DataShaper.
+func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config, withEngine bool) (DataKey, error) {
 	shaper, ok := cfg.(workload.DataShaper)
 	if !ok {
 		return DataKey{}, fmt.Errorf("workload tool %s has no data shape: its data cannot be pre-built (use data: {source: load})", tool)
 	}
-	engine, err := engineVersion(ctx, server)
-	if err != nil {
-		return DataKey{}, err
+	key := DataKey{Tool: tool, Shape: shaper.DataShape()}
+	if !withEngine {
+		return key, nil
 	}
-	return DataKey{Tool: tool, Shape: shaper.DataShape(), Engine: engine}, nil
+	engine, err := engineVersion(ctx, server)
+	key.Engine = engine
+	return key, err
 }
 
 // engineVersion is dialect.ServerVersion of server, or of this process's
@@ -217,7 +234,40 @@ func findDataSet(dir string, key DataKey) (*DataSet, error) {
 	if len(near) > 0 {
 		msg += "; a different key is refused, not used: " + strings.Join(near, "; ")
 	}
-	return nil, errors.New(msg + "; make it with: vmbench campaign prepare-data FILE (with the same flags, database and --simulate)")
+	return nil, errors.New(msg + "; make it with: vmbench campaign prepare-data FILE (with the same flags and database, and --simulate for simulated runs)")
+}
+
+// findDataSetAnyEngine returns the one data set in dir of key's tool,
+// shape and disk, whatever its engine: outside simulation the engine is
+// read from the VMs once they are up, and checked then. None is
+// findDataSet's error; several (made on different engines) is an error
+// listing them.
+func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
+	var found []*DataSet
+	for _, f := range files {
+		ds, err := readDataSet(f)
+		if err != nil {
+			continue
+		}
+		k := ds.Key
+		k.Engine = key.Engine
+		if len(key.differences(k)) == 0 {
+			found = append(found, ds)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return findDataSet(dir, key)
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, ds := range found {
+		names = append(names, ds.Key.ID()+" on "+ds.Key.Engine)
+	}
+	return nil, fmt.Errorf("data.dir %s holds %d data sets for %s, made on different engines (%s): the VMs' engine is known only once they are up, so keep one (remove the others' key files)",
+		dir, len(found), key, strings.Join(names, ", "))
 }
 
 // readDataSet reads a key file strictly.

@@ -20,49 +20,54 @@ import (
 // This file makes a data set (PrepareData) and restores it into each VM's
 // database before a run (campaign.restore).
 
-// errPrebuiltOnVSphere is why data.source: prebuilt runs in simulation
-// only: on vSphere the data set is a vDisk (VirtualDiskManager's
-// CopyVirtualDisk while the VM is off) or a copy made in the guest by the
-// agent, and neither is built yet.
-var errPrebuiltOnVSphere = errors.New("data.source: prebuilt runs with --simulate only so far (a file or database copy); restoring a pre-built vDisk on vSphere is not built yet: use source: load")
-
 // checkData refuses, before anything is created, a prebuilt data source
-// that cannot run: outside simulation, or for a tool whose data has no
-// shape (workload.DataShaper).
-func checkData(spec *Spec, opts Options, cfg workload.Config) error {
+// that cannot run: for a tool whose data has no shape
+// (workload.DataShaper), or a layout without the data disk (data.disk).
+func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
 	if fi, err := os.Stat(spec.dataDir()); spec.Data != nil && err == nil && !fi.IsDir() {
 		return spec.src.errorf("data.dir", "data.dir: %s is not a directory", spec.dataDir())
 	}
 	if !spec.prebuilt() {
 		return nil
 	}
-	if !opts.Simulate {
-		return spec.src.errorf("data.source", "%w", errPrebuiltOnVSphere)
-	}
 	if _, ok := cfg.(workload.DataShaper); !ok {
 		return spec.src.errorf("data.source", "data.source: prebuilt: workload tool %s has no data shape, so its data cannot be pre-built (use source: load)", spec.Workload.Tool)
 	}
-	return nil
+	_, err := spec.dataDisk(layout)
+	return err
 }
 
-// PrepareData makes the data set of the campaign in spec (as loaded; its
-// simulate: sizes apply, as in a --simulate run): the workload's data,
-// loaded once into a database of its own (an SQLite file in the data
-// directory, or a database on opts.DBServer), checked with the workload's
-// consistency checks (workload.Checker) and recorded by its key file,
-// written last. A data set of the same key is kept and returned as it is.
-// A failure drops what it loaded. Outside simulation it returns
-// errPrebuiltOnVSphere. Progress goes to opts.Log.
+// PrepareData makes the data set of the campaign in spec (as loaded; with
+// opts.Simulate its simulate: sizes apply, as in a --simulate run) and
+// records it by its key file in data.dir, written last:
+//
+//  1. a loader VM of the campaign's layout is provisioned on its first
+//     datastore;
+//  2. the workload's data is loaded (from this process) into the loader
+//     VM's database and checked with the workload's consistency checks
+//     (workload.Checker); the key gets the engine's version. In
+//     simulation the database stands apart, as a campaign's do: an
+//     SQLite file in data.dir or a database on opts.DBServer, which is
+//     what a restore copies;
+//  3. the loader VM's guest is shut down (its database server stops with
+//     it) and its data disk (data.disk) copied, thin, to every datastore
+//     of the campaign as vmbench-data/<id>.vmdk with the key file beside
+//     it; in simulation they are kept in data.dir/simulated/<datastore>
+//     too, for the simulators of later runs;
+//  4. the loader VM is destroyed.
+//
+// A data set of the same key, present with its data and on every
+// datastore, is kept and returned as it is. A failure drops what it
+// loaded and destroys the loader VM. Progress goes to opts.Log.
 func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error) {
-	if !opts.Simulate {
-		return nil, errPrebuiltOnVSphere
-	}
-	cfg, _, err := Check(spec, opts)
+	cfg, layout, err := Check(spec, opts)
 	if err != nil {
 		return nil, err
 	}
-	spec = spec.Simulated()
-	key, err := dataKey(ctx, spec.Workload.Tool, cfg, opts.DBServer)
+	if opts.Simulate {
+		spec = spec.Simulated()
+	}
+	disk, err := spec.dataDisk(layout)
 	if err != nil {
 		return nil, err
 	}
@@ -78,44 +83,189 @@ func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error
 		return nil, err
 	}
 	defer lock.release()
-	keyFile := filepath.Join(dir, key.ID()+".json")
-	if ds, err := readDataSet(keyFile); err == nil {
-		perr := ds.present(ctx, opts.DBServer)
-		if perr == nil {
-			fmt.Fprintf(opts.Log, "data set %s exists already (%s, made %s): kept\n", key.ID(), key, ds.Created.Format(time.RFC3339))
-			return ds, nil
-		}
-		fmt.Fprintf(opts.Log, "%v: making it again\n", perr)
-		if err := os.Remove(keyFile); err != nil {
-			return nil, err
-		}
-	}
-	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: spec.Name, dir: dir}
-	if opts.DBServer != nil {
-		ds.Database, ds.Server = unsafeName.ReplaceAllString("vmbench_data_"+key.ID(), "_"), serverDSN(*opts.DBServer)
-	} else {
-		ds.SQLiteFile = key.ID() + ".db"
-	}
-	loc := ds.config(opts.DBServer)
-	c := &campaign{spec: spec, opts: opts, cfg: cfg}
-	dcfg, err := c.vmConfig(loc)
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{},
+		log: &syncWriter{w: opts.Log}, tl: newTimeline(opts.Clock), id: "data-" + vsphere.NewCampaignID(time.Now())}
+	closeWork, err := c.workDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	_ = dialect.DropDatabase(ctx, loc) // a data set whose key file was never written is not one
-	fmt.Fprintf(opts.Log, "making data set %s: %s in %s\n", key.ID(), key, describeDB(loc))
-	if err := load(ctx, dcfg, opts.Log); err != nil {
-		if derr := dialect.DropDatabase(context.WithoutCancel(ctx), loc); derr != nil {
-			err = errors.Join(err, fmt.Errorf("dropping the partial data set %s: %w", describeDB(loc), derr))
-		}
-		return nil, fmt.Errorf("data set %s: %w", key.ID(), err)
-	}
-	_, ds.Checked = dcfg.(workload.Checker)
-	if err := writeDataSet(dir, ds); err != nil {
+	defer closeWork()
+	sess, closeSess, err := c.openSession(ctx)
+	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(opts.Log, "data set %s ready: %s\n", key.ID(), filepath.Join(dir, key.ID()+".json"))
+	defer closeSess()
+	return c.prepareData(ctx, sess, disk)
+}
+
+// workDir makes prepare-data's own directory in the data directory,
+// <data.dir>/<id>, with the manifest of what it creates (the loader VM);
+// the function it returns removes it, unless something is left to
+// remove (vmbench campaign teardown DIR then finds it there).
+func (c *campaign) workDir(dataDir string) (func(), error) {
+	c.dir = filepath.Join(dataDir, c.id)
+	if err := os.Mkdir(c.dir, 0o755); err != nil {
+		return nil, err
+	}
+	m, err := createManifest(c.dir, c.id)
+	if err != nil {
+		_ = os.RemoveAll(c.dir)
+		return nil, err
+	}
+	c.manifest = m
+	return func() {
+		m.close()
+		if m.outstanding() == 0 {
+			_ = os.RemoveAll(c.dir)
+			return
+		}
+		fmt.Fprintf(c.log, "objects prepare-data created may be left: remove them with vmbench campaign teardown %s\n", c.dir)
+	}, nil
+}
+
+// prepareData is PrepareData once connected: it keeps a data set of the
+// same key or makes it (see PrepareData).
+func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk vsphere.VDisk) (*DataSet, error) {
+	opts, dir := c.opts, c.spec.dataDir()
+	key, err := c.dataKey(ctx, disk)
+	if err != nil {
+		return nil, err
+	}
+	if ds, ok := c.keptDataSet(ctx, sess, key); ok {
+		return ds, nil
+	}
+	loader, datastores, teardown, err := c.loaderVM(ctx, sess)
+	defer teardown()
+	if err != nil {
+		return nil, err
+	}
+	ds, drop, err := c.loadDataSet(ctx, key, loader)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*DataSet, error) {
+		if derr := drop(); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return nil, fmt.Errorf("data set %s: %w", ds.Key.ID(), err)
+	}
+	if err := c.saveVDisks(ctx, sess, ds, loader, disk, datastores); err != nil {
+		return fail(err)
+	}
+	if c.sim != nil {
+		if err := keepSimData(c.sim, dir, ds); err != nil {
+			return fail(err)
+		}
+	}
+	if err := writeDataSet(dir, ds); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(opts.Log, "data set %s ready: %s\n", ds.Key.ID(), filepath.Join(dir, ds.Key.ID()+".json"))
 	return ds, nil
+}
+
+// keptDataSet returns the data set of key (its engine unknown outside
+// simulation) when it is there with its data and on every datastore;
+// one whose data is gone has its key file removed.
+func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key DataKey) (*DataSet, bool) {
+	ds, err := c.lookupDataSet(key)
+	if err != nil {
+		return nil, false
+	}
+	if c.sim != nil {
+		if err := seedSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+			fmt.Fprintf(c.log, "%v\n", err)
+		}
+	}
+	perr := ds.present(ctx, c.opts.DBServer)
+	if perr == nil {
+		perr = onDatastores(ctx, sess, ds, ds.Datastores)
+	}
+	if perr == nil && len(ds.Datastores) > 0 {
+		fmt.Fprintf(c.opts.Log, "data set %s exists already (%s, made %s): kept\n", ds.Key.ID(), ds.Key, ds.Created.Format(time.RFC3339))
+		return ds, true
+	}
+	if perr == nil {
+		perr = errors.New("it has no vDisk")
+	}
+	fmt.Fprintf(c.opts.Log, "%v: making it again\n", perr)
+	_ = os.Remove(filepath.Join(c.spec.dataDir(), ds.Key.ID()+".json"))
+	return nil, false
+}
+
+// dataKey is the key of the campaign's data set on disk. Outside
+// simulation its engine is left empty: it is read from a VM once one is
+// up (the loader VM's, or each VM's before its run).
+func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (DataKey, error) {
+	var server *dialect.Config
+	if c.opts.Simulate {
+		server = c.opts.DBServer
+	}
+	key, err := dataKey(ctx, c.spec.Workload.Tool, c.cfg, server, c.opts.Simulate)
+	key.Disk = diskKey(disk)
+	return key, err
+}
+
+// lookupDataSet finds the data set of key in data.dir: by its name in
+// simulation, where the engine is known; by tool, shape and disk
+// outside (findDataSetAnyEngine), where the engine is read once a VM is up.
+func (c *campaign) lookupDataSet(key DataKey) (*DataSet, error) {
+	if c.opts.Simulate {
+		return findDataSet(c.spec.dataDir(), key)
+	}
+	return findDataSetAnyEngine(c.spec.dataDir(), key)
+}
+
+// loadDataSet loads and checks the data: in simulation into the data
+// set's own database (key complete), else into the loader VM's database
+// (the key gets its engine). drop removes what it loaded where it is not
+// on the loader VM (which goes anyway).
+func (c *campaign) loadDataSet(ctx context.Context, key DataKey, loader vsphere.VM) (*DataSet, func() error, error) {
+	opts := c.opts
+	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: c.spec.Name, dir: c.spec.dataDir()}
+	var loc dialect.Config
+	drop := func() error { return nil }
+	if opts.Simulate {
+		if opts.DBServer != nil {
+			ds.Database, ds.Server = unsafeName.ReplaceAllString("vmbench_data_"+key.ID(), "_"), serverDSN(*opts.DBServer)
+		} else {
+			ds.SQLiteFile = key.ID() + ".db"
+		}
+		loc = ds.config(opts.DBServer)
+		_ = dialect.DropDatabase(ctx, loc) // a data set whose key file was never written is not one
+		drop = func() error {
+			if err := dialect.DropDatabase(context.WithoutCancel(ctx), loc); err != nil {
+				return fmt.Errorf("dropping the partial data set %s: %w", describeDB(loc), err)
+			}
+			return nil
+		}
+	} else {
+		dbs, _, err := c.placeDatabases([]vsphere.VM{loader})
+		if err != nil {
+			return nil, nil, err
+		}
+		loc = dbs[0]
+	}
+	dcfg, err := c.vmConfig(loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(opts.Log, "loading data set %s into %s\n", key, describeDB(loc))
+	if err := load(ctx, dcfg, opts.Log); err != nil {
+		if derr := drop(); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return nil, nil, fmt.Errorf("data set %s: %w", key, err)
+	}
+	_, ds.Checked = dcfg.(workload.Checker)
+	if !opts.Simulate {
+		engine, err := dialect.ServerVersion(ctx, loc.WithDatabase(""))
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the loader VM's engine: %w", err)
+		}
+		ds.Key.Engine = engine
+	}
+	return ds, drop, nil
 }
 
 // load creates cfg's database, prepares the data and runs the checks.
@@ -142,14 +292,14 @@ func FindData(ctx context.Context, spec *Spec, opts Options) error {
 	if !spec.prebuilt() {
 		return nil
 	}
-	cfg, _, err := Check(spec, opts)
+	cfg, layout, err := Check(spec, opts)
 	if err != nil {
 		return err
 	}
 	if opts.Simulate {
 		spec = spec.Simulated()
 	}
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, log: io.Discard}
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
 	return c.findData(ctx)
 }
 
@@ -160,19 +310,23 @@ func (c *campaign) findData(ctx context.Context) error {
 	if !c.spec.prebuilt() {
 		return nil
 	}
-	key, err := dataKey(ctx, c.spec.Workload.Tool, c.cfg, c.opts.DBServer)
+	disk, err := c.spec.dataDisk(c.layout)
 	if err != nil {
 		return err
 	}
-	ds, err := findDataSet(c.spec.dataDir(), key)
+	key, err := c.dataKey(ctx, disk)
+	if err != nil {
+		return err
+	}
+	ds, err := c.lookupDataSet(key)
 	if err != nil {
 		return err
 	}
 	if err := ds.present(ctx, c.opts.DBServer); err != nil {
 		return err
 	}
-	c.dataSet = ds
-	fmt.Fprintf(c.log, "data: each VM's database is restored from data set %s (%s), not loaded\n", key.ID(), key)
+	c.dataSet, c.dataDisk = ds, disk
+	fmt.Fprintf(c.log, "data: each VM's %s is restored from data set %s (%s), not loaded\n", disk.Name, ds.Key.ID(), ds.Key)
 	return nil
 }
 
@@ -181,14 +335,17 @@ func (c *campaign) findData(ctx context.Context) error {
 // each copy before anything is measured; progress and check lines go to
 // the log, prefixed with the VM name.
 func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
-	src := c.dataSet.config(c.opts.DBServer)
+	var src dialect.Config // in simulation, the data set's database
+	if c.opts.Simulate {
+		src = c.dataSet.config(c.opts.DBServer)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
 	start := time.Now()
 	for i, vm := range vms {
 		g.Go(func() error {
 			dst := cfgs[i].(workload.Connector).Database()
-			if err := dialect.CopyDatabase(gctx, src, dst); err != nil {
+			if err := c.restoreOne(gctx, src, dst); err != nil {
 				return fmt.Errorf("restore on %s: %w", vm.Name, err)
 			}
 			ch, ok := cfgs[i].(workload.Checker)
@@ -207,6 +364,24 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 		return err
 	}
 	c.logf("restored data set %s into %d databases and checked them in %s", c.dataSet.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// restoreOne puts the data set into one VM's database dst. In
+// simulation it copies the data set's database src (what the VM's
+// restored vDisk holds on vSphere); on vSphere the vDisk was restored
+// before the VM powered on, and the VM's engine must be the data set's.
+func (c *campaign) restoreOne(ctx context.Context, src, dst dialect.Config) error {
+	if c.opts.Simulate {
+		return dialect.CopyDatabase(ctx, src, dst)
+	}
+	engine, err := dialect.ServerVersion(ctx, dst.WithDatabase(""))
+	if err != nil {
+		return fmt.Errorf("reading the engine: %w", err)
+	}
+	if engine != c.dataSet.Key.Engine {
+		return fmt.Errorf("the VM's engine is %s, and data set %s was made on %s: refused, not used (make it again with vmbench campaign prepare-data on this template)", engine, c.dataSet.Key.ID(), c.dataSet.Key.Engine)
+	}
 	return nil
 }
 

@@ -24,7 +24,12 @@ func TestDataKey(t *testing.T) {
 	if got != want {
 		t.Errorf("differences:\n got %s\nwant %s", got, want)
 	}
-	if s := a.String(); s != "sysbench table-size=10000 tables=4 on sqlite 3.54.1" {
+	d := a
+	d.Disk = "db-test 270GB"
+	if a.ID() == d.ID() || strings.Join(d.differences(a), "") != `vDisk "" (wanted "db-test 270GB")` {
+		t.Errorf("a key of another vDisk: same ID or differences %v", d.differences(a))
+	}
+	if s := d.String(); s != "sysbench table-size=10000 tables=4 on sqlite 3.54.1, vDisk db-test 270GB" {
 		t.Errorf("String() = %q", s)
 	}
 }
@@ -56,20 +61,29 @@ func TestFindDataSet(t *testing.T) {
 	}
 }
 
-// TestCheckRefusesPrebuiltOnVSphere: data.source prebuilt outside
-// simulation is refused before anything is created, naming the key.
-func TestCheckRefusesPrebuiltOnVSphere(t *testing.T) {
+// TestCheckDataDisk: data.source prebuilt needs the layout's data disk
+// (data.disk, or the role's db-test): another name is refused before
+// anything is created, naming the file, line and the disks there are.
+func TestCheckDataDisk(t *testing.T) {
 	b, err := os.ReadFile("sysbench-8vm.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := parsed(t, string(b)+"data:\n  source: prebuilt\n")
-	_, _, err = Check(spec, Options{Getenv: func(string) string { return "x" }})
-	if err == nil || !strings.Contains(err.Error(), "data.source: prebuilt runs with --simulate only so far") {
-		t.Errorf("err = %v", err)
-	}
-	if _, _, err := Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
-		t.Errorf("in simulation: %v", err)
+	opts := Options{Simulate: true, Getenv: func(string) string { return "" }}
+	for _, c := range []struct{ data, want string }{
+		{"data:\n  source: prebuilt\n", ""},
+		{"data:\n  source: prebuilt\n  disk: db-test\n", ""},
+		{"data:\n  source: prebuilt\n  disk: boot\n", `data.disk: layout sysbench has no data disk "boot" (its data disks: db-prebuilt, db-test)`},
+		{"data:\n  disk: nope\n", ""}, // not used without prebuilt
+	} {
+		spec := parsed(t, string(b)+c.data)
+		_, _, err := Check(spec, opts)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.data, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "sysbench-8vm.yaml:")):
+			t.Errorf("%q: %v, want %q with its line", c.data, err, c.want)
+		}
 	}
 }
 

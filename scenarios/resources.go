@@ -202,6 +202,9 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 				return nil, nil, err
 			}
 		}
+		if c.dataSet != nil && !c.opts.Simulate {
+			continue // the database is on the VM's restored vDisk (restore checks it)
+		}
 		if c.resumed { // a killed prepare or run left data in it: start afresh
 			if err := owner.DropDatabase(ctx); err != nil {
 				drop()

@@ -92,6 +92,10 @@ type DataSpec struct {
 	// Dir holds the data sets' key files (and, for SQLite, their files);
 	// default "data", relative to the working directory.
 	Dir string `yaml:"dir,omitempty"`
+	// Disk names the layout's vDisk that holds the database under test,
+	// the one a data set is saved from and restored onto (default: the
+	// role's, db-test for sysbench and data-log for sqlserver).
+	Disk string `yaml:"disk,omitempty"`
 }
 
 // Values of DataSpec.Source.

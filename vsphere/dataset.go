@@ -120,7 +120,7 @@ func (s *Session) GetFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, err
 	}
 	if _, err := ds.Stat(ctx, rel); err != nil {
-		if errors.As(err, new(object.DatastoreNoSuchFileError)) || isFileNotFound(err) {
+		if errors.As(err, new(object.DatastoreNoSuchFileError)) || errors.As(err, new(object.DatastoreNoSuchDirectoryError)) || isFileNotFound(err) {
 			return nil, fmt.Errorf("%s: %w", p, ErrNoFile)
 		}
 		return nil, fmt.Errorf("%s: %w", p, s.cfg.redact(err))

@@ -3,6 +3,8 @@ package vsphere
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +55,9 @@ func TestDataSetOnDatastores(t *testing.T) {
 	}
 	if _, err := s.GetFile(ctx, DataFile(dss[0], "none.json")); !errors.Is(err, ErrNoFile) {
 		t.Errorf("a missing key file: %v, want ErrNoFile", err)
+	}
+	if _, err := s.GetFile(ctx, "["+dss[0]+"] nodir/none.json"); !errors.Is(err, ErrNoFile) {
+		t.Errorf("a missing folder: %v, want ErrNoFile", err)
 	}
 
 	run := testSpec(t, "sysbench", 2, dss)
@@ -120,5 +125,21 @@ func TestDiskRestoreValidate(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%+v: %v, want %q", c.r, err, c.want)
 		}
+	}
+}
+
+// TestSimulatorDatastoreDir: a file put on a simulated datastore is in
+// the directory DatastoreDir names.
+func TestSimulatorDatastoreDir(t *testing.T) {
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	ds := sim.Datastores()[1]
+	if err := s.PutFile(context.Background(), DataFile(ds, "k.json"), []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(sim.DatastoreDir(ds), DataDir, "k.json")); err != nil || string(b) != "{}" {
+		t.Errorf("%q, %v", b, err)
+	}
+	if sim.DatastoreDir("none") != "" {
+		t.Error("a datastore that is not there has a directory")
 	}
 }

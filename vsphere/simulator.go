@@ -305,3 +305,14 @@ func (s *Simulator) Close() {
 // SimulatedIP is the IP every VM provisioned on the simulator reports
 // (ProvisionSpec.SimulatedIP): the simulated databases are local.
 const SimulatedIP = "127.0.0.1"
+
+// DatastoreDir returns the local directory that holds the files of the
+// simulated datastore name (its info.url), or "" for no such datastore.
+func (s *Simulator) DatastoreDir(name string) string {
+	for _, e := range s.model.Map().All("Datastore") {
+		if ds, ok := e.(*simulator.Datastore); ok && ds.Name == name {
+			return ds.Info.GetDatastoreInfo().Url
+		}
+	}
+	return ""
+}

@@ -10,21 +10,32 @@ import (
 	"vmbench/scenarios"
 )
 
-const campaignPrepareDataLong = `Make the pre-built data set of the campaign in FILE once: load the workload's
-data (with the file's flags; with --simulate its simulate: sizes) into a
-database of its own, run the workload's consistency checks on it and record
-its key: the tool, the flags that shape the data (sysbench's --tables,
---table-size, --auto-inc, --create-secondary, --rand-seed; tpcc's --warehouses
-and --seed) and the database engine and version. A campaign file with
-'data: {source: prebuilt}' then restores a copy into every VM's database
-before its run instead of loading, and refuses a data set whose key differs.
+const campaignPrepareDataLong = `Make the pre-built data set of the campaign in FILE once, for campaign files
+with 'data: {source: prebuilt}' to restore before each run instead of loading:
 
-The data set goes in data.dir (default "data"): its key file <id>.json and,
-for SQLite, its file <id>.db; with --db-dsn a database vmbench_data_<id> on
-that server. A data set of the same key is kept as it is.
+  1. a loader VM of the campaign's layout is cloned on its first datastore;
+  2. the workload's data (the file's flags; with --simulate its simulate:
+     sizes) is loaded into the loader VM's database from this host, and the
+     workload's consistency checks are run on it;
+  3. the loader VM's guest is shut down (its database server stops with it),
+     and its data disk (data.disk, default db-test for sysbench, data-log
+     for sqlserver) is copied, thin, to every datastore of the campaign as
+     [ds] vmbench-data/<id>.vmdk, with its key file <id>.json beside it;
+  4. the loader VM is destroyed, and the key file is written to data.dir
+     (default "data").
 
-So far this runs with --simulate only: on vSphere the data set is a vDisk
-restored with CopyVirtualDisk, which is not built yet.`
+The key is the tool, the flags that shape the data (sysbench's --tables,
+--table-size, --auto-inc, --create-secondary, --rand-seed; tpcc's
+--warehouses and --seed), the database engine and version, and the data
+disk with its size. A run refuses a data set whose key differs, one missing
+from a datastore its VMs go to, and VMs whose engine differs from the key's.
+A data set of the same key, present everywhere, is kept as it is.
+
+With --simulate the vSphere steps run on the in-process simulator (its
+datastore files kept in data.dir/simulated for later runs), and the data
+goes into a database of its own, copied into each VM's before its run: for
+SQLite a file <id>.db in data.dir, with --db-dsn a database vmbench_data_<id>
+on that server.`
 
 func newCampaignPrepareDataCmd(a *app) *cobra.Command {
 	fl := &campaignRunFlags{}
@@ -32,13 +43,11 @@ func newCampaignPrepareDataCmd(a *app) *cobra.Command {
 		Use:   "prepare-data FILE",
 		Short: "Make the campaign's pre-built data set once, for data: {source: prebuilt} to restore",
 		Long:  campaignPrepareDataLong,
-		Example: `  vmbench campaign prepare-data scenarios/sysbench-8vm.yaml --simulate
+		Example: `  GOVC_URL=https://vcenter.example.com/sdk vmbench campaign prepare-data my-review.yaml
+  vmbench campaign prepare-data scenarios/sysbench-8vm.yaml --simulate
   vmbench campaign prepare-data scenarios/sysbench-8vm.yaml --simulate --db-dsn mysql://root@127.0.0.1:3306/`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !fl.simulate {
-				return usagef("prepare-data: give --simulate (on vSphere the data set is a vDisk, and restoring one is not built yet)")
-			}
 			file, err := scenarios.LoadAny(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -65,8 +74,9 @@ func newCampaignPrepareDataCmd(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&fl.simulate, "simulate", false, "make the data set for --simulate runs, with the file's simulate: sizes (required so far)")
+	f.BoolVar(&fl.simulate, "simulate", false, "make the data set for --simulate runs: on the in-process vSphere simulator, with the file's simulate: sizes")
 	f.StringVar(&fl.dsn, "db-dsn", "", "a MySQL/MariaDB server for the data set, as campaign run's --db-dsn (default: an SQLite file in data.dir)")
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file")
+	fl.vf.bind(f)
 	return cmd
 }

@@ -45,6 +45,24 @@ func TestCampaignPrebuiltData(t *testing.T) {
 		} else if _, err := os.Stat(filepath.Join(dataDir, id+".db")); err != nil {
 			t.Fatalf("no SQLite data set file: %v", err)
 		}
+		// The vSphere half: the loader VM's data disk saved to both
+		// simulated datastores, kept for later simulators, the loader gone.
+		for _, ds := range []string{"LocalDS_0", "LocalDS_1"} {
+			if !strings.Contains(stderr, "db-test saved to ["+ds+"] vmbench-data/"+id+".vmdk") {
+				t.Errorf("prepare-data did not save the vDisk to %s:\n%s", ds, stderr)
+			}
+			for _, f := range []string{id + ".vmdk", id + ".json"} {
+				if _, err := os.Stat(filepath.Join(dataDir, "simulated", ds, f)); err != nil {
+					t.Errorf("kept for later simulators: %v", err)
+				}
+			}
+		}
+		if !strings.Contains(stderr, "destroyed 1 VM") {
+			t.Errorf("the loader VM was not destroyed:\n%s", stderr)
+		}
+		if work, _ := filepath.Glob(filepath.Join(dataDir, "data-*")); len(work) != 0 {
+			t.Errorf("prepare-data left its work directory: %v", work)
+		}
 		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "exists already") {
 			t.Fatalf("prepare-data again: exit %d\n%s", code, stderr)
 		}
@@ -53,6 +71,11 @@ func TestCampaignPrebuiltData(t *testing.T) {
 		if code != 0 || !strings.Contains(stderr, "restore "+id+" into 2 VMs") || strings.Contains(stderr, "Creating 2 table(s)") ||
 			strings.Count(stderr, "sbtest2: want 500 rows, ids 1..500: ok") != 2 {
 			t.Fatalf("run with the data set: exit %d\n%s", code, stderr)
+		}
+		for _, vm := range []string{"sysbench-01", "sysbench-02"} {
+			if !strings.Contains(stderr, vm+": db-test restored from [LocalDS_") {
+				t.Errorf("%s's vDisk was not restored before it powered on:\n%s", vm, stderr)
+			}
 		}
 		if m := mergedResult(t, res, "tiny"); m.Parts != 2 || m.Ops[0].Latency.Count == 0 {
 			t.Errorf("merged: %d parts, %d transactions", m.Parts, m.Ops[0].Latency.Count)
@@ -84,6 +107,22 @@ func TestCampaignPrebuiltData(t *testing.T) {
 		}
 		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "making it again") || !strings.Contains(stderr, "ready") {
 			t.Fatalf("prepare-data with the data gone: exit %d\n%s", code, stderr)
+		}
+
+		// A datastore without the data set's vDisk: refused before
+		// anything is created; prepare-data puts it back.
+		if err := os.RemoveAll(filepath.Join(dataDir, "simulated", "LocalDS_1")); err != nil {
+			t.Fatal(err)
+		}
+		// Exit 1, as a preflight that finds the campaign does not fit.
+		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore LocalDS_1 ([LocalDS_1] vmbench-data/"+id+".json: no such file on the datastore)") {
+			t.Fatalf("run with a datastore lacking the data set: exit %d\n%s", code, stderr)
+		}
+		if after, _ := os.ReadDir(res); len(after) != len(before) {
+			t.Errorf("a refused run left a results directory: %v", after)
+		}
+		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "not on datastore LocalDS_1") || !strings.Contains(stderr, "making it again") {
+			t.Fatalf("prepare-data with a datastore lacking it: exit %d\n%s", code, stderr)
 		}
 
 		other := writeFile(t, "other.yaml", strings.Replace(campaign, "table-size: 500", "table-size: 600", 1))

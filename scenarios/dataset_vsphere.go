@@ -1,0 +1,232 @@
+package scenarios
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+// This file is the vSphere half of a data set: the loader VM whose data
+// vDisk, once its guest is shut down, is copied to every datastore with
+// the key file beside it (prepare-data), and the check, before anything
+// is created, that every datastore of a campaign holds it (run).
+
+// dataShutdown bounds the loader VM's guest shutdown.
+const dataShutdown = 10 * time.Minute
+
+// dataDiskDefaults are the data disks of the built-in roles: the disk
+// that holds the database under test.
+var dataDiskDefaults = []string{"db-test", "data-log"}
+
+// dataDisk is the layout vDisk that holds the database under test
+// (data.disk, or the role's default). Errors name data.disk and the
+// layout's data disks.
+func (s *Spec) dataDisk(l vsphere.Layout) (vsphere.VDisk, error) {
+	want := ""
+	if s.Data != nil {
+		want = s.Data.Disk
+	}
+	var names []string
+	for _, d := range l.Disks[min(1, len(l.Disks)):] {
+		if d.Name == want || want == "" && slices.Contains(dataDiskDefaults, d.Name) {
+			return d, nil
+		}
+		names = append(names, d.Name)
+	}
+	if want == "" {
+		return vsphere.VDisk{}, s.src.errorf("data", "data.disk: name the vDisk of layout %s that holds the database under test (one of %s)", l.Role, strings.Join(names, ", "))
+	}
+	return vsphere.VDisk{}, s.src.errorf("data.disk", "data.disk: layout %s has no data disk %q (its data disks: %s)", l.Role, want, strings.Join(names, ", "))
+}
+
+// diskKey is a DataKey's Disk: "db-test 270GB".
+func diskKey(d vsphere.VDisk) string { return fmt.Sprintf("%s %dGB", d.Name, d.SizeGB) }
+
+// loaderVMs provisions the loader VM of prepare-data: the campaign's
+// layout, one VM named <role>-data-01 on the first datastore, powered
+// on. It returns the VM, every datastore the campaign may use, and the
+// teardown to defer.
+func (c *campaign) loaderVM(ctx context.Context, sess *vsphere.Session) (vsphere.VM, []string, func(), error) {
+	pspec := c.provisionSpec(sess)
+	datastores := pspec.Datastores
+	pspec.Count, pspec.NamePrefix = 1, c.spec.VMs.Role+"-data"
+	if len(pspec.Datastores) > 0 {
+		pspec.Datastores = pspec.Datastores[:1]
+	}
+	pspec.KeepGoingWithoutIP = false
+	rep, err := sess.Preflight(ctx, pspec)
+	if err != nil {
+		return vsphere.VM{}, nil, func() {}, fmt.Errorf("preflight: %w", err)
+	}
+	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
+		c.logf("%s", l)
+	}
+	if err := c.recordVMs(pspec); err != nil {
+		return vsphere.VM{}, nil, func() {}, err
+	}
+	teardown := func() { c.teardown(sess, pspec.VMNames()) }
+	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
+	if err != nil {
+		c.provisionFailed = true
+		return vsphere.VM{}, nil, teardown, fmt.Errorf("provision the loader VM: %w", err)
+	}
+	return vms[0], datastores, teardown, nil
+}
+
+// saveVDisks shuts the loader VM's guest down (its database server
+// stops with it, so the files are consistent), copies its data disk to
+// every datastore as the data set's vDisk and writes the key file beside
+// each copy; ds gets VDisk and Datastores.
+func (c *campaign) saveVDisks(ctx context.Context, sess *vsphere.Session, ds *DataSet, loader vsphere.VM, disk vsphere.VDisk, datastores []string) error {
+	var slot *vsphere.Disk
+	for i := range loader.Disks {
+		if loader.Disks[i].Name == disk.Name {
+			slot = &loader.Disks[i]
+		}
+	}
+	if slot == nil {
+		return fmt.Errorf("the loader VM %s has no disk %s", loader.Name, disk.Name)
+	}
+	c.logf("shutting down %s's guest (its database server stops with it)", loader.Name)
+	if err := sess.ShutDown(ctx, loader.MoRef, dataShutdown); err != nil {
+		return err
+	}
+	ds.VDisk, ds.Datastores = ds.Key.ID()+".vmdk", datastores
+	key, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		return err
+	}
+	for _, name := range datastores {
+		start := time.Now()
+		if err := sess.SaveDisk(ctx, loader.MoRef, slot.Bus, slot.Unit, vsphere.DataFile(name, ds.VDisk)); err != nil {
+			return err
+		}
+		if err := sess.PutFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"), append(key, '\n')); err != nil {
+			return err
+		}
+		c.logf("%s saved to %s in %s", disk.Name, vsphere.DataFile(name, ds.VDisk), time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// onDatastores checks that each of datastores holds ds: its key file,
+// with the same key, beside its vDisk. A datastore without it is an
+// error naming it and saying how to make it.
+func onDatastores(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) error {
+	if ds.VDisk == "" {
+		return fmt.Errorf("data set %s has no vDisk (made before data sets were saved on the datastores); make it again with vmbench campaign prepare-data", ds.Key.ID())
+	}
+	var errs []error
+	for _, name := range datastores {
+		b, err := sess.GetFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("data set %s is not on datastore %s (%w); make it there with vmbench campaign prepare-data FILE", ds.Key.ID(), name, err))
+			continue
+		}
+		var there DataSet
+		if err := json.Unmarshal(b, &there); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", vsphere.DataFile(name, ds.Key.ID()+".json"), err))
+			continue
+		}
+		if d := ds.Key.differences(there.Key); len(d) > 0 || there.VDisk != ds.VDisk {
+			errs = append(errs, fmt.Errorf("%s differs from the data set's key (%s): refused, not used", vsphere.DataFile(name, ds.Key.ID()+".json"), strings.Join(d, ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// usedDatastores are the datastores the campaign's VMs go to: the first
+// vms.count of pspec's (round-robin).
+func usedDatastores(p vsphere.ProvisionSpec) []string {
+	return p.Datastores[:min(len(p.Datastores), max(p.Count, 1))]
+}
+
+// simDataDir is where the in-process simulator's data set files are
+// kept between runs (the simulator's datastores end with its process):
+// <data.dir>/simulated/<datastore>.
+func simDataDir(dataDir, datastore string) string {
+	return filepath.Join(dataDir, "simulated", datastore)
+}
+
+// keepSimData copies the data set files of the simulated datastores to
+// the data directory (simDataDir), for the runs of later processes.
+func keepSimData(sim *vsphere.Simulator, dataDir string, ds *DataSet) error {
+	for _, name := range ds.Datastores {
+		from := filepath.Join(sim.DatastoreDir(name), vsphere.DataDir)
+		if err := copyFiles(from, simDataDir(dataDir, name), ds.Key.ID()); err != nil {
+			return fmt.Errorf("keeping the simulated data set: %w", err)
+		}
+	}
+	return nil
+}
+
+// seedSimData puts the kept data set files (keepSimData) back on the
+// simulated datastores of the same names.
+func seedSimData(sim *vsphere.Simulator, dataDir string, ds *DataSet) error {
+	for _, name := range sim.Datastores() {
+		from := simDataDir(dataDir, name)
+		if _, err := os.Stat(from); err != nil {
+			continue
+		}
+		if err := copyFiles(from, filepath.Join(sim.DatastoreDir(name), vsphere.DataDir), ds.Key.ID()); err != nil {
+			return fmt.Errorf("putting the data set on the simulated datastore %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// copyFiles copies the files of dir from whose names start with prefix
+// into dir to (made when missing), each written atomically.
+func copyFiles(from, to, prefix string) error {
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := oltp.WriteFileAtomic(filepath.Join(to, e.Name()), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restoreSpec, for a campaign that restores a data set, checks that every
+// datastore its VMs go to holds it (in simulation, once the kept files
+// are put on the simulator's datastores) and has Provision restore the
+// data disk of each VM from it before the VM powers on.
+func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec *vsphere.ProvisionSpec) error {
+	ds := c.dataSet
+	if ds == nil {
+		return nil
+	}
+	if c.sim != nil {
+		if err := seedSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+			return err
+		}
+	}
+	if err := onDatastores(ctx, sess, ds, usedDatastores(*pspec)); err != nil {
+		return err
+	}
+	pspec.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}
+	c.logf("each VM's %s is restored from %s on its datastore before it powers on", c.dataDisk.Name, vsphere.DataFile("<datastore>", ds.VDisk))
+	return nil
+}
