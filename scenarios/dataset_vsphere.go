@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"vmbench/oltp"
 	"vmbench/vsphere"
 )
@@ -229,4 +231,49 @@ func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec
 	pspec.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}
 	c.logf("each VM's %s is restored from %s on its datastore before it powers on", c.dataDisk.Name, vsphere.DataFile("<datastore>", ds.VDisk))
 	return nil
+}
+
+// restoreAgain, when a resumed campaign restores a data set, restores
+// each measured VM's data disk again (its stopped run changed the data):
+// shut down, restored, powered on, its new IP in vms. The datastores are
+// checked first, so that nothing is shut down for a data set that is not
+// there.
+func (c *campaign) restoreAgain(ctx context.Context, vms []vsphere.VM) error {
+	ds := c.dataSet
+	if ds == nil {
+		return nil
+	}
+	var datastores []string
+	for _, vm := range vms {
+		for _, d := range vm.Disks {
+			if d.Name == c.dataDisk.Name && !slices.Contains(datastores, d.Datastore) {
+				datastores = append(datastores, d.Datastore)
+			}
+		}
+	}
+	if err := onDatastores(ctx, c.sess, ds, datastores); err != nil {
+		return err
+	}
+	r := vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}
+	g, gctx := errgroup.WithContext(ctx)
+	n := c.spec.VMs.Parallel // the provisioning's bound on tasks in flight
+	if n <= 0 {
+		n = vsphere.DefaultParallel
+	}
+	g.SetLimit(n)
+	for i := range vms {
+		if vms[i].IPErr != nil {
+			continue
+		}
+		g.Go(func() error {
+			ip, err := c.sess.RestoreRunning(gctx, vms[i], r, dataShutdown, time.Duration(c.spec.VMs.IPTimeout))
+			if err != nil {
+				return err
+			}
+			c.logf("%s: %s restored again from data set %s, up again at %s", vms[i].Name, r.Disk, ds.Key.ID(), ip)
+			vms[i].IP = ip
+			return nil
+		})
+	}
+	return g.Wait()
 }

@@ -230,10 +230,10 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		}
 	}
 	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
-	if c.spec.prebuilt() && !c.opts.Simulate {
-		return nil, fmt.Errorf("data.source: prebuilt: the VMs' vDisks were restored before they powered on, and the stopped run has changed them; resume does not restore them again: tear the campaign down (vmbench campaign teardown %s) and run it again", c.dir)
-	}
 	if err := c.findData(ctx); err != nil { // data.source: prebuilt restores again
+		return nil, err
+	}
+	if err := c.restoreAgain(ctx, vms); err != nil {
 		return nil, err
 	}
 	return c.measure(ctx, vms)

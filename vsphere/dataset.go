@@ -9,6 +9,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/vmware/govmomi/fault"
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
@@ -227,3 +228,48 @@ func (s *Session) restoreSlot(ctx context.Context, moref string, slots []diskSlo
 	}
 	return fmt.Errorf("no disk %q on the VM", r.Disk)
 }
+
+// RestoreRunning restores the data set r onto vm's disk r.Disk while
+// the VM is in use, as a resumed campaign must (its stopped run changed
+// the data): the guest is shut down (up to shutdown; a guest that does
+// not shut down is powered off, its data disk being replaced anyway),
+// the disk restored from the data set on its own datastore
+// (RestoreDisk), the VM powered on again, and its new IP waited for (up
+// to ipTimeout, 0 for DefaultIPTimeout) and returned. Errors name the VM
+// and the step.
+func (s *Session) RestoreRunning(ctx context.Context, vm VM, r DiskRestore, shutdown, ipTimeout time.Duration) (string, error) {
+	var disk *Disk
+	for i := range vm.Disks {
+		if i > 0 && vm.Disks[i].Name == r.Disk {
+			disk = &vm.Disks[i]
+		}
+	}
+	if disk == nil {
+		return "", fmt.Errorf("vm %s: %s: no disk %q", vm.Name, StepRestore, r.Disk)
+	}
+	ref := types.ManagedObjectReference{Type: "VirtualMachine", Value: vm.MoRef}
+	obj := object.NewVirtualMachine(s.Client.Client, ref)
+	if err := s.ShutDown(ctx, vm.MoRef, shutdown); err != nil {
+		if err := wait(ctx, func() (*object.Task, error) { return obj.PowerOff(ctx) }); err != nil && !isPoweredOff(err) {
+			return "", fmt.Errorf("vm %s: power off: %w", vm.Name, s.cfg.redact(err))
+		}
+	}
+	if _, err := s.RestoreDisk(ctx, vm.MoRef, disk.Bus, disk.Unit, DataFile(disk.Datastore, r.File)); err != nil {
+		return "", fmt.Errorf("vm %s: %s: %w", vm.Name, StepRestore, err)
+	}
+	if err := wait(ctx, func() (*object.Task, error) { return obj.PowerOn(ctx) }); err != nil {
+		return "", fmt.Errorf("vm %s: %s: %w", vm.Name, StepPowerOn, s.cfg.redact(err))
+	}
+	if ipTimeout <= 0 {
+		ipTimeout = DefaultIPTimeout
+	}
+	ip, err := s.waitIP(ctx, ref, ipTimeout)
+	if err != nil {
+		return "", fmt.Errorf("vm %s: %s: %w", vm.Name, StepWaitIP, err)
+	}
+	return ip, nil
+}
+
+// isPoweredOff reports the InvalidPowerState fault of a power-off of a VM
+// that is off already.
+func isPoweredOff(err error) bool { return fault.Is(err, &types.InvalidPowerState{}) }

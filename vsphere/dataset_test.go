@@ -91,6 +91,25 @@ func TestDataSetOnDatastores(t *testing.T) {
 		}
 	}
 
+	// A run changed the data: the disk of a running VM is restored again,
+	// and it is up again with its IP.
+	vm := got[1]
+	writeSim(t, sim, "/"+vm.Name+"/"+vm.Name+"_db-test.vmdk", "changed by a run")
+	ip, err := s.RestoreRunning(ctx, vm, *run.Restore, time.Minute, time.Minute)
+	if err != nil || ip == "" {
+		t.Fatalf("RestoreRunning: %q, %v", ip, err)
+	}
+	if desc := readSim(t, sim, "/"+vm.Name+"/"+vm.Name+"_db-test.vmdk"); !strings.Contains(desc, `"loader-01_db-test-flat.vmdk"`) {
+		t.Errorf("after RestoreRunning %s's db-test is not the data set's copy:\n%s", vm.Name, desc)
+	}
+	if l, err := s.List(ctx, run.CampaignID); err != nil || len(l) != 2 || l[1].PowerState != "poweredOn" {
+		t.Errorf("after RestoreRunning: %+v %v", l, err)
+	}
+	if _, err := s.RestoreRunning(ctx, vm, DiskRestore{Disk: "db-test", File: "none.vmdk"}, time.Minute, time.Minute); err == nil ||
+		!strings.Contains(err.Error(), "vm "+vm.Name+": restore data:") || !strings.Contains(err.Error(), "none.vmdk") {
+		t.Errorf("RestoreRunning of a missing data set: %v", err)
+	}
+
 	missing := testSpec(t, "sysbench", 2, dss)
 	missing.NamePrefix = "missing"
 	missing.Restore = &DiskRestore{Disk: "db-test", File: "none.vmdk"}

@@ -265,3 +265,33 @@ func TestResumeRefusesARunningCampaign(t *testing.T) {
 		t.Errorf("after teardown the vcsim has %d VMs of campaign %s", n, id)
 	}
 }
+
+// A prebuilt campaign killed in its measure phase resumes with each VM's
+// data disk restored again (shut down, restored, up again) before the
+// prepare step copies and checks the data: the stopped run had changed it.
+func TestResumeRestoresPrebuiltDataAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a campaign in a child process")
+	}
+	sim := startSimulator(t, 2)
+	cfg := sim.Config()
+	dataDir, res := t.TempDir(), t.TempDir()
+	file := writeFile(t, "tiny.yaml", tinyCampaign+"data: {source: prebuilt, dir: "+dataDir+"}\n")
+	where := []string{"--simulate", "--url", cfg.URL, "-k", "--ds", strings.Join(sim.Datastores(), ","), "--template", cfg.Template, "--pool", cfg.ResourcePool}
+	code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "prepare-data", file}, where...)...)
+	if code != 0 {
+		t.Fatalf("prepare-data: exit %d\n%s", code, stderr)
+	}
+	id := strings.TrimSpace(stdout)
+	killAt(t, "phase measure", append([]string{"campaign", "run", file, "--results-dir", res}, where...)...)
+	dir := resultsDir(t, res)
+
+	code, _, stderr = runCLI(t, nil, "campaign", "resume", dir, "--url", cfg.URL, "-k")
+	if code != 0 || strings.Count(stderr, "db-test restored again from data set "+id) != 2 ||
+		strings.Count(stderr, "sbtest2: want 500 rows, ids 1..500: ok") != 2 {
+		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	if left := campaignVMs(t, sim, strings.TrimSuffix(filepath.Base(dir), ".incomplete")); len(left) != 0 {
+		t.Errorf("after the resume the vcsim still has %v", left)
+	}
+}
