@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
 	"debug/pe"
@@ -319,6 +320,9 @@ func (d *guestDriver) step(ctx context.Context, vm int, w guestWork, verb worklo
 		return nil, err
 	}
 	dir := string(verb)
+	if err := d.stopLeftAgent(ctx, vm, dir); err != nil {
+		return nil, err
+	}
 	if err := t.RemoveAll(ctx, dir); err != nil {
 		return nil, err
 	}
@@ -362,6 +366,32 @@ func (d *guestDriver) step(ctx context.Context, vm int, w guestWork, verb worklo
 		return nil, fmt.Errorf("agent on %s is %s but left no %s", t.Name(), st.State, agent.ResultFile)
 	}
 	return out, nil
+}
+
+// stopLeftAgent stops an agent that still holds run directory dir on VM
+// vm (`vmbench agent stop`): one a killed campaign left running, which
+// would otherwise write into the files of the step about to reuse dir.
+func (d *guestDriver) stopLeftAgent(ctx context.Context, vm int, dir string) error {
+	t := d.targets[vm]
+	if _, err := t.ReadFile(ctx, dir+"/"+agent.LockFile); err != nil {
+		return nil // no lock: no agent runs there
+	}
+	info, err := t.Info(ctx)
+	if err != nil {
+		return err
+	}
+	out := dir + ".stop.out"
+	p, err := t.Start(ctx, target.Command{Path: d.agents[vm], Args: []string{"agent", "stop", guestJoin(info, dir), "--grace", agentStopGrace.String()}, Output: out})
+	if err != nil {
+		return fmt.Errorf("stopping the agent left in %s on %s: %w", dir, t.Name(), err)
+	}
+	code, err := waitProcess(ctx, p, agentStopGrace+time.Minute)
+	said, _ := t.ReadFile(ctx, out)
+	if err != nil || code != 0 {
+		return fmt.Errorf("stopping the agent left in %s on %s: exit %d, %v: %s", dir, t.Name(), code, err, bytes.TrimSpace(said))
+	}
+	d.c.logf("%s: %s", t.Name(), bytes.TrimSpace(said))
+	return nil
 }
 
 // partial downloads the run step's Result, if the agent wrote one, and

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,10 +28,46 @@ DIR, so it needs no listening port and no network path back to the harness.`,
 		if len(args) == 0 {
 			return cmd.Help()
 		}
-		return usagef("%s: unknown command %q (want run; see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
+		return usagef("%s: unknown command %q (want run or stop; see '%s --help')", cmd.CommandPath(), args[0], cmd.CommandPath())
 	}
-	c.AddCommand(newAgentRunCmd(a))
+	c.AddCommand(newAgentRunCmd(a), newAgentStopCmd(a))
 	return c
+}
+
+func newAgentStopCmd(a *app) *cobra.Command {
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "stop DIR",
+		Short: "Stop the agent that runs in DIR, if one does",
+		Long: `Stop the agent that holds DIR/` + agent.LockFile + `: ask it to stop (SIGTERM: it writes
+its partial result and exits), and kill it when it has not ended after
+--grace (on Windows it is killed at once). A campaign runs this in a guest
+before it reuses a run directory, so that an agent left running by a killed
+campaign cannot write into the new run's files. No agent there (no lock, or
+a lock whose process no longer runs, or whose pid is now another program's)
+is not an error. It prints what it did.`,
+		Example: `  vmbench agent stop /var/tmp/vmbench/run`,
+		Args:    exactArgs(1, "DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if grace < 0 {
+				return usagef("--grace %s: must be 0 or more", grace)
+			}
+			got, err := agent.Stop(cmd.Context(), args[0], grace)
+			switch {
+			case err != nil:
+				return err
+			case got.PID == 0:
+				fmt.Fprintf(a.stdout, "no agent runs in %s\n", args[0])
+			case got.Killed:
+				fmt.Fprintf(a.stdout, "killed the agent in %s (pid %d): it did not stop within %s\n", args[0], got.PID, grace)
+			default:
+				fmt.Fprintf(a.stdout, "stopped the agent in %s (pid %d)\n", args[0], got.PID)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&grace, "grace", 15*time.Second, "how long the agent has to write its partial result and end before it is killed")
+	return cmd
 }
 
 func newAgentRunCmd(a *app) *cobra.Command {

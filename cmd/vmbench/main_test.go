@@ -17,11 +17,11 @@ import (
 )
 
 // TestMain runs the tests, or, when a guest-driven campaign of a test has
-// started this test binary as its agent ("vmbench agent run DIR": the
-// campaign uploads its own executable, which in a test is this binary),
-// is that agent.
+// started this test binary as its agent ("vmbench agent run DIR", "vmbench
+// agent stop DIR": the campaign uploads its own executable, which in a
+// test is this binary), is that agent.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == "agent" && os.Args[2] == "run" {
+	if len(os.Args) > 2 && os.Args[1] == "agent" {
 		main()
 	}
 	testdb.Main(m)
