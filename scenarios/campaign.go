@@ -38,6 +38,9 @@ type Options struct {
 	// Simulate, against a vcsim of its own and local databases.
 	// Simulation sets it itself.
 	VcsimGuestIP string
+	// Force, for PrepareData, makes the data set again even when one of
+	// its key is there (prepare-data --force).
+	Force bool
 	// ResultsDir is the parent of the campaign's results directory
 	// (default "results").
 	ResultsDir string
@@ -352,6 +355,13 @@ func (c *campaign) resolved(vms []vsphere.VM) *Spec {
 		r.VMs.Hosts = c.simHostNames // the simulator's hosts stood for the file's
 	}
 	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
+	if r.Data != nil {                      // a resume from elsewhere finds the same data sets
+		d := *r.Data
+		if abs, err := filepath.Abs(c.spec.dataDir()); err == nil {
+			d.Dir = abs
+		}
+		r.Data = &d
+	}
 	driver, _ := driverName(c.spec, c.opts) // checked by Check
 	r.Driver = driver
 	if c.opts.Simulate {
@@ -400,7 +410,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	// Registered before the first clone: after a failed Provision (which
 	// removes what it made) it checks that nothing is left.
 	defer c.teardown(sess, pspec.VMNames())
-	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
+	vms, err := sess.Provision(ctx, pspec, c.provisionLog)
 	if err != nil {
 		c.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
@@ -524,6 +534,9 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == OnIPTimeoutContinue,
 		OnStep: c.tl.vmStep, Clock: c.tl.now}
 	p.SimulatedIP = c.opts.VcsimGuestIP
+	if c.dataSet != nil {
+		p.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: c.dataSet.VDisk}
+	}
 	if c.opts.Simulate {
 		p.SimulatedIP = vsphere.SimulatedIP
 		if c.simHostNames != nil {

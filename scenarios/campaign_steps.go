@@ -32,6 +32,14 @@ func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vspher
 	return pspec, nil
 }
 
+// provisionLog logs Provision's progress lines, but for its preflight
+// warnings: the preflight step has logged them.
+func (c *campaign) provisionLog(m string) {
+	if !strings.HasPrefix(m, "preflight warning: ") {
+		c.logf("%s", m)
+	}
+}
+
 // measurable returns the VMs that reported an IP: with vms.on-ip-timeout:
 // continue, Provision returns the others too, and each is logged and
 // left out (it is removed at teardown with the rest). None left is an

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -57,7 +58,11 @@ func (k DataKey) String() string {
 	for _, n := range names {
 		parts = append(parts, n+"="+k.Shape[n])
 	}
-	return strings.Join(parts, " ") + " on " + k.Engine + ", vDisk " + k.Disk
+	engine := k.Engine
+	if engine == "" {
+		engine = "the VMs' engine" // outside simulation, read once they are up
+	}
+	return strings.Join(parts, " ") + " on " + engine + ", vDisk " + k.Disk
 }
 
 // differences lists how other differs from k: "table-size 1000 (wanted
@@ -82,7 +87,7 @@ func (k DataKey) differences(other DataKey) []string {
 			out = append(out, fmt.Sprintf("%s %q (wanted %q)", n, other.Shape[n], k.Shape[n]))
 		}
 	}
-	if k.Engine != other.Engine {
+	if k.Engine != other.Engine && k.Engine != "" { // "": any engine, checked on the VMs
 		out = append(out, fmt.Sprintf("engine %q (wanted %q)", other.Engine, k.Engine))
 	}
 	if k.Disk != other.Disk {
@@ -270,20 +275,49 @@ func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
 		dir, len(found), key, strings.Join(names, ", "))
 }
 
-// readDataSet reads a key file strictly.
+// readDataSet reads a key file strictly (decodeDataSet).
 func readDataSet(path string) (*DataSet, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	ds, err := decodeDataSet(path, b)
+	if err != nil {
+		return nil, err
+	}
+	ds.dir = filepath.Dir(path)
+	return ds, nil
+}
+
+// decodeDataSet decodes the key file named name strictly: no unknown
+// field, a key with a tool, and file names (sqlite_file, vdisk) that
+// stay in their directory.
+func decodeDataSet(name string, b []byte) (*DataSet, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var ds DataSet
 	if err := dec.Decode(&ds); err != nil {
-		return nil, fmt.Errorf("%s: not a vmbench data set key file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a vmbench data set key file: %w", name, err)
 	}
-	ds.dir = filepath.Dir(path)
+	for field, f := range map[string]string{"sqlite_file": ds.SQLiteFile, "vdisk": ds.VDisk} {
+		if f != "" && (filepath.Base(f) != f || strings.ContainsAny(f, `/\`) || f == "." || f == "..") {
+			return nil, fmt.Errorf("%s: %s %q is not a file name in the data set's directory: the file was edited", name, field, f)
+		}
+	}
+	if ds.Key.Tool == "" {
+		return nil, fmt.Errorf("%s: not a vmbench data set key file: its key names no tool", name)
+	}
 	return &ds, nil
+}
+
+// differences lists how other (a copy of d's key file, on a datastore)
+// differs from d: its key's differences, and its vDisk.
+func (d *DataSet) differences(other *DataSet) []string {
+	out := d.Key.differences(other.Key)
+	if d.VDisk != other.VDisk {
+		out = append(out, fmt.Sprintf("vdisk %q (wanted %q)", other.VDisk, d.VDisk))
+	}
+	return out
 }
 
 // writeDataSet writes ds's key file atomically, last.

@@ -20,12 +20,21 @@ import (
 // This file makes a data set (PrepareData) and restores it into each VM's
 // database before a run (campaign.restore).
 
-// checkData refuses, before anything is created, a prebuilt data source
-// that cannot run: for a tool whose data has no shape
-// (workload.DataShaper), or a layout without the data disk (data.disk).
+// checkData refuses, before anything is created, a data: block that
+// cannot work: a data.dir that cannot be a directory, a data.disk that
+// is not a data disk of the layout, and a prebuilt source for a tool
+// whose data has no shape (workload.DataShaper).
 func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
-	if fi, err := os.Stat(spec.dataDir()); spec.Data != nil && err == nil && !fi.IsDir() {
-		return spec.src.errorf("data.dir", "data.dir: %s is not a directory", spec.dataDir())
+	if spec.Data == nil {
+		return nil
+	}
+	if err := checkDataDir(spec); err != nil {
+		return err
+	}
+	if spec.Data.Disk != "" || spec.prebuilt() {
+		if _, err := spec.dataDisk(layout); err != nil {
+			return err
+		}
 	}
 	if !spec.prebuilt() {
 		return nil
@@ -33,8 +42,29 @@ func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
 	if _, ok := cfg.(workload.DataShaper); !ok {
 		return spec.src.errorf("data.source", "data.source: prebuilt: workload tool %s has no data shape, so its data cannot be pre-built (use source: load)", spec.Workload.Tool)
 	}
-	_, err := spec.dataDisk(layout)
-	return err
+	return nil
+}
+
+// checkDataDir refuses a data.dir that cannot be a directory: one that
+// starts with "~" (YAML does not expand it), or whose nearest existing
+// path is not a directory.
+func checkDataDir(spec *Spec) error {
+	dir := spec.dataDir()
+	if strings.HasPrefix(dir, "~") {
+		return spec.src.errorf("data.dir", "data.dir: %s: write the home directory out (a campaign file does not expand ~), or give a path relative to the working directory", dir)
+	}
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return spec.src.errorf("data.dir", "data.dir: %s is not a directory, so %s cannot be one", p, dir)
+			}
+			return nil
+		}
+		if parent := filepath.Dir(p); parent == p {
+			return nil
+		}
+	}
 }
 
 // PrepareData makes the data set of the campaign in spec (as loaded; with
@@ -85,6 +115,10 @@ func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error
 	defer lock.release()
 	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{},
 		log: &syncWriter{w: opts.Log}, tl: newTimeline(opts.Clock), id: "data-" + vsphere.NewCampaignID(time.Now())}
+	if !spec.prebuilt() {
+		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", spec.src.file)
+	}
+	c.cleanStale(ctx, dir)
 	closeWork, err := c.workDir(dir)
 	if err != nil {
 		return nil, err
@@ -96,6 +130,29 @@ func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error
 	}
 	defer closeSess()
 	return c.prepareData(ctx, sess, disk)
+}
+
+// cleanStale removes what earlier prepare-data runs, stopped before
+// their end (kill -9), left: the objects their work directories' manifests
+// list (the loader VM, a partly loaded database, the simulator's
+// directory), then the directories. It holds data.dir's lock, so no work
+// directory there is a running one's. Failures are logged: the new data
+// set does not depend on them.
+func (c *campaign) cleanStale(ctx context.Context, dataDir string) {
+	dirs, _ := filepath.Glob(filepath.Join(dataDir, "data-*"))
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, ManifestFile)); err != nil {
+			continue
+		}
+		fmt.Fprintf(c.log, "a stopped prepare-data left %s: removing what it lists\n", d)
+		if _, err := Teardown(ctx, d, TeardownOptions{VSphere: c.opts.VSphere, Getenv: c.opts.Getenv, Log: &prefixWriter{prefix: "    ", w: c.log}}); err != nil {
+			fmt.Fprintf(c.log, "    warning: %v; remove it with vmbench campaign teardown %s\n", err, d)
+			continue
+		}
+		if left, err := ReadManifest(d); err == nil && len(left) == 0 {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
 
 // workDir makes prepare-data's own directory in the data directory,
@@ -131,8 +188,8 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 	if err != nil {
 		return nil, err
 	}
-	if ds, ok := c.keptDataSet(ctx, sess, key); ok {
-		return ds, nil
+	if ds, ok, err := c.keptDataSet(ctx, sess, key); err != nil || ok {
+		return ds, err
 	}
 	loader, datastores, teardown, err := c.loaderVM(ctx, sess)
 	defer teardown()
@@ -160,37 +217,73 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 	if err := writeDataSet(dir, ds); err != nil {
 		return fail(err)
 	}
+	if ds.Database != "" {
+		c.removed(KindDatabase, []string{ds.Database}, "kept: the data set's database")
+	}
 	fmt.Fprintf(opts.Log, "data set %s ready: %s\n", ds.Key.ID(), filepath.Join(dir, ds.Key.ID()+".json"))
 	return ds, nil
 }
 
 // keptDataSet returns the data set of key (its engine unknown outside
-// simulation) when it is there with its data and on every datastore;
-// one whose data is gone has its key file removed.
-func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key DataKey) (*DataSet, bool) {
+// simulation) when it can be kept: its data there and, in simulation,
+// passing the workload's checks, its vDisk on at least one datastore of
+// the campaign (it is copied to those that lack it). One that cannot is
+// dropped (its key file removed, logging why) and made again; so is
+// every one with opts.Force.
+func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key DataKey) (*DataSet, bool, error) {
 	ds, err := c.lookupDataSet(key)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	if c.sim != nil {
 		if err := seedSimData(c.sim, c.spec.dataDir(), ds); err != nil {
 			fmt.Fprintf(c.log, "%v\n", err)
 		}
 	}
-	perr := ds.present(ctx, c.opts.DBServer)
-	if perr == nil {
-		perr = onDatastores(ctx, sess, ds, ds.Datastores)
-	}
-	if perr == nil && len(ds.Datastores) > 0 {
+	why := c.unkept(ctx, sess, ds)
+	if why == nil {
 		fmt.Fprintf(c.opts.Log, "data set %s exists already (%s, made %s): kept\n", ds.Key.ID(), ds.Key, ds.Created.Format(time.RFC3339))
-		return ds, true
+		return ds, true, nil
 	}
-	if perr == nil {
-		perr = errors.New("it has no vDisk")
+	fmt.Fprintf(c.opts.Log, "data set %s: %v: making it again\n", ds.Key.ID(), why)
+	if err := os.Remove(filepath.Join(c.spec.dataDir(), ds.Key.ID()+".json")); err != nil {
+		return nil, false, err
 	}
-	fmt.Fprintf(c.opts.Log, "%v: making it again\n", perr)
-	_ = os.Remove(filepath.Join(c.spec.dataDir(), ds.Key.ID()+".json"))
-	return nil, false
+	return nil, false, nil
+}
+
+// unkept says why ds cannot be kept (see keptDataSet), or completes it
+// on the campaign's datastores and returns nil.
+func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSet) error {
+	if c.opts.Force {
+		return errors.New("--force")
+	}
+	if err := ds.present(ctx, c.opts.DBServer); err != nil {
+		return err
+	}
+	if c.opts.Simulate { // the data set's own database: check it
+		cfg, err := c.vmConfig(ds.config(c.opts.DBServer))
+		if err != nil {
+			return err
+		}
+		if ch, ok := cfg.(workload.Checker); ok {
+			if err := ch.Check(ctx, workload.Env{Log: io.Discard}); err != nil {
+				return fmt.Errorf("its data fails the checks (%w)", err)
+			}
+		}
+	}
+	datastores := c.provisionSpec(sess).Datastores
+	missing, err := missingOn(ctx, sess, ds, datastores)
+	if err != nil {
+		return err
+	}
+	if len(missing) == len(datastores) {
+		return fmt.Errorf("no datastore of the campaign holds its vDisk (%s)", strings.Join(missing, ", "))
+	}
+	if len(missing) > 0 {
+		return c.complete(ctx, sess, ds, missing)
+	}
+	return nil
 }
 
 // dataKey is the key of the campaign's data set on disk. Outside
@@ -216,6 +309,17 @@ func (c *campaign) lookupDataSet(key DataKey) (*DataSet, error) {
 	return findDataSetAnyEngine(c.spec.dataDir(), key)
 }
 
+// recordDataDB records the data set's database on a server in the
+// manifest before it is made, so that a stopped prepare-data's is dropped
+// (cleanStale); once the data set is made it is marked kept.
+func (c *campaign) recordDataDB(loc dialect.Config) error {
+	if loc.Driver == dialect.SQLite {
+		return nil // made again over a partial file of the same key
+	}
+	return c.manifest.record(Created{Op: OpCreate, Kind: KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
+		DB: &CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
+}
+
 // loadDataSet loads and checks the data: in simulation into the data
 // set's own database (key complete), else into the loader VM's database
 // (the key gets its engine). drop removes what it loaded where it is not
@@ -232,10 +336,16 @@ func (c *campaign) loadDataSet(ctx context.Context, key DataKey, loader vsphere.
 			ds.SQLiteFile = key.ID() + ".db"
 		}
 		loc = ds.config(opts.DBServer)
+		if err := c.recordDataDB(loc); err != nil {
+			return nil, nil, err
+		}
 		_ = dialect.DropDatabase(ctx, loc) // a data set whose key file was never written is not one
 		drop = func() error {
 			if err := dialect.DropDatabase(context.WithoutCancel(ctx), loc); err != nil {
 				return fmt.Errorf("dropping the partial data set %s: %w", describeDB(loc), err)
+			}
+			if loc.Driver != dialect.SQLite {
+				c.removed(KindDatabase, []string{loc.Database}, "the partial data set, dropped")
 			}
 			return nil
 		}

@@ -62,8 +62,9 @@ func TestFindDataSet(t *testing.T) {
 }
 
 // TestCheckDataDisk: data.source prebuilt needs the layout's data disk
-// (data.disk, or the role's db-test): another name is refused before
-// anything is created, naming the file, line and the disks there are.
+// (data.disk, or the role's db-test); a data.disk given must be one, and
+// data.dir must be able to be a directory: else the file is refused
+// before anything is created, naming the file, line and what is valid.
 func TestCheckDataDisk(t *testing.T) {
 	b, err := os.ReadFile("sysbench-8vm.yaml")
 	if err != nil {
@@ -74,7 +75,9 @@ func TestCheckDataDisk(t *testing.T) {
 		{"data:\n  source: prebuilt\n", ""},
 		{"data:\n  source: prebuilt\n  disk: db-test\n", ""},
 		{"data:\n  source: prebuilt\n  disk: boot\n", `data.disk: layout sysbench has no data disk "boot" (its data disks: db-prebuilt, db-test)`},
-		{"data:\n  disk: nope\n", ""}, // not used without prebuilt
+		{"data:\n  disk: nope\n", `data.disk: layout sysbench has no data disk "nope"`},
+		{"data:\n  dir: ~/sets\n", "data.dir: ~/sets: write the home directory out"},
+		{"data:\n  dir: sysbench-8vm.yaml/sub\n", "data.dir: sysbench-8vm.yaml is not a directory, so sysbench-8vm.yaml/sub cannot be one"},
 	} {
 		spec := parsed(t, string(b)+c.data)
 		_, _, err := Check(spec, opts)

@@ -76,7 +76,7 @@ func (c *campaign) loaderVM(ctx context.Context, sess *vsphere.Session) (vsphere
 		return vsphere.VM{}, nil, func() {}, err
 	}
 	teardown := func() { c.teardown(sess, pspec.VMNames()) }
-	vms, err := sess.Provision(ctx, pspec, func(m string) { c.logf("%s", m) })
+	vms, err := sess.Provision(ctx, pspec, c.provisionLog)
 	if err != nil {
 		c.provisionFailed = true
 		return vsphere.VM{}, nil, teardown, fmt.Errorf("provision the loader VM: %w", err)
@@ -121,29 +121,114 @@ func (c *campaign) saveVDisks(ctx context.Context, sess *vsphere.Session, ds *Da
 }
 
 // onDatastores checks that each of datastores holds ds: its key file,
-// with the same key, beside its vDisk. A datastore without it is an
-// error naming it and saying how to make it.
-func onDatastores(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) error {
-	if ds.VDisk == "" {
-		return fmt.Errorf("data set %s has no vDisk (made before data sets were saved on the datastores); make it again with vmbench campaign prepare-data", ds.Key.ID())
+// with the same key, beside its vDisk. A datastore without them is an
+// error naming it and saying how to put it there.
+func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) error {
+	missing, err := missingOn(ctx, sess, ds, datastores)
+	if err != nil || len(missing) == 0 {
+		return err
 	}
+	return fmt.Errorf("data set %s is not on datastore(s) %s: %s; put it there with: vmbench campaign prepare-data %s%s",
+		ds.Key.ID(), strings.Join(missing, ", "), c.simWhere(missing), c.spec.src.file, simFlag(c.opts.Simulate))
+}
+
+// simWhere says, in simulation with the in-process simulator, where the
+// datastore files it lacks are kept.
+func (c *campaign) simWhere(missing []string) string {
+	if c.sim == nil {
+		return "no " + vsphere.DataDir + "/<id>.json and .vmdk there"
+	}
+	return "no <id>.json and .vmdk in " + simDataDir(c.spec.dataDir(), missing[0]) + " (the simulated datastore's files)"
+}
+
+// simFlag is " --simulate" for simulated runs.
+func simFlag(sim bool) string {
+	if sim {
+		return " --simulate"
+	}
+	return ""
+}
+
+// missingOn returns the datastores that lack ds: its vDisk, or its key
+// file. A key file there whose key differs is an error: it is refused,
+// not used, and not overwritten.
+func missingOn(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) ([]string, error) {
+	if ds.VDisk == "" {
+		return nil, fmt.Errorf("data set %s has no vDisk (made before data sets were saved on the datastores); make it again with vmbench campaign prepare-data --force", ds.Key.ID())
+	}
+	var missing []string
 	var errs []error
 	for _, name := range datastores {
-		b, err := sess.GetFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"))
+		keyFile := vsphere.DataFile(name, ds.Key.ID()+".json")
+		b, err := sess.GetFile(ctx, keyFile)
+		if errors.Is(err, vsphere.ErrNoFile) {
+			missing = append(missing, name)
+			continue
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("data set %s is not on datastore %s (%w); make it there with vmbench campaign prepare-data FILE", ds.Key.ID(), name, err))
+			errs = append(errs, err)
 			continue
 		}
-		var there DataSet
-		if err := json.Unmarshal(b, &there); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", vsphere.DataFile(name, ds.Key.ID()+".json"), err))
+		there, err := decodeDataSet(keyFile, b)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		if d := ds.Key.differences(there.Key); len(d) > 0 || there.VDisk != ds.VDisk {
-			errs = append(errs, fmt.Errorf("%s differs from the data set's key (%s): refused, not used", vsphere.DataFile(name, ds.Key.ID()+".json"), strings.Join(d, ", ")))
+		if d := ds.differences(there); len(d) > 0 {
+			errs = append(errs, fmt.Errorf("%s differs from the data set's key file (%s): refused, not used", keyFile, strings.Join(d, ", ")))
+			continue
+		}
+		if ok, err := sess.FileExists(ctx, vsphere.DataFile(name, ds.VDisk)); err != nil {
+			errs = append(errs, err)
+		} else if !ok {
+			missing = append(missing, name)
 		}
 	}
-	return errors.Join(errs...)
+	return missing, errors.Join(errs...)
+}
+
+// complete puts ds on the datastores of the campaign that lack it
+// (missing): its vDisk copied from a datastore that has it, its key file
+// beside it; ds then lists them, and its key file in data.dir (and, with
+// the in-process simulator, the kept files) say so.
+func (c *campaign) complete(ctx context.Context, sess *vsphere.Session, ds *DataSet, missing []string) error {
+	var from string
+	for _, name := range ds.Datastores {
+		if !slices.Contains(missing, name) {
+			if ok, _ := sess.FileExists(ctx, vsphere.DataFile(name, ds.VDisk)); ok {
+				from = name
+				break
+			}
+		}
+	}
+	if from == "" {
+		return fmt.Errorf("data set %s: no datastore holds its vDisk any more", ds.Key.ID())
+	}
+	for _, name := range missing {
+		start := time.Now()
+		if err := sess.CopyDisk(ctx, vsphere.DataFile(from, ds.VDisk), vsphere.DataFile(name, ds.VDisk)); err != nil {
+			return err
+		}
+		if !slices.Contains(ds.Datastores, name) {
+			ds.Datastores = append(ds.Datastores, name)
+		}
+		c.logf("data set %s copied from %s to %s in %s", ds.Key.ID(), from, name, time.Since(start).Round(time.Millisecond))
+	}
+	key, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		return err
+	}
+	for _, name := range ds.Datastores {
+		if err := sess.PutFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"), append(key, '\n')); err != nil {
+			return err
+		}
+	}
+	if c.sim != nil {
+		if err := keepSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+			return err
+		}
+	}
+	return writeDataSet(c.spec.dataDir(), ds)
 }
 
 // usedDatastores are the datastores the campaign's VMs go to: the first
@@ -211,10 +296,10 @@ func copyFiles(from, to, prefix string) error {
 	return nil
 }
 
-// restoreSpec, for a campaign that restores a data set, checks that every
-// datastore its VMs go to holds it (in simulation, once the kept files
-// are put on the simulator's datastores) and has Provision restore the
-// data disk of each VM from it before the VM powers on.
+// restoreSpec, for a campaign that restores a data set (provisionSpec
+// has Provision restore each VM's data disk from it before the VM powers
+// on), checks that every datastore its VMs go to holds it: in
+// simulation, once the kept files are put on the simulator's datastores.
 func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec *vsphere.ProvisionSpec) error {
 	ds := c.dataSet
 	if ds == nil {
@@ -225,10 +310,9 @@ func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec
 			return err
 		}
 	}
-	if err := onDatastores(ctx, sess, ds, usedDatastores(*pspec)); err != nil {
+	if err := c.onDatastores(ctx, sess, ds, usedDatastores(*pspec)); err != nil {
 		return err
 	}
-	pspec.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}
 	c.logf("each VM's %s is restored from %s on its datastore before it powers on", c.dataDisk.Name, vsphere.DataFile("<datastore>", ds.VDisk))
 	return nil
 }
@@ -251,7 +335,7 @@ func (c *campaign) restoreAgain(ctx context.Context, vms []vsphere.VM) error {
 			}
 		}
 	}
-	if err := onDatastores(ctx, c.sess, ds, datastores); err != nil {
+	if err := c.onDatastores(ctx, c.sess, ds, datastores); err != nil {
 		return err
 	}
 	r := vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,14 +40,18 @@ type CampaignPlan struct {
 // says so (Fits false) with its problems. Errors are bad input and
 // failures to reach or read vSphere.
 func PlanCampaign(ctx context.Context, spec *Spec, opts Options) (*CampaignPlan, error) {
-	_, layout, err := Check(spec, opts)
+	cfg, layout, err := Check(spec, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Simulate {
 		spec = spec.Simulated()
 	}
-	return planCampaign(ctx, &campaign{spec: spec, opts: opts, layout: layout})
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
+	if err := c.findData(ctx); err != nil {
+		return nil, err
+	}
+	return planCampaign(ctx, c)
 }
 
 // PlanSuite is PlanCampaign for a block suite in VMs (its block-worker
@@ -71,6 +76,9 @@ func planCampaign(ctx context.Context, c *campaign) (*CampaignPlan, error) {
 	rep, perr := sess.Preflight(ctx, pspec)
 	if perr != nil && rep.OK() { // not a verdict: the check itself failed
 		return nil, fmt.Errorf("preflight: %w", perr)
+	}
+	if err := c.restoreSpec(ctx, sess, &pspec); err != nil {
+		rep.Problems = append(rep.Problems, err.Error())
 	}
 	return &CampaignPlan{Campaign: c.spec.Name, VSphere: c.where, Role: c.layout.Role, Count: pspec.Count,
 		Layout: c.layout, Hosts: pspec.Hosts, Preflight: rep, Fits: rep.OK()}, nil
@@ -174,29 +182,45 @@ func hostTable(r vsphere.PreflightReport, pinned bool) *report.Table {
 
 // datastoreTable is each datastore's space against what its VMs need.
 func datastoreTable(r vsphere.PreflightReport) *report.Table {
-	t := &report.Table{Columns: []report.Column{{Header: "datastore"}, {Header: "type"}, {Header: "capacity (GB)", Align: report.Right},
+	restore := slices.ContainsFunc(r.Datastores, func(d vsphere.DatastoreCheck) bool { return d.RestoreGB > 0 })
+	cols := []report.Column{{Header: "datastore"}, {Header: "type"}, {Header: "capacity (GB)", Align: report.Right},
 		{Header: "free (GB)", Align: report.Right}, {Header: "VMs", Align: report.Right}, {Header: "thick (GB)", Align: report.Right},
-		{Header: "swap (GB)", Align: report.Right}, {Header: "needed (GB)", Align: report.Right},
-		{Header: "thin, up to (GB)", Align: report.Right}, {Header: "used after", Align: report.Right}, {Header: "verdict"}},
-		Notes: []string{"needed = thick and eager-zeroed disks + swap files (memory minus reservation); thin disks are allocated as written"}}
+		{Header: "swap (GB)", Align: report.Right}}
+	notes := []string{"needed = thick and eager-zeroed disks + swap files (memory minus reservation); thin disks are allocated as written"}
+	if restore {
+		cols = append(cols, report.Column{Header: "restore copy (GB)", Align: report.Right})
+		notes[0] = "needed = thick and eager-zeroed disks + swap files (memory minus reservation) + the copy a restore of the data disk makes beside the disk it replaces (one at a time per datastore); thin disks are allocated as written"
+	}
+	cols = append(cols, report.Column{Header: "needed (GB)", Align: report.Right},
+		report.Column{Header: "thin, up to (GB)", Align: report.Right}, report.Column{Header: "used after", Align: report.Right}, report.Column{Header: "verdict"})
+	t := &report.Table{Columns: cols, Notes: notes}
 	for _, d := range r.Datastores {
+		var row []string
 		if !d.Found {
-			t.Rows = append(t.Rows, []string{d.Name, "not found", "", "", strconv.Itoa(d.VMs), "", "", "", "", "", "does not exist"})
-			continue
+			row = []string{d.Name, "not found", "", "", strconv.Itoa(d.VMs), "", "", "", "", "", "does not exist"}
+		} else {
+			verdict := "fits"
+			switch {
+			case !d.Accessible:
+				verdict = "not accessible"
+			case d.NeededGB() > d.FreeGB:
+				verdict = fmt.Sprintf("short by %d GB", d.NeededGB()-d.FreeGB)
+			}
+			used := "-"
+			if d.CapacityGB > 0 {
+				used = fmt.Sprintf("%.0f%%", 100*float64(d.CapacityGB-d.FreeGB+d.NeededGB())/float64(d.CapacityGB))
+			}
+			row = []string{d.Name, d.Type, gb(d.CapacityGB), gb(d.FreeGB), strconv.Itoa(d.VMs), gb(d.ReservedGB),
+				gb(d.SwapGB), gb(d.NeededGB()), gb(d.ThinGB), used, verdict}
 		}
-		verdict := "fits"
-		switch {
-		case !d.Accessible:
-			verdict = "not accessible"
-		case d.NeededGB() > d.FreeGB:
-			verdict = fmt.Sprintf("short by %d GB", d.NeededGB()-d.FreeGB)
+		if restore {
+			cell := ""
+			if d.Found {
+				cell = gb(d.RestoreGB)
+			}
+			row = slices.Insert(row, 7, cell)
 		}
-		used := "-"
-		if d.CapacityGB > 0 {
-			used = fmt.Sprintf("%.0f%%", 100*float64(d.CapacityGB-d.FreeGB+d.NeededGB())/float64(d.CapacityGB))
-		}
-		t.Rows = append(t.Rows, []string{d.Name, d.Type, gb(d.CapacityGB), gb(d.FreeGB), strconv.Itoa(d.VMs), gb(d.ReservedGB),
-			gb(d.SwapGB), gb(d.NeededGB()), gb(d.ThinGB), used, verdict})
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

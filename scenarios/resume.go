@@ -193,6 +193,16 @@ func reopenManifest(dir, campaign string) (*manifest, error) {
 	return m, nil
 }
 
+// CheckData checks, before anything is touched, that a campaign that
+// restores a pre-built data set (data.source: prebuilt) and has its run
+// to do again finds its data set (FindData); opts as for Resume.
+func (r *Resumable) CheckData(ctx context.Context, opts Options) error {
+	if r.Journal.last(StepRun) != nil {
+		return nil
+	}
+	return FindData(ctx, r.Spec, opts)
+}
+
 // resume is Resume's steps, once the directory is locked.
 func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 	sess, closeSess, err := c.openSession(ctx)
@@ -205,6 +215,11 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 	names := make([]string, len(c.vmRecords))
 	for i, vm := range c.vmRecords {
 		names[i] = vm.Name
+	}
+	if r.Journal.last(StepRun) == nil { // the run is done again: data.source: prebuilt restores again
+		if err := c.findData(ctx); err != nil {
+			return nil, err // before the VMs are touched: they stay for another resume
+		}
 	}
 	vms, err := c.findVMs(ctx)
 	if err != nil {
@@ -230,9 +245,6 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		}
 	}
 	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
-	if err := c.findData(ctx); err != nil { // data.source: prebuilt restores again
-		return nil, err
-	}
 	if err := c.restoreAgain(ctx, vms); err != nil {
 		return nil, err
 	}

@@ -71,22 +71,7 @@ func (s *Session) SaveDisk(ctx context.Context, moref string, bus, unit int32, d
 	if !ok {
 		return fail("find the disk", fmt.Errorf("a %T backing, want a flat one", disk.Backing))
 	}
-	var p object.DatastorePath
-	if !p.FromString(dst) {
-		return fail("check", fmt.Errorf("%q is not a datastore path ([ds] dir/file.vmdk)", dst))
-	}
-	dir := object.DatastorePath{Datastore: p.Datastore, Path: path.Dir(p.Path)}
-	if err := object.NewFileManager(s.Client.Client).MakeDirectory(ctx, dir.String(), s.Datacenter, true); err != nil {
-		return fail("make "+dir.String(), err)
-	}
-	vdm := object.NewVirtualDiskManager(s.Client.Client)
-	if err := wait(ctx, func() (*object.Task, error) { return vdm.DeleteVirtualDisk(ctx, dst, s.Datacenter) }); err != nil && !isFileNotFound(err) {
-		return fail("delete the older copy", err)
-	}
-	spec := &types.VirtualDiskSpec{DiskType: string(types.VirtualDiskTypeThin), AdapterType: string(types.VirtualDiskAdapterTypeLsiLogic)}
-	if err := wait(ctx, func() (*object.Task, error) {
-		return vdm.CopyVirtualDisk(ctx, backing.FileName, s.Datacenter, dst, s.Datacenter, spec, false)
-	}); err != nil {
+	if err := s.CopyDisk(ctx, backing.FileName, dst); err != nil {
 		return fail("copy", err)
 	}
 	return nil
@@ -136,6 +121,58 @@ func (s *Session) GetFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, fmt.Errorf("download %s: %w", p, s.cfg.redact(err))
 	}
 	return b, nil
+}
+
+// FileExists says whether the datastore file p ("[ds] dir/name") is
+// there.
+func (s *Session) FileExists(ctx context.Context, p string) (bool, error) {
+	ds, rel, err := s.datastoreOf(ctx, p)
+	if err != nil {
+		return false, err
+	}
+	if _, err := ds.Stat(ctx, rel); err != nil {
+		if errors.As(err, new(object.DatastoreNoSuchFileError)) || errors.As(err, new(object.DatastoreNoSuchDirectoryError)) || isFileNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("%s: %w", p, s.cfg.redact(err))
+	}
+	return true, nil
+}
+
+// CopyDisk copies a data set's vDisk from one datastore path to another
+// ("[ds] vmbench-data/<id>.vmdk"), thin, making the destination's folder
+// and deleting an older file of that name first (vSphere refuses an
+// existing destination). prepare-data uses it to put a data set on a
+// datastore that lacks it.
+func (s *Session) CopyDisk(ctx context.Context, src, dst string) error {
+	var p object.DatastorePath
+	if !p.FromString(dst) {
+		return fmt.Errorf("%q is not a datastore path ([ds] dir/file.vmdk)", dst)
+	}
+	dir := object.DatastorePath{Datastore: p.Datastore, Path: path.Dir(p.Path)}
+	if err := object.NewFileManager(s.Client.Client).MakeDirectory(ctx, dir.String(), s.Datacenter, true); err != nil {
+		return fmt.Errorf("make %s: %w", dir, s.cfg.redact(err))
+	}
+	vdm := object.NewVirtualDiskManager(s.Client.Client)
+	if err := wait(ctx, func() (*object.Task, error) { return vdm.DeleteVirtualDisk(ctx, dst, s.Datacenter) }); err != nil && !isFileNotFound(err) {
+		return fmt.Errorf("delete the older %s: %w", dst, s.cfg.redact(err))
+	}
+	spec := &types.VirtualDiskSpec{DiskType: string(types.VirtualDiskTypeThin), AdapterType: string(types.VirtualDiskAdapterTypeLsiLogic)}
+	if err := wait(ctx, func() (*object.Task, error) {
+		return vdm.CopyVirtualDisk(ctx, src, s.Datacenter, dst, s.Datacenter, spec, false)
+	}); err != nil {
+		return fmt.Errorf("copy %s to %s: %w", src, dst, plainFault(s.cfg.redact(err)))
+	}
+	return nil
+}
+
+// plainFault says a FileNotFound fault in words (vcsim's message is the
+// fault's Go type name).
+func plainFault(err error) error {
+	if isFileNotFound(err) {
+		return fmt.Errorf("the file is not there (%w)", err)
+	}
+	return err
 }
 
 // ErrNoFile is what GetFile's error wraps for a file that is not there.

@@ -162,3 +162,37 @@ func TestSimulatorDatastoreDir(t *testing.T) {
 		t.Error("a datastore that is not there has a directory")
 	}
 }
+
+// TestCopyDiskAndFileExists: a data set's vDisk copied from one datastore
+// to another is there (twice: over the older copy); a missing source is
+// said in words.
+func TestCopyDiskAndFileExists(t *testing.T) {
+	sim, s := simSession(t, SimOptions{Datastores: 2})
+	ctx := context.Background()
+	a, b := sim.Datastores()[0], sim.Datastores()[1]
+	spec := testSpec(t, "sysbench", 1, []string{a})
+	spec.PowerOn = false
+	vms, err := s.Provision(ctx, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := vms[0].Disks[2]
+	if err := s.SaveDisk(ctx, vms[0].MoRef, test.Bus, test.Unit, DataFile(a, "x.vmdk")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.FileExists(ctx, DataFile(b, "x.vmdk")); ok || err != nil {
+		t.Fatalf("before the copy: %v %v", ok, err)
+	}
+	for range 2 {
+		if err := s.CopyDisk(ctx, DataFile(a, "x.vmdk"), DataFile(b, "x.vmdk")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := s.FileExists(ctx, DataFile(b, "x.vmdk")); !ok || err != nil {
+		t.Errorf("after the copy: %v %v", ok, err)
+	}
+	err = s.CopyDisk(ctx, DataFile(a, "none.vmdk"), DataFile(b, "y.vmdk"))
+	if err == nil || !strings.Contains(err.Error(), "the file is not there") {
+		t.Errorf("a missing source: %v", err)
+	}
+}

@@ -83,10 +83,37 @@ type DatastoreCheck struct {
 	ReservedGB int64 `json:"thick_gb"`
 	SwapGB     int64 `json:"swap_gb"`
 	ThinGB     int64 `json:"thin_gb"`
+	// RestoreGB is, with ProvisionSpec.Restore of a thick disk, the copy
+	// a restore makes beside the disk it replaces (restores on one
+	// datastore run one at a time): needed until it ends.
+	RestoreGB int64 `json:"restore_gb,omitempty"`
 }
 
-// NeededGB is the space that must be free: reserved disks plus swap.
-func (d DatastoreCheck) NeededGB() int64 { return d.ReservedGB + d.SwapGB }
+// NeededGB is the space that must be free: reserved disks, swap, and
+// the copy of a restore.
+func (d DatastoreCheck) NeededGB() int64 { return d.ReservedGB + d.SwapGB + d.RestoreGB }
+
+// restoreWords is " + restore N" for a RestoreGB, else "".
+func restoreWords(gb int64) string {
+	if gb == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" + restore copy %d", gb)
+}
+
+// restoreGB is the space a restore's copy takes beside the disk it
+// replaces: the disk's size when it is thick, 0 for thin or no restore.
+func (p ProvisionSpec) restoreGB() int64 {
+	if p.Restore == nil {
+		return 0
+	}
+	for _, d := range p.Layout.Disks[min(1, len(p.Layout.Disks)):] {
+		if d.Name == p.Restore.Disk && d.Provisioning != Thin {
+			return d.SizeGB
+		}
+	}
+	return 0
+}
 
 // OK reports whether there are no problems.
 func (r PreflightReport) OK() bool { return len(r.Problems) == 0 }
@@ -119,8 +146,8 @@ func (r PreflightReport) Lines() []string {
 			out = append(out, fmt.Sprintf("datastore %s: not found", d.Name))
 			continue
 		}
-		out = append(out, fmt.Sprintf("datastore %s (%s): %d VM(s) need %d GB (thick %d + swap %d) of %d GB free (capacity %d GB); thin disks up to %d GB more",
-			d.Name, d.Type, d.VMs, d.NeededGB(), d.ReservedGB, d.SwapGB, d.FreeGB, d.CapacityGB, d.ThinGB))
+		out = append(out, fmt.Sprintf("datastore %s (%s): %d VM(s) need %d GB (thick %d + swap %d%s) of %d GB free (capacity %d GB); thin disks up to %d GB more",
+			d.Name, d.Type, d.VMs, d.NeededGB(), d.ReservedGB, d.SwapGB, restoreWords(d.RestoreGB), d.FreeGB, d.CapacityGB, d.ThinGB))
 	}
 	for _, w := range r.Warnings {
 		out = append(out, "warning: "+w)
@@ -423,6 +450,9 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 			dc.VMs++
 		}
 		dc.ReservedGB, dc.ThinGB, dc.SwapGB = int64(dc.VMs)*reserved, int64(dc.VMs)*thin, int64(dc.VMs)*swap
+		if dc.VMs > 0 {
+			dc.RestoreGB = spec.restoreGB()
+		}
 		ds, err := s.Finder.Datastore(ctx, name)
 		if err != nil {
 			missing = append(missing, name)
@@ -463,8 +493,8 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 			warn("datastore %s is mounted on %d of the pool's %d hosts; VMs must stay on those", name, dc.MountedHosts, len(hosts))
 		}
 		if dc.NeededGB() > dc.FreeGB {
-			problem(fmt.Errorf("datastore %s has %d GB free but its %d VMs need %d GB (thick disks %d GB + swap %d GB)",
-				name, dc.FreeGB, dc.VMs, dc.NeededGB(), dc.ReservedGB, dc.SwapGB))
+			problem(fmt.Errorf("datastore %s has %d GB free but its %d VMs need %d GB (thick disks %d GB + swap %d GB%s)",
+				name, dc.FreeGB, dc.VMs, dc.NeededGB(), dc.ReservedGB, dc.SwapGB, restoreWords(dc.RestoreGB)))
 		} else if dc.NeededGB()+dc.ThinGB > dc.FreeGB {
 			warn("datastore %s: thin disks (%d GB) can outgrow the free space left after thick disks and swap (%d GB)",
 				name, dc.ThinGB, dc.FreeGB-dc.NeededGB())

@@ -70,7 +70,7 @@ func (s *Session) RestoreDisk(ctx context.Context, moref string, bus, unit int32
 	if err := wait(ctx, func() (*object.Task, error) {
 		return vdm.CopyVirtualDisk(ctx, src, s.Datacenter, tmp, s.Datacenter, spec, false)
 	}); err != nil {
-		return Disk{}, fail("copy", err)
+		return Disk{}, fail("copy", plainFault(err))
 	}
 
 	remove := types.VirtualMachineConfigSpec{DeviceChange: []types.BaseVirtualDeviceConfigSpec{&types.VirtualDeviceConfigSpec{

@@ -25,11 +25,17 @@ with 'data: {source: prebuilt}' to restore before each run instead of loading:
      (default "data").
 
 The key is the tool, the flags that shape the data (sysbench's --tables,
---table-size, --auto-inc, --create-secondary, --rand-seed; tpcc's
---warehouses and --seed), the database engine and version, and the data
-disk with its size. A run refuses a data set whose key differs, one missing
-from a datastore its VMs go to, and VMs whose engine differs from the key's.
-A data set of the same key, present everywhere, is kept as it is.
+--table-size, --auto-inc, --create-secondary, --rand-type, --rand-seed and
+the random distributions' parameters; tpcc's --warehouses and --seed), the
+database engine and version, and the data disk with its size. A run refuses
+a data set whose key differs, one missing from a datastore its VMs go to,
+and VMs whose engine differs from the key's.
+
+A data set of the same key is kept when its data passes the checks (in
+simulation) and its vDisk is on a datastore of the campaign: the datastores
+that lack it get a copy. Otherwise, or with --force, it is made again. What a
+prepare-data stopped by kill -9 left (its work directory in data.dir: the
+loader VM, a partly loaded database) is removed by the next one.
 
 With --simulate the vSphere steps run on the in-process simulator (its
 datastore files kept in data.dir/simulated for later runs), and the data
@@ -77,6 +83,7 @@ func newCampaignPrepareDataCmd(a *app) *cobra.Command {
 	f.BoolVar(&fl.simulate, "simulate", false, "make the data set for --simulate runs: on the in-process vSphere simulator, with the file's simulate: sizes")
 	f.StringVar(&fl.dsn, "db-dsn", "", "a MySQL/MariaDB server for the data set, as campaign run's --db-dsn (default: an SQLite file in data.dir)")
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file")
+	f.BoolVar(&fl.opts.Force, "force", false, "make the data set again even when one of its key is there (a damaged one, a new template)")
 	fl.vf.bind(f)
 	return cmd
 }

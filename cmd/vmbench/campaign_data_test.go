@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"vmbench/dialect"
+	"vmbench/scenarios"
 )
 
 // TestCampaignPrebuiltData: with data: {source: prebuilt} a run without
@@ -109,20 +110,53 @@ func TestCampaignPrebuiltData(t *testing.T) {
 			t.Fatalf("prepare-data with the data gone: exit %d\n%s", code, stderr)
 		}
 
+		// The plan counts the copy a restore makes beside the data disk.
+		if code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "plan", file, "--simulate"}, dsnArgs(dsn)...)...); code != 0 ||
+			!strings.Contains(stdout, "restore copy (GB)") || !strings.Contains(stdout, "the copy a restore of the data disk makes") {
+			t.Fatalf("plan: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+
 		// A datastore without the data set's vDisk: refused before
-		// anything is created; prepare-data puts it back.
+		// anything is created (the plan says so too); prepare-data puts it back.
 		if err := os.RemoveAll(filepath.Join(dataDir, "simulated", "LocalDS_1")); err != nil {
 			t.Fatal(err)
 		}
 		// Exit 1, as a preflight that finds the campaign does not fit.
-		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore LocalDS_1 ([LocalDS_1] vmbench-data/"+id+".json: no such file on the datastore)") {
+		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1: no <id>.json and .vmdk in "+filepath.Join(dataDir, "simulated", "LocalDS_1")) ||
+			!strings.Contains(stderr, "put it there with: vmbench campaign prepare-data "+file+" --simulate") {
 			t.Fatalf("run with a datastore lacking the data set: exit %d\n%s", code, stderr)
 		}
 		if after, _ := os.ReadDir(res); len(after) != len(before) {
 			t.Errorf("a refused run left a results directory: %v", after)
 		}
-		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "not on datastore LocalDS_1") || !strings.Contains(stderr, "making it again") {
+		if code, stdout, _ := runCLI(t, nil, append([]string{"campaign", "plan", file, "--simulate"}, dsnArgs(dsn)...)...); code != 1 ||
+			!strings.Contains(stdout, "is not on datastore(s) LocalDS_1") {
+			t.Fatalf("plan with a datastore lacking the data set: exit %d\n%s", code, stdout)
+		}
+		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "data set "+id+" copied from LocalDS_0 to LocalDS_1") || !strings.Contains(stderr, "kept") {
 			t.Fatalf("prepare-data with a datastore lacking it: exit %d\n%s", code, stderr)
+		}
+		// Its vDisk alone gone: the same.
+		if err := os.Remove(filepath.Join(dataDir, "simulated", "LocalDS_1", id+".vmdk")); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1") {
+			t.Fatalf("run with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
+		}
+		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "copied from LocalDS_0 to LocalDS_1") {
+			t.Fatalf("prepare-data with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
+		}
+		// Damaged data fails the checks: made again; --force makes it again.
+		if dsn == "" {
+			if err := os.Truncate(filepath.Join(dataDir, id+".db"), 4096); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "its data fails the checks") || !strings.Contains(stderr, "ready") {
+				t.Fatalf("prepare-data with damaged data: exit %d\n%s", code, stderr)
+			}
+		}
+		if code, _, stderr := runCLI(t, nil, append(prepare, "--force")...); code != 0 || !strings.Contains(stderr, "--force: making it again") || !strings.Contains(stderr, "ready") {
+			t.Fatalf("prepare-data --force: exit %d\n%s", code, stderr)
 		}
 
 		other := writeFile(t, "other.yaml", strings.Replace(campaign, "table-size: 500", "table-size: 600", 1))
@@ -131,4 +165,37 @@ func TestCampaignPrebuiltData(t *testing.T) {
 			t.Fatalf("run with another table size: exit %d\n%s", code, stderr)
 		}
 	})
+}
+
+// TestPrepareDataAfterKill: a prepare-data killed (SIGKILL) while it
+// loads leaves its work directory in data.dir, listing what it made; the
+// next prepare-data removes those (the simulator's directory here) and
+// the directory, then makes the data set.
+func TestPrepareDataAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts prepare-data in a child process")
+	}
+	dataDir := t.TempDir()
+	file := writeFile(t, "tiny.yaml", tinyCampaign+"data: {source: prebuilt, dir: "+dataDir+"}\n")
+	killAt(t, "loading data set", "campaign", "prepare-data", file, "--simulate")
+	work, _ := filepath.Glob(filepath.Join(dataDir, "data-*"))
+	if len(work) != 1 {
+		t.Fatalf("the killed prepare-data left %v, want its work directory", work)
+	}
+	left := manifestNames(t, work[0])
+	if len(left[scenarios.KindSimDir]) != 1 {
+		t.Fatalf("the work directory lists %v, want the simulator's directory", left)
+	}
+	code, stdout, stderr := runCLI(t, nil, "campaign", "prepare-data", file, "--simulate")
+	if code != 0 || !strings.Contains(stderr, "a stopped prepare-data left "+work[0]) || !strings.HasPrefix(stdout, "sysbench-") {
+		t.Fatalf("prepare-data after the kill: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(work[0]); !os.IsNotExist(err) {
+		t.Errorf("the stale work directory is still there (%v)", err)
+	}
+	for _, name := range left[scenarios.KindSimDir] {
+		if _, err := os.Stat(name); !os.IsNotExist(err) {
+			t.Errorf("%s, made by the killed prepare-data, is still there", name)
+		}
+	}
 }

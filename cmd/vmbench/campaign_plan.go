@@ -95,6 +95,8 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&fl.simulate, "simulate", false, "plan on an in-process vSphere simulator shaped by the file's simulate: block, with its sizes")
 	f.StringVar(&format, "format", "text", "text (the tables) or json (the plan and the preflight's figures)")
+	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: the MySQL/MariaDB server of the runs' databases, where a data set of data: {source: prebuilt} is looked for (as campaign run's --db-dsn)")
+	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file")
 	fl.vf.bind(f)
 	return cmd
 }

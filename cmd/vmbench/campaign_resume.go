@@ -63,6 +63,9 @@ func newCampaignResumeCmd(a *app) *cobra.Command {
 			if opts, err = r.Check(opts); err != nil {
 				return usageError{err}
 			}
+			if err := r.CheckData(cmd.Context(), opts); err != nil {
+				return usageError{err}
+			}
 			out, err := scenarios.Resume(cmd.Context(), r, opts)
 			if errors.Is(err, scenarios.ErrRunning) {
 				return asUsage(err)

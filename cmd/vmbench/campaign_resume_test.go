@@ -285,6 +285,23 @@ func TestResumeRestoresPrebuiltDataAgain(t *testing.T) {
 	id := strings.TrimSpace(stdout)
 	killAt(t, "phase measure", append([]string{"campaign", "run", file, "--results-dir", res}, where...)...)
 	dir := resultsDir(t, res)
+	vmsLeft := len(campaignVMs(t, sim, strings.TrimSuffix(filepath.Base(dir), ".incomplete")))
+
+	// Its data set gone: refused (exit 2), the VMs left for a later resume.
+	key := filepath.Join(dataDir, id+".json")
+	if err := os.Rename(key, key+".away"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, nil, "campaign", "resume", dir, "--url", cfg.URL, "-k")
+	if code != 2 || !strings.Contains(stderr, "no pre-built data set") {
+		t.Fatalf("resume without its data set: exit %d\n%s", code, stderr)
+	}
+	if n := len(campaignVMs(t, sim, strings.TrimSuffix(filepath.Base(dir), ".incomplete"))); n != vmsLeft || n != 2 {
+		t.Fatalf("a refused resume left %d of the %d VMs", n, vmsLeft)
+	}
+	if err := os.Rename(key+".away", key); err != nil {
+		t.Fatal(err)
+	}
 
 	code, _, stderr = runCLI(t, nil, "campaign", "resume", dir, "--url", cfg.URL, "-k")
 	if code != 0 || strings.Count(stderr, "db-test restored again from data set "+id) != 2 ||
