@@ -71,16 +71,19 @@ func TestCheckDataDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{Simulate: true, Getenv: func(string) string { return "" }}
-	for _, c := range []struct{ data, want string }{
+	for _, c := range []struct{ data, want string }{ // want: the error, "" for none
 		{"data:\n  source: prebuilt\n", ""},
 		{"data:\n  source: prebuilt\n  disk: db-test\n", ""},
 		{"data:\n  source: prebuilt\n  disk: boot\n", `data.disk: layout sysbench has no data disk "boot" (its data disks: db-prebuilt, db-test)`},
 		{"data:\n  disk: nope\n", `data.disk: layout sysbench has no data disk "nope"`},
 		{"data:\n  dir: ~/sets\n", "data.dir: ~/sets: write the home directory out"},
+		{"data:\n  sorce: prebuilt\n", `unknown key "sorce" in data (valid: source, dir, disk)`},
 		{"data:\n  dir: sysbench-8vm.yaml/sub\n", "data.dir: sysbench-8vm.yaml is not a directory, so sysbench-8vm.yaml/sub cannot be one"},
 	} {
-		spec := parsed(t, string(b)+c.data)
-		_, _, err := Check(spec, opts)
+		spec, err := Parse("sysbench-8vm.yaml", append(b, c.data...))
+		if err == nil {
+			_, _, err = Check(spec, opts)
+		}
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%q: %v", c.data, err)

@@ -260,7 +260,7 @@ var sections = map[string]section{
 	"Spec": {"the top level", Spec{}}, "VMSpec": {"vms", VMSpec{}}, "VSphereSpec": {"vsphere", VSphereSpec{}},
 	"DatabaseSpec": {"database", DatabaseSpec{}}, "WorkloadSpec": {"workload", WorkloadSpec{}},
 	"SimSpec": {"simulate", SimSpec{}}, "SimVMs": {"simulate.vms", SimVMs{}}, "SimWorkload": {"simulate.workload", SimWorkload{}},
-	"GuestSpec": {"guest", GuestSpec{}}, "HooksSpec": {"hooks", HooksSpec{}},
+	"GuestSpec": {"guest", GuestSpec{}}, "HooksSpec": {"hooks", HooksSpec{}}, "DataSpec": {"data", DataSpec{}},
 }
 
 // Parse strictly decodes a campaign from b; name is used in errors.
