@@ -192,11 +192,19 @@ func (ax latencyAxis) value(d time.Duration) float64 { return float64(d) / float
 // newStyledPlot is an empty latency plot with its title, axis labels (the
 // y label ending in unitName), ticks, legend, fonts and grid.
 func newStyledPlot(title string, opts ChartOptions, unitName string) *plot.Plot {
+	p := basePlot(title, orDefault(opts.XLabel, "IOPS (achieved)"), orDefault(opts.YLabel, "latency")+" ("+unitName+")")
+	p.X.Tick.Marker = plot.TickerFunc(rateTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
+	return p
+}
+
+// basePlot is an empty plot in the report's style: its title and axis
+// labels, the legend at the top left, the fonts and a grid.
+func basePlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = orDefault(opts.XLabel, "IOPS (achieved)")
-	p.Y.Label.Text = orDefault(opts.YLabel, "latency") + " (" + unitName + ")"
-	p.X.Tick.Marker = plot.TickerFunc(rateTicks)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), vg.Points(-4)
@@ -205,7 +213,6 @@ func newStyledPlot(title string, opts ChartOptions, unitName string) *plot.Plot 
 		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
 		st.Font.Variant = fontVariant
 	}
-	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -284,27 +291,37 @@ func addPointLabels(p *plot.Plot, xys plotter.XYs, labels []string, col color.RG
 // addReference draws a dashed grey line at latency v across the chart,
 // labelled at its right end.
 func addReference(p *plot.Plot, ref time.Duration, v, xMin, xMax float64) error {
-	line, err := plotter.NewLine(plotter.XYs{{X: xMin, Y: v}, {X: xMax, Y: v}})
-	if err != nil {
-		return err
-	}
-	line.Color, line.Width = grey, vg.Points(1)
-	line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	name := "100 µs"
 	if ref == time.Millisecond {
 		name = "1 ms"
 	}
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: xMax, Y: v}}, Labels: []string{name}})
+	l, err := dashedGuide(p, plotter.XYs{{X: xMin, Y: v}, {X: xMax, Y: v}}, plotter.XY{X: xMax, Y: v}, name)
 	if err != nil {
 		return err
 	}
-	l.TextStyle[0].Font.Size = vg.Points(8)
-	l.TextStyle[0].Font.Variant = fontVariant
-	l.TextStyle[0].Color = grey
 	l.TextStyle[0].XAlign = draw.XRight
 	l.Offset = vg.Point{X: vg.Points(-2), Y: vg.Points(2)}
-	p.Add(line, l)
 	return nil
+}
+
+// dashedGuide adds to p a dashed grey line through line and its name
+// written small in grey at at, and returns the label for its placement.
+func dashedGuide(p *plot.Plot, line plotter.XYs, at plotter.XY, name string) (*plotter.Labels, error) {
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = grey, vg.Points(1)
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{at}, Labels: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	label.TextStyle[0].Font.Size = vg.Points(8)
+	label.TextStyle[0].Font.Variant = fontVariant
+	label.TextStyle[0].Color = grey
+	p.Add(l, label)
+	return label, nil
 }
 
 // dataRange returns the smallest and largest latency, the largest IOPS

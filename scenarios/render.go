@@ -94,22 +94,32 @@ func WriteReports(dir string) (*Report, error) {
 // by something other than a file); neither report is written then.
 var ErrReportsNotWritable = errors.New("cannot write the reports")
 
-// WriteFiles writes the report's report.md and report.csv into its
-// directory, each atomically. It checks first that both can be written
-// (checkWritable), so that a directory that cannot take them keeps the
-// pair it has.
+// WriteFiles writes the report's report.md, report.csv and report.html
+// into its directory, each atomically. It checks first that all can be
+// written (checkWritable), so that a directory that cannot take them
+// keeps the ones it has.
 func (r *Report) WriteFiles() error {
-	var md, csv bytes.Buffer
+	var md, csv, html bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {
 		return err
 	}
 	if err := r.WriteCSV(&csv); err != nil {
 		return err
 	}
+	doc, err := r.Document()
+	if err != nil {
+		return err
+	}
+	if err := doc.WriteHTML(&html); err != nil {
+		return err
+	}
 	if err := checkWritable(r.Dir); err != nil {
 		return err
 	}
 	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportCSVFile), csv.Bytes()); err != nil {
+		return err
+	}
+	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportHTMLFile), html.Bytes()); err != nil {
 		return err
 	}
 	return oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportFile), md.Bytes())
@@ -120,7 +130,7 @@ func (r *Report) WriteFiles() error {
 // created in dir. Its error wraps ErrReportsNotWritable and names the
 // file or directory.
 func checkWritable(dir string) error {
-	for _, f := range []string{ReportFile, ReportCSVFile} {
+	for _, f := range []string{ReportFile, ReportCSVFile, ReportHTMLFile} {
 		path := filepath.Join(dir, f)
 		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 			return fmt.Errorf("%w: %s is not a regular file (%s); neither report was written", ErrReportsNotWritable, path, fi.Mode().Type())

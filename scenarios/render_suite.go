@@ -33,6 +33,10 @@ type suiteRow struct {
 	// cut is set when the profile's run was interrupted (its figures are
 	// those measured until then).
 	cut bool
+	// cfg and out are the profile's Config and what was read back, for
+	// the HTML report's curves and figures (Report.Document).
+	cfg workload.Config
+	out *workload.Output
 }
 
 // renderSuite builds the review of a block suite's results directory
@@ -77,7 +81,7 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 
 // suiteRowOf is the row of profile p from its Output and files.
 func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
-	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile},
+	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile}, cfg: p.Config, out: o,
 		cut: o.Result != nil && o.Result.State() != oltp.StatusComplete}
 	if pr, ok := o.Record.(workload.PartialRecord); ok && pr.Partial() {
 		row.cut = true

@@ -182,11 +182,23 @@ func vmStates(rs []*oltp.Result) string {
 }
 
 // toolColumns are the review columns of the campaign's workload, through
-// the workload contract: the tool from the registry, its Config parsed
-// (workload.Parse) from the tool, name and flags campaign.yaml records,
-// and its workload.Reviewer's columns; none when it is not a Reviewer.
-// file names campaign.yaml in errors.
+// the workload contract (toolConfig) and its workload.Reviewer's columns;
+// none when it is not a Reviewer. file names campaign.yaml in errors.
 func toolColumns(file string, w WorkloadSpec) ([]workload.Column, error) {
+	cfg, err := toolConfig(file, w)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := cfg.(workload.Reviewer); ok {
+		return r.ReviewColumns(), nil
+	}
+	return nil, nil
+}
+
+// toolConfig is the campaign's workload Config: the tool from the
+// registry, its Config parsed (workload.Parse) from the tool, name and
+// flags campaign.yaml records. file names campaign.yaml in errors.
+func toolConfig(file string, w WorkloadSpec) (workload.Config, error) {
 	t, err := workload.Lookup(w.Tool)
 	if err != nil {
 		return nil, fmt.Errorf("%s: workload.tool: %w", file, err)
@@ -199,8 +211,5 @@ func toolColumns(file string, w WorkloadSpec) ([]workload.Column, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: workload %s %s: %w", file, w.Tool, w.Name, err)
 	}
-	if r, ok := cfg.(workload.Reviewer); ok {
-		return r.ReviewColumns(), nil
-	}
-	return nil, nil
+	return cfg, nil
 }

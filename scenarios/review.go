@@ -124,6 +124,11 @@ type Review struct {
 	// together used more than oltp.ClientBoundShare of the cores of their
 	// machines; the aggregate rows are marked.
 	ClientBound bool
+
+	// perVM and merged are the Results the review was computed from, for
+	// the HTML report's charts (Report.Document).
+	perVM  []*oltp.Result
+	merged *oltp.Result
 }
 
 // driverNote says where the VMs' workload drivers ran, from their Results'
@@ -156,7 +161,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 		return nil, fmt.Errorf("review: no results")
 	}
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM" + driverNote(perVM), Elapsed: merged.Elapsed,
-		Columns: cols}
+		Columns: cols, perVM: perVM, merged: merged}
 	rv.Figures = make([]float64, len(cols))
 	if c := merged.Client; c != nil {
 		var n int64

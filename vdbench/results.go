@@ -97,27 +97,18 @@ func WriteCharts(dir, base, title string, rec *RunRecord) ([]string, error) {
 	if len(points) == 0 {
 		return nil, nil
 	}
-	service := report.Curve{Name: "service time (all targets)"}
-	intended := report.Curve{Name: "from intended start"}
 	perTarget := make([]report.Curve, len(rec.Targets))
 	for i, t := range rec.Targets {
 		perTarget[i].Name = t
 	}
 	for _, p := range points {
-		service.Points = append(service.Points, report.Point{IOPS: p.Achieved, Latency: p.Service.Mean, Label: p.Label, Saturated: p.Saturated})
-		if p.Intended != nil {
-			intended.Points = append(intended.Points, report.Point{IOPS: p.Achieved, Latency: p.Intended.Mean, Label: p.Label, Saturated: p.Saturated})
-		}
 		for i, tp := range p.Targets {
 			if i < len(perTarget) {
 				perTarget[i].Points = append(perTarget[i].Points, report.Point{IOPS: tp.Achieved, Latency: tp.Service.Mean, Label: p.Label})
 			}
 		}
 	}
-	curves := []report.Curve{service}
-	if len(intended.Points) > 0 {
-		curves = append(curves, intended)
-	}
+	curves := recordCurves(rec)
 	draw := func(name, title, xLabel string, curves []report.Curve) error {
 		var b bytes.Buffer
 		if err := report.LatencyChart(&b, title, curves, report.ChartOptions{YLabel: "mean latency", XLabel: xLabel, PointLabels: true}); err != nil {

@@ -7,17 +7,36 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vmbench/report"
 	"vmbench/scenarios"
 )
 
 func init() { registerGroup(newReportCmd) }
 
 // reportFormats are the renderings --format prints, each a writer of the
-// Report.
+// Report: its review as text, report.md, report.csv, report.html, or the
+// derived figures as JSON.
 var reportFormats = map[string]func(*scenarios.Report, io.Writer) error{
 	"text":     (*scenarios.Report).WriteText,
 	"markdown": (*scenarios.Report).WriteMarkdown,
+	"md":       (*scenarios.Report).WriteMarkdown,
 	"csv":      (*scenarios.Report).WriteCSV,
+	"html":     documentWriter((*report.Document).WriteHTML),
+	"json":     documentWriter((*report.Document).WriteJSON),
+}
+
+// reportFormatNames lists the valid --format values for messages.
+const reportFormatNames = "html, md (or markdown), csv, json, text"
+
+// documentWriter writes a Report's Document (Report.Document) with write.
+func documentWriter(write func(*report.Document, io.Writer) error) func(*scenarios.Report, io.Writer) error {
+	return func(r *scenarios.Report, w io.Writer) error {
+		d, err := r.Document()
+		if err != nil {
+			return err
+		}
+		return write(d, w)
+	}
 }
 
 func newReportCmd(a *app) *cobra.Command {
@@ -57,7 +76,7 @@ input (exit status 2), and its reports are left as they are.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := reportFormats[format]
 			if !ok {
-				return usagef("--format: %q is not a format (valid: text, markdown, csv)", format)
+				return usagef("--format: %q is not a format (valid: %s)", format, reportFormatNames)
 			}
 			rep, err := scenarios.Render(args[0])
 			if err != nil {
@@ -74,7 +93,7 @@ input (exit status 2), and its reports are left as they are.`,
 			if err := write(rep, a.stdout); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "wrote %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, args[0])
+			fmt.Fprintf(a.stderr, "wrote %s, %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, scenarios.ReportHTMLFile, args[0])
 			return nil
 		},
 	}

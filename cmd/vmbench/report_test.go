@@ -139,7 +139,7 @@ func TestReportBadDirectoryExitsTwo(t *testing.T) {
 	}{
 		{[]string{"report", empty}, empty + " is not a vmbench results directory: it has no run.json, campaign.yaml or suite.yaml"},
 		{[]string{"report", filepath.Join(empty, "nope")}, "no such file or directory"},
-		{[]string{"report", empty, "--format", "html"}, `--format: "html" is not a format (valid: text, markdown, csv)`},
+		{[]string{"report", empty, "--format", "pdf"}, `--format: "pdf" is not a format (valid: html, md (or markdown), csv, json, text)`},
 		{[]string{"report"}, "report: takes DIR"},
 	} {
 		code, _, stderr := runCLI(t, nil, tc.args...)

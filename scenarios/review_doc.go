@@ -1,0 +1,312 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"vmbench/oltp"
+	"vmbench/report"
+	"vmbench/workload"
+)
+
+// htmlForm is the review's rendering in a report.Document (the HTML
+// report and its JSON): numbers as in Markdown (grouped), without
+// Markdown's emphasis.
+const htmlForm form = csvForm + 1
+
+// ReportHTMLFile is the HTML report of a results directory (Document):
+// self-contained, charts inline.
+const ReportHTMLFile = "report.html"
+
+// Document builds the report of the directory as a report.Document: the
+// same review tables report.md shows (the same cells, from the same
+// computation), the charts (TPS over time and latency percentiles per VM
+// and aggregate, or each block profile's latency-vs-IOPS curve) and the
+// warnings a reader must see first.
+func (r *Report) Document() (*report.Document, error) {
+	var s *report.Section
+	var err error
+	if r.Review != nil {
+		s, err = r.oltpSection()
+	} else {
+		s, err = r.suite.section()
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &report.Document{Title: s.Heading, Subtitle: "vmbench report of " + filepath.Base(r.Dir),
+		Warnings: s.Warnings, Sections: []report.Section{*s}}
+	d.Sections[0].Warnings = nil // shown once, at the top
+	return d, nil
+}
+
+// sectionID makes an HTML id of a name: lower-case letters, digits and
+// '-'.
+func sectionID(name string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return "t-" + b.String()
+}
+
+// oltpSection is a VM campaign's section: warnings, facts, the review
+// table, the charts and, for a tool with its own report (tpcc), that
+// report of the merged Result.
+func (r *Report) oltpSection() (*report.Section, error) {
+	rv := r.Review
+	s := &report.Section{ID: sectionID(rv.Campaign),
+		Heading:  fmt.Sprintf("%s: %s, %d VMs", rv.Campaign, rv.Workload, len(rv.VMs)),
+		Warnings: rv.warnings(), Figures: rv.figureMap()}
+	s.Facts = append(s.Facts, report.Fact{Name: "Measured", Value: fmt.Sprintf("%s per VM; %s", rv.Elapsed.Round(1e6), rv.Measured)},
+		report.Fact{Name: "vmbench", Value: r.Info.VMBench})
+	for _, f := range []report.Fact{{Name: "VMs", Value: rv.Layout}, {Name: "Data", Value: rv.Data}, {Name: "Client", Value: rv.Client}} {
+		if f.Value != "" {
+			s.Facts = append(s.Facts, f)
+		}
+	}
+	s.Facts = append(s.Facts, hostFacts(rv.merged)...)
+	if len(rv.Platform) > 0 {
+		s.Text = append(s.Text, capitalise(platformHeading)+": "+strings.Join(rv.Platform, "; ")+".")
+	}
+	s.Tables = []report.TableBlock{{Caption: "Review table: per VM and aggregate (published and exact)", Table: rv.table(htmlForm)}}
+	if hasIntervals(rv.perVM) {
+		tps, err := tpsChart(rv)
+		if err != nil {
+			return nil, err
+		}
+		s.Charts = append(s.Charts, tps)
+	} else {
+		s.Text = append(s.Text, "No TPS-over-time chart: the Results hold no report intervals.")
+	}
+	pct, err := percentileChart(rv)
+	if err != nil {
+		return nil, err
+	}
+	s.Charts = append(s.Charts, pct)
+	pre, err := r.toolReport()
+	if err != nil {
+		return nil, err
+	}
+	s.Pre = pre
+	return s, nil
+}
+
+// warnings are what a reader of the review must see first: a simulated
+// or incomplete run, client-bound rows, VMs whose run did not complete.
+func (rv *Review) warnings() []string {
+	var w []string
+	if rv.Simulated != "" {
+		w = append(w, rv.simulated()+".")
+	}
+	if rv.Incomplete != "" {
+		w = append(w, capitalise(rv.Incomplete)+".")
+	}
+	if rv.anyClientBound() {
+		n := 0
+		for _, v := range rv.VMs {
+			if v.ClientBound {
+				n++
+			}
+		}
+		all := ""
+		if rv.ClientBound {
+			all = ", and the clients together on the aggregate rows"
+		}
+		w = append(w, fmt.Sprintf("Client-bound: the client used more than %.0f%% of the CPU available to it on %d of %d VMs%s (rows marked %s); those figures may be the client's limit, not the server's.",
+			100*oltp.ClientBoundShare, n, len(rv.VMs), all, clientBoundMark))
+	}
+	for _, r := range rv.perVM {
+		if st := r.State(); st != oltp.StatusComplete {
+			w = append(w, fmt.Sprintf("%s's run was %s: its figures cover the time measured until then.", r.Labels["vm"], st))
+		}
+	}
+	return w
+}
+
+// figureMap is the review's aggregate figures by name, for JSON.
+func (rv *Review) figureMap() map[string]float64 {
+	m := map[string]float64{"vms": float64(len(rv.VMs)), "tps_sum": rv.TPSSum, "tps_min": rv.TPSMin, "tps_max": rv.TPSMax,
+		"avg_published_ms": rv.AvgPublishedMs, "avg_exact_ms": rv.AvgExactMs, "p95_published_ms": rv.P95PublishedMs,
+		"p95_exact_ms": rv.P95ExactMs, "p99_published_ms": rv.P99PublishedMs, "p99_exact_ms": rv.P99ExactMs}
+	for i, c := range rv.Columns {
+		if c.Value != nil {
+			m[c.Header] = rv.Figures[i]
+		}
+	}
+	return m
+}
+
+// hostFacts are the facts the merged Result records about the physical
+// hosts, one per host ("host esx01": "cpu=..., memory=...").
+func hostFacts(merged *oltp.Result) []report.Fact {
+	if merged == nil {
+		return nil
+	}
+	var out []report.Fact
+	for _, h := range slices.Sorted(maps.Keys(merged.Hosts)) {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(merged.Hosts[h])) {
+			kv = append(kv, k+" "+merged.Hosts[h][k])
+		}
+		out = append(out, report.Fact{Name: "Host " + h, Value: strings.Join(kv, ", ")})
+	}
+	return out
+}
+
+// toolReport is the tool's own report of the merged Result (tpcc's
+// per-transaction table, tpmC, NOPM and audit), when the tool has one
+// (workload.Reporter); none for a tool without.
+func (r *Report) toolReport() ([]report.PreBlock, error) {
+	file := filepath.Join(r.Dir, "campaign.yaml")
+	spec, err := Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Workload.Tool != "tpcc" {
+		return nil, nil // sysbench's report repeats the review table
+	}
+	cfg, err := toolConfig(file, spec.Workload)
+	if err != nil {
+		return nil, err
+	}
+	rep, ok := cfg.(workload.Reporter)
+	if !ok {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if err := rep.WriteReport(&b, &workload.Output{Result: r.Review.merged}); err != nil {
+		return nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, spec.Workload.Tool, err)
+	}
+	return []report.PreBlock{{Caption: spec.Workload.Tool + "'s report of all VMs merged: per transaction, tpmC, NOPM and the audit of the inputs", Text: b.String()}}, nil
+}
+
+// hasIntervals reports whether a Result of rs has a report interval,
+// measured or in its precondition.
+func hasIntervals(rs []*oltp.Result) bool {
+	for _, r := range rs {
+		if len(r.Intervals) > 0 || (r.Precondition != nil && len(r.Precondition.Intervals) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// tpsChart draws TPS over time per VM and summed over the VMs across the
+// precondition and the measurement, with a mark where the measurement
+// starts.
+func tpsChart(rv *Review) (report.Chart, error) {
+	var series []report.Series
+	var mark float64
+	var sum []report.XY
+	for i, r := range rv.perVM {
+		pts, start := tpsPoints(r)
+		mark = max(mark, start)
+		series = append(series, report.Series{Name: r.Labels["vm"], Points: pts})
+		if i == 0 {
+			sum = append([]report.XY(nil), pts...)
+			continue
+		}
+		sum = sum[:min(len(sum), len(pts))]
+		for j := range sum {
+			sum[j].Y += pts[j].Y
+		}
+	}
+	if len(rv.perVM) > 1 {
+		series = append(series, report.Series{Name: "all VMs (sum)", Points: sum, Bold: true})
+	}
+	c := report.Chart{Title: "TPS over time",
+		Alt: fmt.Sprintf("TPS of each of %d VMs and their sum per report interval, precondition then measurement (from %.0f s)", len(rv.perVM), mark)}
+	var b bytes.Buffer
+	opts := report.LineOptions{XLabel: "time since the precondition started (s)", YLabel: "TPS"}
+	if mark > 0 {
+		opts.Marks = []report.Tick{{Value: mark, Label: "measurement"}}
+	}
+	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
+		return c, fmt.Errorf("TPS chart: %w", err)
+	}
+	c.SVG = b.Bytes()
+	return c, nil
+}
+
+// tpsPoints are r's TPS per report interval, the precondition's first,
+// at the end of each interval in seconds from the precondition's start,
+// and where the measurement starts (0 without a precondition).
+func tpsPoints(r *oltp.Result) (pts []report.XY, measureStart float64) {
+	add := func(ivs []oltp.Interval, offset float64) {
+		for _, iv := range ivs {
+			if iv.Length <= 0 {
+				continue
+			}
+			var n int64
+			for _, op := range iv.Ops {
+				n += op.Latency.Count
+			}
+			pts = append(pts, report.XY{X: offset + iv.At.Seconds(), Y: float64(n) / iv.Length.Seconds()})
+		}
+	}
+	if p := r.Precondition; p != nil {
+		add(p.Intervals, 0)
+		measureStart = p.Elapsed.Seconds()
+		if n := len(p.Intervals); n > 0 {
+			measureStart = max(measureStart, p.Intervals[n-1].At.Seconds())
+		}
+	}
+	add(r.Intervals, measureStart)
+	return pts, measureStart
+}
+
+// chartPercentiles are the percentiles a latency-percentile chart draws,
+// as far as a histogram's count supports them.
+var chartPercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999}
+
+// percentileChart draws the latency at each percentile for each VM and
+// for all VMs merged (the exact aggregate), on a "nines" axis.
+func percentileChart(rv *Review) (report.Chart, error) {
+	c := report.Chart{Title: "Latency by percentile",
+		Alt: "latency in ms at each percentile up to the tail, per VM and for all VMs' merged histograms"}
+	var series []report.Series
+	nines := 1
+	add := func(name string, r *oltp.Result, bold bool) error {
+		h, err := allOps(r)
+		if err != nil {
+			return err
+		}
+		k := min(5, int(math.Floor(math.Log10(float64(max(h.Count(), 1))))))
+		nines = max(nines, k)
+		s := report.Series{Name: name, Bold: bold}
+		for _, p := range chartPercentiles {
+			if p > 0 && report.Nines(p) > float64(k)+1e-9 {
+				break
+			}
+			s.Points = append(s.Points, report.XY{X: report.Nines(p), Y: report.Millis(h.Percentile(p))})
+		}
+		series = append(series, s)
+		return nil
+	}
+	for _, r := range rv.perVM {
+		if err := add(r.Labels["vm"], r, false); err != nil {
+			return c, err
+		}
+	}
+	if err := add("all VMs (merged histograms)", rv.merged, true); err != nil {
+		return c, err
+	}
+	var b bytes.Buffer
+	opts := report.LineOptions{XLabel: "percentile", YLabel: "latency (ms)", XTicks: report.NinesTicks(nines)}
+	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
+		return c, fmt.Errorf("percentile chart: %w", err)
+	}
+	c.SVG = b.Bytes()
+	return c, nil
+}
