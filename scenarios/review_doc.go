@@ -28,11 +28,15 @@ const ReportHTMLFile = "report.html"
 // computation), the charts (TPS over time and latency percentiles per VM
 // and aggregate, or each block profile's latency-vs-IOPS curve) and the
 // warnings a reader must see first.
-func (r *Report) Document() (*report.Document, error) {
+func (r *Report) Document() (*report.Document, error) { return r.document(htmlForm) }
+
+// document is Document with the review table in form f (htmlForm, or
+// csvForm for plain numbers).
+func (r *Report) document(f form) (*report.Document, error) {
 	var s *report.Section
 	var err error
 	if r.Review != nil {
-		s, err = r.oltpSection()
+		s, err = r.oltpSection(f)
 	} else {
 		s, err = r.suite.section()
 	}
@@ -63,7 +67,7 @@ func sectionID(name string) string {
 // oltpSection is a VM campaign's section: warnings, facts, the review
 // table, the charts and, for a tool with its own report (tpcc), that
 // report of the merged Result.
-func (r *Report) oltpSection() (*report.Section, error) {
+func (r *Report) oltpSection(f form) (*report.Section, error) {
 	rv := r.Review
 	s := &report.Section{ID: sectionID(rv.Campaign),
 		Heading:  fmt.Sprintf("%s: %s, %d VMs", rv.Campaign, rv.Workload, len(rv.VMs)),
@@ -79,7 +83,7 @@ func (r *Report) oltpSection() (*report.Section, error) {
 	if len(rv.Platform) > 0 {
 		s.Text = append(s.Text, capitalise(platformHeading)+": "+strings.Join(rv.Platform, "; ")+".")
 	}
-	s.Tables = []report.TableBlock{{Caption: "Review table: per VM and aggregate (published and exact)", Table: rv.table(htmlForm)}}
+	s.Tables = []report.TableBlock{{Caption: "Review table: per VM and aggregate (published and exact)", Table: rv.table(f)}}
 	if hasIntervals(rv.perVM) {
 		tps, err := tpsChart(rv)
 		if err != nil {
@@ -207,36 +211,52 @@ func hasIntervals(rs []*oltp.Result) bool {
 // starts.
 func tpsChart(rv *Review) (report.Chart, error) {
 	var series []report.Series
-	var mark float64
-	var sum []report.XY
-	for i, r := range rv.perVM {
-		pts, start := tpsPoints(r)
-		mark = max(mark, start)
+	for _, r := range rv.perVM {
+		pts, _ := tpsPoints(r)
 		series = append(series, report.Series{Name: r.Labels["vm"], Points: pts})
-		if i == 0 {
-			sum = append([]report.XY(nil), pts...)
-			continue
-		}
-		sum = sum[:min(len(sum), len(pts))]
-		for j := range sum {
-			sum[j].Y += pts[j].Y
-		}
 	}
+	sum, mark := tpsSeries(rv)
 	if len(rv.perVM) > 1 {
-		series = append(series, report.Series{Name: "all VMs (sum)", Points: sum, Bold: true})
+		series = append(series, sum)
 	}
 	c := report.Chart{Title: "TPS over time",
 		Alt: fmt.Sprintf("TPS of each of %d VMs and their sum per report interval, precondition then measurement (from %.0f s)", len(rv.perVM), mark)}
+	return c, drawTPS(&c, series, mark)
+}
+
+// drawTPS draws series of TPS over time into c, with the mark where the
+// measurement starts when mark is positive.
+func drawTPS(c *report.Chart, series []report.Series, mark float64) error {
 	var b bytes.Buffer
 	opts := report.LineOptions{XLabel: "time since the precondition started (s)", YLabel: "TPS"}
 	if mark > 0 {
 		opts.Marks = []report.Tick{{Value: mark, Label: "measurement"}}
 	}
 	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
-		return c, fmt.Errorf("TPS chart: %w", err)
+		return fmt.Errorf("TPS chart: %w", err)
 	}
 	c.SVG = b.Bytes()
-	return c, nil
+	return nil
+}
+
+// tpsSeries is the TPS summed over rv's VMs per report interval (the
+// intervals index by index, as oltp.Merge merges them: the VMs started
+// together), and where the measurement starts.
+func tpsSeries(rv *Review) (sum report.Series, mark float64) {
+	sum = report.Series{Name: "all VMs (sum)", Bold: true}
+	for i, r := range rv.perVM {
+		pts, start := tpsPoints(r)
+		mark = max(mark, start)
+		if i == 0 {
+			sum.Points = append([]report.XY(nil), pts...)
+			continue
+		}
+		sum.Points = sum.Points[:min(len(sum.Points), len(pts))]
+		for j := range sum.Points {
+			sum.Points[j].Y += pts[j].Y
+		}
+	}
+	return sum, mark
 }
 
 // tpsPoints are r's TPS per report interval, the precondition's first,
@@ -277,36 +297,48 @@ func percentileChart(rv *Review) (report.Chart, error) {
 		Alt: "latency in ms at each percentile up to the tail, per VM and for all VMs' merged histograms"}
 	var series []report.Series
 	nines := 1
-	add := func(name string, r *oltp.Result, bold bool) error {
-		h, err := allOps(r)
+	for _, r := range append(slices.Clip(rv.perVM), rv.merged) {
+		name := r.Labels["vm"]
+		if r == rv.merged {
+			name = "all VMs (merged histograms)"
+		}
+		s, k, err := percentileSeries(name, r)
 		if err != nil {
-			return err
-		}
-		k := min(5, int(math.Floor(math.Log10(float64(max(h.Count(), 1))))))
-		nines = max(nines, k)
-		s := report.Series{Name: name, Bold: bold}
-		for _, p := range chartPercentiles {
-			if p > 0 && report.Nines(p) > float64(k)+1e-9 {
-				break
-			}
-			s.Points = append(s.Points, report.XY{X: report.Nines(p), Y: report.Millis(h.Percentile(p))})
-		}
-		series = append(series, s)
-		return nil
-	}
-	for _, r := range rv.perVM {
-		if err := add(r.Labels["vm"], r, false); err != nil {
 			return c, err
 		}
+		s.Bold = r == rv.merged
+		series, nines = append(series, s), max(nines, k)
 	}
-	if err := add("all VMs (merged histograms)", rv.merged, true); err != nil {
-		return c, err
-	}
+	return c, drawPercentiles(&c, series, nines)
+}
+
+// drawPercentiles draws latency-percentile series into c on an axis of
+// nines nines.
+func drawPercentiles(c *report.Chart, series []report.Series, nines int) error {
 	var b bytes.Buffer
 	opts := report.LineOptions{XLabel: "percentile", YLabel: "latency (ms)", XTicks: report.NinesTicks(nines)}
 	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
-		return c, fmt.Errorf("percentile chart: %w", err)
+		return fmt.Errorf("percentile chart: %w", err)
 	}
 	c.SVG = b.Bytes()
-	return c, nil
+	return nil
+}
+
+// percentileSeries is the latency of every op of r at each of
+// chartPercentiles its count supports (up to nines nines: a p99.9 needs
+// 1,000 events), in ms.
+func percentileSeries(name string, r *oltp.Result) (s report.Series, nines int, err error) {
+	s.Name = name
+	h, err := allOps(r)
+	if err != nil {
+		return s, 0, err
+	}
+	nines = max(1, min(5, int(math.Floor(math.Log10(float64(max(h.Count(), 1)))))))
+	for _, p := range chartPercentiles {
+		if p > 0 && report.Nines(p) > float64(nines)+1e-9 {
+			break
+		}
+		s.Points = append(s.Points, report.XY{X: report.Nines(p), Y: report.Millis(h.Percentile(p))})
+	}
+	return s, nines, nil
 }

@@ -25,13 +25,7 @@ type curveReviewer interface {
 // the 100 µs and 1 ms lines).
 func (sr *suiteReview) section() (*report.Section, error) {
 	s := sr.suite
-	sec := &report.Section{ID: sectionID(s.Name), Heading: "Block suite " + s.Name, Figures: map[string]float64{}}
-	if inc := sr.incomplete(); inc != "" {
-		sec.Warnings = append(sec.Warnings, inc+".")
-	}
-	if s.SimulatedTargets {
-		sec.Warnings = append(sec.Warnings, "Simulated: temporary files on this host's file system, not drives; the figures measure this machine, not the protocol's servers.")
-	}
+	sec := &report.Section{ID: sectionID(s.Name), Heading: "Block suite " + s.Name, Figures: map[string]float64{}, Warnings: sr.warnings()}
 	if s.Description != "" {
 		sec.Text = append(sec.Text, s.Description)
 	}
@@ -65,6 +59,19 @@ func (sr *suiteReview) section() (*report.Section, error) {
 		}
 	}
 	return sec, nil
+}
+
+// warnings are what a reader of the suite's review must see first: an
+// incomplete or simulated suite.
+func (sr *suiteReview) warnings() []string {
+	var w []string
+	if inc := sr.incomplete(); inc != "" {
+		w = append(w, inc+".")
+	}
+	if sr.suite.SimulatedTargets {
+		w = append(w, "Simulated: temporary files on this host's file system, not drives; the figures measure this machine, not the protocol's servers.")
+	}
+	return w
 }
 
 // curveChart draws a profile's latency-vs-IOPS curves; nil when there is

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +17,9 @@ import (
 
 func init() { registerGroup(newReportCmd) }
 
-// reportFormats are the renderings --format prints, each a writer of the
-// Report: its review as text, report.md, report.csv, report.html, or the
-// derived figures as JSON.
+// reportFormats are the renderings --format prints of one results
+// directory, each a writer of the Report: its review as text, report.md,
+// report.csv, report.html, or the derived figures as JSON.
 var reportFormats = map[string]func(*scenarios.Report, io.Writer) error{
 	"text":     (*scenarios.Report).WriteText,
 	"markdown": (*scenarios.Report).WriteMarkdown,
@@ -23,6 +27,16 @@ var reportFormats = map[string]func(*scenarios.Report, io.Writer) error{
 	"csv":      (*scenarios.Report).WriteCSV,
 	"html":     documentWriter((*report.Document).WriteHTML),
 	"json":     documentWriter((*report.Document).WriteJSON),
+}
+
+// docFormats are the renderings of a comparison, a review directory or a
+// report with --reference: a report.Document's.
+var docFormats = map[string]func(*report.Document, io.Writer) error{
+	"html":     (*report.Document).WriteHTML,
+	"md":       (*report.Document).WriteMarkdown,
+	"markdown": (*report.Document).WriteMarkdown,
+	"csv":      (*report.Document).WriteCSV,
+	"json":     (*report.Document).WriteJSON,
 }
 
 // reportFormatNames lists the valid --format values for messages.
@@ -39,15 +53,18 @@ func documentWriter(write func(*report.Document, io.Writer) error) func(*scenari
 	}
 }
 
-func newReportCmd(a *app) *cobra.Command {
-	var format string
-	cmd := &cobra.Command{
-		Use:   "report DIR",
-		Short: "Render a campaign's report.md and report.csv again from its results directory",
-		Long: `Render the reports of a campaign's results directory DIR again from the files
-saved in it, without running anything: report.md (the review as Markdown, with
-links to the data and charts) and report.csv (the review table), each written
-atomically, and the review table printed as the campaign printed it.
+const reportLong = `Render the reports of results directories from the files saved in them,
+without running anything.
+
+One results directory DIR: its report.md (the review as Markdown, with links to
+the data and charts), report.csv (the review table) and report.html (a
+self-contained page: no script, nothing loaded from the network, charts as
+inline SVG, printable on A4 and Letter: warnings first, then the review table,
+TPS over time per VM and summed across precondition and measurement, latency by
+percentile, tpcc's per-transaction report with tpmC, NOPM and the audit, or each
+block profile's latency-vs-IOPS curve with the 100 µs and 1 ms lines), each
+written atomically, and the review table printed as the campaign printed it.
+Every figure in them comes from one computation over the Results.
 
 DIR is a VM campaign's (run.json, campaign.yaml, vms/<vm>.json, merged.json) or
 a block suite's (run.json, suite.yaml, <profile>.json per profile). Campaigns
@@ -59,44 +76,132 @@ campaign stopped by a failure or Ctrl-C) is rendered with the results it
 holds, and its report says it is incomplete.
 
 With --format, the rendering named is printed on stdout and nothing is
-written, so a read-only directory can be reported; without it, both reports
-are written (checked first, so a directory that cannot take both keeps the
-pair it has) and the text table printed.
+written, so a read-only directory can be reported; without it, the reports
+are written (checked first, so a directory that cannot take them all keeps the
+ones it has) and the text table printed.
+
+Several DIRs (results directories, or review directories holding one per
+campaign): a comparison that lays the same tests side by side, each figure with
+its change from the first DIR ("34.6% higher"), and the curves of all inputs on
+one chart. A test that ran another protocol (other workload flags, another
+block profile definition) than the first DIR's is left out, and the report
+says which and why. A review directory alone gets a section per campaign.
+These are printed in --format (default html) or written to --output.
+
+--reference NAME adds the published figures of a seed review's server
+(METHODOLOGY.md's tables: R7415, R750, 1124US, SR665, R6525) to each test they
+are rows of, labelled as published, with each figure's change from them.
 
 A directory that is not a results directory, whose files do not read or do not
 agree (a VM's result missing, copied or renamed, merged.json or campaign.yaml's
 vms.count not matching vms/, merged.json missing from a campaign that
 completed, no measure-phase result), or that cannot take the reports, is bad
-input (exit status 2), and its reports are left as they are.`,
+input (exit status 2), and its reports are left as they are.`
+
+func newReportCmd(a *app) *cobra.Command {
+	var format, ref, output string
+	cmd := &cobra.Command{
+		Use:   "report DIR [DIR...]",
+		Short: "Render a results directory's reports (Markdown, CSV, HTML), or compare several",
+		Long:  reportLong,
 		Example: `  vmbench report results/sysbench-8vm-20260102T150405Z-a1b2
 
   # the review table as CSV on stdout, writing nothing
-  vmbench report results/vdbench-suite-20260102T150405Z-c3d4 --format csv`,
-		Args: exactArgs(1, "DIR"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			write, ok := reportFormats[format]
-			if !ok {
-				return usagef("--format: %q is not a format (valid: %s)", format, reportFormatNames)
+  vmbench report results/vdbench-suite-20260102T150405Z-c3d4 --format csv
+
+  # Gen3 against Gen4 drives, as one HTML page with the R750's published rows
+  vmbench report results/gen3 results/gen4 --reference R750 --output gen3-vs-gen4.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("%s: takes DIR [DIR...] (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
 			}
-			rep, err := scenarios.Render(args[0])
-			if err != nil {
-				return asUsage(err)
-			}
-			if cmd.Flags().Changed("format") {
-				return write(rep, a.stdout) // printed only: the directory may be read-only
-			}
-			if err := rep.WriteFiles(); errors.Is(err, scenarios.ErrReportsNotWritable) {
-				return asUsage(err)
-			} else if err != nil {
-				return err
-			}
-			if err := write(rep, a.stdout); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stderr, "wrote %s, %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, scenarios.ReportHTMLFile, args[0])
 			return nil
 		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("format") && output != "" {
+				format = strings.TrimPrefix(filepath.Ext(output), ".")
+			}
+			if _, ok := reportFormats[format]; !ok {
+				return usagef("--format: %q is not a format (valid: %s)", format, reportFormatNames)
+			}
+			_, isRun := os.Stat(filepath.Join(args[0], scenarios.RunFile))
+			if len(args) > 1 || ref != "" || output != "" || errors.Is(isRun, os.ErrNotExist) {
+				if !cmd.Flags().Changed("format") && output == "" {
+					format = "html"
+				}
+				return runDocument(a, args, format, ref, output)
+			}
+			return runOneReport(a, cmd, args[0], format)
+		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: text (the review table), markdown (report.md) or csv (report.csv)")
+	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: "+reportFormatNames+" (for several DIRs, --reference or --output: html, md, csv or json; default html)")
+	cmd.Flags().StringVar(&ref, "reference", "", "add a seed review's published figures (a server: R7415, R750, 1124US, SR665, R6525)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to this file (the format from --format, else from its extension) instead of stdout")
 	return cmd
+}
+
+// runOneReport renders one results directory: the rendering format on
+// stdout with --format, else its reports written and the text printed.
+func runOneReport(a *app, cmd *cobra.Command, dir, format string) error {
+	rep, err := scenarios.Render(dir)
+	if err != nil {
+		return asUsage(err)
+	}
+	write := reportFormats[format]
+	if cmd.Flags().Changed("format") {
+		return write(rep, a.stdout) // printed only: the directory may be read-only
+	}
+	if err := rep.WriteFiles(); errors.Is(err, scenarios.ErrReportsNotWritable) {
+		return asUsage(err)
+	} else if err != nil {
+		return err
+	}
+	if err := write(rep, a.stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "wrote %s, %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, scenarios.ReportHTMLFile, dir)
+	return nil
+}
+
+// runDocument renders dirs as one document (scenarios.BuildDocument): a
+// comparison, a review directory, or a report with a reference.
+func runDocument(a *app, dirs []string, format, refName, output string) error {
+	write, ok := docFormats[format]
+	if !ok {
+		return usagef("--format: %q is not a format for several DIRs, a review directory, --reference or --output (valid: html, md, csv, json)", format)
+	}
+	var opts scenarios.DocumentOptions
+	if refName != "" {
+		ref, err := scenarios.LookupReference(refName)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		opts.Reference = ref
+	}
+	opts.Plain = format == "csv"
+	inputs := make([]*scenarios.Input, len(dirs))
+	for i, d := range dirs {
+		in, err := scenarios.ReadInput(d)
+		if err != nil {
+			return asUsage(err)
+		}
+		inputs[i] = in
+	}
+	doc, err := scenarios.BuildDocument(inputs, opts)
+	if err != nil {
+		return asUsage(err)
+	}
+	var b bytes.Buffer
+	if err := write(doc, &b); err != nil {
+		return err
+	}
+	if output == "" {
+		_, err := a.stdout.Write(b.Bytes())
+		return err
+	}
+	if err := os.WriteFile(output, b.Bytes(), 0o644); err != nil {
+		return usagef("--output: %v", err)
+	}
+	fmt.Fprintf(a.stderr, "wrote %s\n", output)
+	return nil
 }

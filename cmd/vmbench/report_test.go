@@ -151,3 +151,32 @@ func TestReportBadDirectoryExitsTwo(t *testing.T) {
 		t.Errorf("a refused report wrote %v", entries)
 	}
 }
+
+// fixtures are the results directories committed for the report's tests.
+const fixtures = "../../scenarios/testdata/results/"
+
+func TestReportCompareCLI(t *testing.T) {
+	code, out, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", fixtures+"sysbench-2vm-faster", "--format", "csv", "--reference", "R750")
+	if code != 0 || !strings.Contains(out, "aggregate TPS,7300.0,9825.0,34.6% higher") {
+		t.Errorf("exit %d %s\n%s", code, stderr, out)
+	}
+	html := filepath.Join(t.TempDir(), "cmp.html")
+	if code, _, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", fixtures+"sysbench-2vm-faster", "-o", html); code != 0 {
+		t.Fatalf("--output: exit %d %s", code, stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<td class=\"num\">34.6% higher</td>") {
+		t.Errorf("--output %s: %v\n%.300s", html, err, b)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", fixtures + "sysbench-2vm", "--reference", "R999"}, `--reference "R999": no published server match`},
+		{[]string{"report", fixtures + "sysbench-2vm", fixtures + "sysbench-2vm-faster", "--format", "text"}, `--format: "text" is not a format for several DIRs`},
+		{[]string{"report", fixtures + "sysbench-2vm", t.TempDir()}, "is not a vmbench results directory"},
+	} {
+		if code, _, stderr := runCLI(t, nil, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}

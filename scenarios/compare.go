@@ -1,0 +1,427 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"vmbench/report"
+)
+
+// DocumentOptions change what BuildDocument shows.
+type DocumentOptions struct {
+	// Reference, when set, adds its published rows beside each test they
+	// are rows of (tables and block curves), labelled as published.
+	Reference *Reference
+	// Plain writes numbers without grouping, for CSV.
+	Plain bool
+}
+
+// BuildDocument builds the report of inputs: one input's tests each as
+// its own section (Report.Document's), or, for several inputs, a
+// comparison that lays the same tests side by side with the percentage
+// change of each figure from the first input, and the curves of all
+// inputs on one chart. Tests that ran another protocol than the first
+// input's are left out of a comparison, and the report says which and
+// why.
+func BuildDocument(inputs []*Input, opts DocumentOptions) (*report.Document, error) {
+	f := htmlForm
+	if opts.Plain {
+		f = csvForm
+	}
+	if len(inputs) == 1 {
+		return singleDocument(inputs[0], opts, f)
+	}
+	return compareDocument(inputs, opts)
+}
+
+// singleDocument is the report of one input: each report's section, with
+// the reference's rows added. A review directory's report has a section
+// per campaign and all their warnings at the top, each naming its test.
+func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, error) {
+	d := &report.Document{Title: "Review " + in.Name, Subtitle: "vmbench report of the review directory " + in.Dir}
+	for _, rep := range in.Reports {
+		one, err := rep.document(f)
+		if err != nil {
+			return nil, err
+		}
+		if len(in.Reports) == 1 {
+			d = one
+		} else {
+			for _, w := range one.Warnings {
+				d.Warnings = append(d.Warnings, one.Title+": "+w)
+			}
+			d.Sections = append(d.Sections, one.Sections...)
+		}
+		if opts.Reference == nil {
+			continue
+		}
+		tests, err := rep.tests()
+		if err != nil {
+			return nil, err
+		}
+		sec := &d.Sections[len(d.Sections)-1]
+		for _, t := range tests {
+			addReference(sec, opts.Reference, []string{in.Name}, []*testFigures{&t}, opts.Plain)
+		}
+	}
+	return d, nil
+}
+
+// entry is one input's test in a comparison.
+type entry struct {
+	input string
+	test  testFigures
+}
+
+// compareDocument lays inputs' tests side by side (see BuildDocument).
+func compareDocument(inputs []*Input, opts DocumentOptions) (*report.Document, error) {
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
+		names[i] = in.Name
+	}
+	d := &report.Document{Title: "Comparison: " + strings.Join(names, " vs "),
+		Subtitle: fmt.Sprintf("Each figure of %s and its change from %s (the first input), as reviews write it: \"34.6%% higher\".",
+			strings.Join(names[1:], ", "), names[0])}
+	groups, order, err := groupTests(inputs)
+	if err != nil {
+		return nil, err
+	}
+	for _, in := range inputs {
+		d.Facts = append(d.Facts, report.Fact{Name: in.Name, Value: inputFacts(in)})
+		for _, rep := range in.Reports {
+			d.Warnings = append(d.Warnings, rep.warnings(in.Name)...)
+		}
+	}
+	for _, key := range order {
+		g := groups[key]
+		kept, left := matchProtocol(g)
+		d.Warnings = append(d.Warnings, left...)
+		if len(kept) < 2 {
+			continue
+		}
+		sec, err := compareSection(kept, opts)
+		if err != nil {
+			return nil, err
+		}
+		d.Sections = append(d.Sections, *sec)
+	}
+	if len(d.Sections) == 0 {
+		d.Warnings = append(d.Warnings, "No test ran in two inputs with the same protocol: nothing was compared.")
+	}
+	return d, nil
+}
+
+// warnings are the report's warnings (a simulated, incomplete or
+// client-bound run), each prefixed with the input's name and the test.
+func (r *Report) warnings(input string) []string {
+	var w []string
+	title := filepath.Base(r.Dir)
+	if r.Review != nil {
+		w = r.Review.warnings()
+	} else {
+		w = r.suite.warnings()
+	}
+	if title != input {
+		input += ", " + title
+	}
+	for i := range w {
+		w[i] = input + ": " + w[i]
+	}
+	return w
+}
+
+// inputFacts says what an input holds: its directory and its tests.
+func inputFacts(in *Input) string {
+	var parts []string
+	for _, rep := range in.Reports {
+		parts = append(parts, fmt.Sprintf("%s (vmbench %s)", rep.Dir, rep.Info.VMBench))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// groupTests groups the inputs' tests by what they are: by key alone
+// when every input holding the key holds one test of it (so 8 VMs
+// compare with 16), else by key and VM count. order is the groups in the
+// order the inputs list them.
+func groupTests(inputs []*Input) (groups map[string][]entry, order []string, err error) {
+	perInput := make([][]testFigures, len(inputs))
+	count := map[string]int{} // tests of a key in one input, at most
+	for i, in := range inputs {
+		n := map[string]int{}
+		for _, rep := range in.Reports {
+			ts, err := rep.tests()
+			if err != nil {
+				return nil, nil, err
+			}
+			perInput[i] = append(perInput[i], ts...)
+			for _, t := range ts {
+				n[t.key]++
+				count[t.key] = max(count[t.key], n[t.key])
+			}
+		}
+	}
+	groups = map[string][]entry{}
+	for i, ts := range perInput {
+		for _, t := range ts {
+			g := t.key
+			if count[t.key] > 1 {
+				g += fmt.Sprintf(", %d VMs", t.vms)
+			}
+			if _, ok := groups[g]; !ok {
+				order = append(order, g)
+			}
+			groups[g] = append(groups[g], entry{input: inputs[i].Name, test: t})
+		}
+	}
+	return groups, order, nil
+}
+
+// matchProtocol keeps the entries that ran the first one's protocol and
+// says why each other one was left out.
+func matchProtocol(g []entry) (kept []entry, left []string) {
+	kept = g[:1]
+	for _, e := range g[1:] {
+		if d := protocolDiff(g[0].test.protocol, e.test.protocol); d != "" {
+			left = append(left, fmt.Sprintf("%s's %s was left out of the comparison with %s: it ran another protocol (%s).", e.input, e.test.title, g[0].input, d))
+			continue
+		}
+		kept = append(kept, e)
+	}
+	if len(kept) == 1 && len(g) == 1 {
+		left = append(left, fmt.Sprintf("%s's %s is in no other input: not compared.", g[0].input, g[0].test.title))
+	}
+	return kept, left
+}
+
+// num formats a figure's value: grouped, or plain for CSV.
+func (o DocumentOptions) num(f report.Figure) string {
+	if o.Plain {
+		return strconv.FormatFloat(f.Value, 'f', f.Digits, 64)
+	}
+	return report.Grouped(f.Value, f.Digits)
+}
+
+// compareSection is one test across inputs: the figures with their
+// changes, and the curves on one chart.
+func compareSection(es []entry, opts DocumentOptions) (*report.Section, error) {
+	base := es[0].test
+	heading := base.title
+	if vms := vmCounts(es); vms != "" {
+		heading += ", " + vms
+	}
+	sec := &report.Section{ID: sectionID("cmp " + heading), Heading: heading, Figures: map[string]float64{}}
+	t := &report.Table{Columns: []report.Column{{Header: "figure"}}}
+	for _, e := range es {
+		t.Columns = append(t.Columns, report.Column{Header: e.input, Align: report.Right})
+	}
+	for _, e := range es[1:] {
+		t.Columns = append(t.Columns, report.Column{Header: e.input + " vs " + es[0].input, Align: report.Right})
+	}
+	for _, name := range figureNames(es) {
+		row := []string{name}
+		var vals []*report.Figure
+		for _, e := range es {
+			f := findFigure(e.test.figures, name)
+			vals = append(vals, f)
+			row = append(row, cellOf(f, opts))
+			if f != nil {
+				sec.Figures[e.input+": "+name] = f.Value
+			}
+		}
+		for _, v := range vals[1:] {
+			c := "–"
+			if vals[0] != nil && v != nil {
+				c = change(vals[0].Value, v.Value)
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	sec.Tables = []report.TableBlock{{Caption: "Figures side by side, with the change from " + es[0].input, Table: t}}
+	names := make([]string, len(es))
+	tests := make([]*testFigures, len(es))
+	for i := range es {
+		names[i], tests[i] = es[i].input, &es[i].test
+	}
+	if opts.Reference != nil {
+		addReference(sec, opts.Reference, names, tests, opts.Plain)
+	}
+	charts, err := compareCharts(heading, names, tests, opts.Reference)
+	if err != nil {
+		return nil, err
+	}
+	sec.Charts = append(sec.Charts, charts...)
+	return sec, nil
+}
+
+// vmCounts says the VM counts of OLTP entries ("8 VMs", "8 vs 16 VMs");
+// "" for block profiles.
+func vmCounts(es []entry) string {
+	var n []string
+	same := true
+	for _, e := range es {
+		if e.test.vms == 0 {
+			return ""
+		}
+		n = append(n, strconv.Itoa(e.test.vms))
+		same = same && e.test.vms == es[0].test.vms
+	}
+	if same {
+		return n[0] + " VMs"
+	}
+	return strings.Join(n, " vs ") + " VMs"
+}
+
+// figureNames are the labels of the entries' figures, the first entry's
+// order first.
+func figureNames(es []entry) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, e := range es {
+		for _, f := range e.test.figures {
+			if !seen[f.Label()] {
+				seen[f.Label()] = true
+				names = append(names, f.Label())
+			}
+		}
+	}
+	return names
+}
+
+// findFigure returns the figure labelled label, or nil.
+func findFigure(fs []report.Figure, label string) *report.Figure {
+	for i := range fs {
+		if fs[i].Label() == label {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+// cellOf is a figure's cell: "–" when absent.
+func cellOf(f *report.Figure, opts DocumentOptions) string {
+	if f == nil {
+		return "–"
+	}
+	return opts.num(*f)
+}
+
+// compareCharts draws the inputs' curves of one test on one chart each:
+// a block profile's service-time curves (with the reference's published
+// peak), or an OLTP test's summed TPS over time and merged latency
+// percentiles.
+func compareCharts(heading string, names []string, tests []*testFigures, ref *Reference) ([]report.Chart, error) {
+	if tests[0].vms == 0 {
+		var curves []report.Curve
+		for i, t := range tests {
+			for _, c := range t.curves {
+				c.Name = names[i] + ": " + c.Name
+				curves = append(curves, c)
+			}
+		}
+		if ref != nil {
+			curves = append(curves, referencePeaks(ref, tests[0].key)...)
+		}
+		c, err := curveChart(heading, curves)
+		if c == nil || err != nil {
+			return nil, err
+		}
+		c.Alt = "mean service time against achieved IOPS of " + strings.Join(names, ", ") + " on one chart, with the 100 µs and 1 ms lines where the axis reaches them"
+		return []report.Chart{*c}, nil
+	}
+	var tps, pct []report.Series
+	nines, mark := 1, 0.0
+	for i, t := range tests {
+		mark = max(mark, t.mark)
+		if t.tps != nil {
+			s := *t.tps
+			s.Name, s.Bold = names[i], false
+			tps = append(tps, s)
+		}
+		s := *t.pct
+		s.Name = names[i]
+		pct = append(pct, s)
+		nines = max(nines, int(s.Points[len(s.Points)-1].X+0.5))
+	}
+	var charts []report.Chart
+	if len(tps) > 0 {
+		c := report.Chart{Title: heading + ": TPS over time", Alt: "TPS summed over the VMs per report interval of " + strings.Join(names, ", ")}
+		if err := drawTPS(&c, tps, mark); err != nil {
+			return nil, err
+		}
+		charts = append(charts, c)
+	}
+	c := report.Chart{Title: heading + ": latency by percentile", Alt: "latency in ms at each percentile of all VMs' merged histograms of " + strings.Join(names, ", ")}
+	if err := drawPercentiles(&c, pct, nines); err != nil {
+		return nil, err
+	}
+	return append(charts, c), nil
+}
+
+// bytes64K is the transfer size of the 64K profiles, for a published
+// GB/s as IOPS.
+const bytes64K = 64 << 10
+
+// referencePeaks are the reference's published peaks of block test key,
+// one single-point curve per drive set.
+func referencePeaks(ref *Reference, key string) []report.Curve {
+	var out []report.Curve
+	for _, row := range ref.rows(key) {
+		iops, lat := findFigure(row.Figures, "peak IOPS"), findFigure(row.Figures, "peak latency (µs)")
+		if gb := findFigure(row.Figures, "peak throughput (GB/s)"); gb != nil && iops == nil {
+			iops = &report.Figure{Value: gb.Value * 1e9 / bytes64K}
+		}
+		if iops == nil || lat == nil {
+			continue
+		}
+		out = append(out, report.Curve{Name: fmt.Sprintf("%s, %s (published peak)", ref.Server, row.Config),
+			Points: []report.Point{{IOPS: iops.Value, Latency: time.Duration(lat.Value * float64(time.Microsecond)), Label: "published"}}})
+	}
+	return out
+}
+
+// addReference adds to sec the reference's published rows of the tests'
+// key: a table of the published figures and each input's change from
+// them, for the rows of the same VM count; rows of other VM counts are
+// listed in a note, not compared.
+func addReference(sec *report.Section, ref *Reference, names []string, tests []*testFigures, plain bool) {
+	opts := DocumentOptions{Plain: plain}
+	for _, row := range ref.rows(tests[0].key) {
+		if row.VMs != tests[0].vms {
+			var b bytes.Buffer
+			for i, f := range row.Figures {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s %s", f.Label(), opts.num(f))
+			}
+			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: %d VMs here.", ref.Server, row.Config, b.String(), tests[0].vms))
+			continue
+		}
+		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right}}}
+		for _, n := range names {
+			t.Columns = append(t.Columns, report.Column{Header: n, Align: report.Right}, report.Column{Header: n + " vs published", Align: report.Right})
+		}
+		for _, f := range row.Figures {
+			r := []string{f.Label(), opts.num(f)}
+			for _, tf := range tests {
+				v := findFigure(tf.figures, f.Label())
+				c := "–"
+				if v != nil {
+					c = change(f.Value, v.Value)
+				}
+				r = append(r, cellOf(v, opts), c)
+			}
+			t.Rows = append(t.Rows, r)
+		}
+		t.Notes = []string{"Published: " + ref.Source + "."}
+		if row.VMs > 0 {
+			t.Notes[0] += " The reviews' aggregate latencies are the mean of the per-VM values: compare them with the published aggregation."
+		}
+		sec.Tables = append(sec.Tables, report.TableBlock{Caption: fmt.Sprintf("Reference: %s, %s (published)", ref.Server, row.Config), Table: t})
+	}
+}

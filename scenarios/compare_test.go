@@ -1,0 +1,196 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/csv"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"vmbench/internal/golden"
+	"vmbench/report"
+)
+
+func readInputs(t *testing.T, names ...string) []*Input {
+	t.Helper()
+	var ins []*Input
+	for _, n := range names {
+		in, err := ReadInput(fixtureDir(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	return ins
+}
+
+// comparisonTable returns the cells of the first table of the document's
+// first section, by figure.
+func comparisonTable(t *testing.T, d *report.Document) map[string][]string {
+	t.Helper()
+	if len(d.Sections) == 0 || len(d.Sections[0].Tables) == 0 {
+		t.Fatalf("no comparison table: %+v", d)
+	}
+	m := map[string][]string{}
+	for _, r := range d.Sections[0].Tables[0].Table.Rows {
+		m[r[0]] = r[1:]
+	}
+	return m
+}
+
+// TestCompareKnownDifference: sysbench-2vm-faster has 34.6% more TPS per
+// VM than sysbench-2vm and 25% lower latencies; sysbench-2vm-16threads
+// ran another protocol and is left out, the report says why.
+func TestCompareKnownDifference(t *testing.T) {
+	d, err := BuildDocument(readInputs(t, "sysbench-2vm", "sysbench-2vm-faster", "sysbench-2vm-16threads"), DocumentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := comparisonTable(t, d)
+	for fig, want := range map[string][]string{
+		"aggregate TPS":               {"7,300.0", "9,825.0", "34.6% higher"},
+		"per-VM TPS min":              {"3,600.0", "4,845.0", "34.6% higher"},
+		"avg latency, published (ms)": {"8.70", "6.52", "25.0% lower"},
+	} {
+		if got := rows[fig]; strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: %q, want %q", fig, got, want)
+		}
+	}
+	all := strings.Join(d.Warnings, "\n")
+	for _, w := range []string{"sysbench-2vm-16threads's sysbench oltp_read_write was left out of the comparison with sysbench-2vm: it ran another protocol (threads 16, not 32).",
+		"sysbench-2vm-faster: Client-bound"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("warnings lack %q:\n%s", w, all)
+		}
+	}
+	if len(d.Sections) != 1 || len(d.Sections[0].Charts) != 2 {
+		t.Errorf("want one section with the TPS and percentile charts, got %d sections", len(d.Sections))
+	}
+}
+
+// TestCompareGolden: the comparison's Markdown and CSV (plain numbers),
+// with the R750's published rows.
+func TestCompareGolden(t *testing.T) {
+	ins := readInputs(t, "sysbench-2vm", "sysbench-2vm-faster", "sysbench-2vm-16threads")
+	ref, err := LookupReference("R750")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plain := range []bool{false, true} {
+		d, err := BuildDocument(ins, DocumentOptions{Reference: ref, Plain: plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		name := "compare.md.golden"
+		if plain {
+			err, name = d.WriteCSV(&b), "compare.csv.golden"
+		} else {
+			err = d.WriteMarkdown(&b)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", name), b.Bytes())
+	}
+}
+
+func TestChange(t *testing.T) {
+	for _, c := range []struct {
+		base, v float64
+		want    string
+	}{{100, 134.6, "34.6% higher"}, {100, 88, "12.0% lower"}, {100, 100.04, "same"}, {0, 5, "n/a"}} {
+		if got := change(c.base, c.v); got != c.want {
+			t.Errorf("change(%g, %g) = %q, want %q", c.base, c.v, got, c.want)
+		}
+	}
+}
+
+func TestLookupReference(t *testing.T) {
+	r, err := LookupReference("r750")
+	if err != nil || !strings.HasPrefix(r.Server, "PowerEdge R750") {
+		t.Fatalf("r750: %v, %v", r, err)
+	}
+	// The published R750 8-VM sysbench row (METHODOLOGY.md section 2).
+	rows := r.rows(refSysbench)
+	if len(rows) != 2 || rows[0].VMs != 8 || rows[0].Figures[0] != rate(figTPS, 29174) {
+		t.Errorf("R750 sysbench rows %+v", rows)
+	}
+	for name, want := range map[string]string{"PowerEdge": "several published servers match", "R999": "no published server match", "": "several published servers match"} {
+		if _, err := LookupReference(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LookupReference(%q): %v, want %q", name, err, want)
+		}
+	}
+}
+
+// TestSingleReportWithReference: a published row of the same VM count is
+// compared figure by figure; the 2-VM fixture has none, so the R750's rows
+// are listed as not compared.
+func TestSingleReportWithReference(t *testing.T) {
+	ref, err := LookupReference("R750")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := BuildDocument(readInputs(t, "sysbench-2vm"), DocumentOptions{Reference: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(d.Sections[0].Text, "\n")
+	if !strings.Contains(text, "Published by PowerEdge R750 (2x Xeon 8380) for MySQL (Percona 5.5), 8 VMs") || !strings.Contains(text, "Not compared: 2 VMs here.") {
+		t.Errorf("section text:\n%s", text)
+	}
+	// Same VM count: a reference table with the change from published.
+	ref8 := &Reference{Server: "test server", Rows: []ReferenceRow{{Test: refSysbench, VMs: 2, Config: "2 VMs", Figures: []report.Figure{rate(figTPS, 7300/1.25)}}}}
+	d, err = BuildDocument(readInputs(t, "sysbench-2vm"), DocumentOptions{Reference: ref8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := d.Sections[0].Tables[len(d.Sections[0].Tables)-1]
+	if want := "aggregate TPS|5,840.0|7,300.0|25.0% higher"; !strings.HasPrefix(tbl.Caption, "Reference: test server") || strings.Join(tbl.Table.Rows[0], "|") != want {
+		t.Errorf("reference table %q %q, want %q", tbl.Caption, tbl.Table.Rows, want)
+	}
+}
+
+// TestCompareFormatsAgree: the comparison table's cells are the same in
+// HTML, Markdown and CSV (plain numbers there).
+func TestCompareFormatsAgree(t *testing.T) {
+	ins := readInputs(t, "sysbench-2vm", "sysbench-2vm-faster")
+	shown, err := BuildDocument(ins, DocumentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := BuildDocument(ins, DocumentOptions{Plain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page, md, csvText bytes.Buffer
+	if err := shown.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	if err := shown.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.WriteCSV(&csvText); err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(&csvText)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPage, inMD, inCSV := htmlTables(page.String())[0], markdownTable(md.String()), recs[1:]
+	if len(inPage) != len(inMD) || len(inPage) > len(inCSV) {
+		t.Fatalf("rows: page %d, markdown %d, csv %d", len(inPage), len(inMD), len(inCSV))
+	}
+	for i := range inPage {
+		if strings.Join(inPage[i], "|") != strings.Join(inMD[i], "|") {
+			t.Errorf("row %d: page %q, markdown %q", i, inPage[i], inMD[i])
+		}
+		for j := range inPage[i] {
+			if !sameNumber(inPage[i][j], inCSV[i][j]) {
+				t.Errorf("row %d cell %d: page %q, csv %q", i, j, inPage[i][j], inCSV[i][j])
+			}
+		}
+	}
+}

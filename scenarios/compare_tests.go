@@ -1,0 +1,168 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"vmbench/report"
+)
+
+// Input is one directory given to a comparison: a results directory (one
+// test) or a review directory (a results directory per campaign in it).
+type Input struct {
+	// Name labels the input in tables and legends: the directory's base
+	// name.
+	Name    string
+	Dir     string
+	Reports []*Report
+}
+
+// ReadInput reads dir as a results directory (it has run.json) or else as
+// a review directory: every subdirectory with run.json, in name order.
+// Errors name the directory.
+func ReadInput(dir string) (*Input, error) {
+	in := &Input{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
+	if _, err := os.Stat(filepath.Join(dir, RunFile)); err == nil {
+		rep, err := Render(dir)
+		if err != nil {
+			return nil, err
+		}
+		in.Reports = []*Report{rep}
+		return in, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		sub := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(sub, RunFile)); !e.IsDir() || err != nil {
+			continue
+		}
+		rep, err := Render(sub)
+		if err != nil {
+			return nil, err
+		}
+		in.Reports = append(in.Reports, rep)
+	}
+	if len(in.Reports) == 0 {
+		return nil, noRunInfo(dir)
+	}
+	return in, nil
+}
+
+// testFigures is one test of one input as a comparison sees it: what it
+// is (key), the protocol that must match for a comparison, its figures
+// and the curves drawn over the other inputs'.
+type testFigures struct {
+	key, title string
+	vms        int
+	// protocol are the options that shaped the run (the workload's flags,
+	// a block profile's parameters): tests are compared only when equal.
+	protocol map[string]string
+	figures  []report.Figure
+	// curves are a block profile's service-time curve; tps and pct an
+	// OLTP test's summed TPS over time and merged latency percentiles.
+	curves   []report.Curve
+	tps, pct *report.Series
+	// mark is where an OLTP test's measurement starts on the TPS chart (s).
+	mark float64
+}
+
+// tests lists the tests of a report: an OLTP campaign is one, a block
+// suite one per profile measured.
+func (r *Report) tests() ([]testFigures, error) {
+	if r.Review != nil {
+		t, err := r.oltpTest()
+		return []testFigures{t}, err
+	}
+	var out []testFigures
+	for _, row := range r.suite.rows {
+		t := testFigures{key: "block " + row.profile, title: row.title, protocol: row.cfg.Flags()}
+		if cr, ok := row.cfg.(curveReviewer); ok {
+			t.figures = cr.ReviewFigures(row.out)
+			if cs := cr.ReviewCurves(row.out); len(cs) > 0 {
+				t.curves = cs[:1]
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// oltpTest is a VM campaign's test: keyed by tool and workload name, its
+// protocol the workload's flags as campaign.yaml records them.
+func (r *Report) oltpTest() (testFigures, error) {
+	rv := r.Review
+	spec, err := Load(filepath.Join(r.Dir, "campaign.yaml"))
+	if err != nil {
+		return testFigures{}, err
+	}
+	t := testFigures{key: spec.Workload.Tool + " " + spec.Workload.Name, vms: len(rv.VMs),
+		title: fmt.Sprintf("%s %s", spec.Workload.Tool, spec.Workload.Name), protocol: map[string]string{}}
+	for k, v := range spec.Workload.Flags {
+		t.protocol[k] = fmt.Sprint(v)
+	}
+	t.figures = []report.Figure{rate(figTPS, rv.TPSSum), rate(figTPSMin, rv.TPSMin), rate(figTPSMax, rv.TPSMax),
+		ms(figAvgPub, rv.AvgPublishedMs), ms(figAvgExact, rv.AvgExactMs), ms(figP99Pub, rv.P99PublishedMs), ms(figP99Exact, rv.P99ExactMs)}
+	for i, c := range rv.Columns {
+		if c.Value != nil {
+			t.figures = append(t.figures, report.Figure{Name: c.Header, Value: rv.Figures[i], Digits: c.Digits})
+		}
+	}
+	if hasIntervals(rv.perVM) {
+		sum, mark := tpsSeries(rv)
+		t.tps, t.mark = &sum, mark
+	}
+	pct, _, err := percentileSeries("", rv.merged)
+	if err != nil {
+		return t, err
+	}
+	t.pct = &pct
+	return t, nil
+}
+
+// protocolDiff says how b's protocol differs from a's ("threads 16, not
+// 32; time 1h, not 2h"), "" when they are the same.
+func protocolDiff(a, b map[string]string) string {
+	keys := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	var d []string
+	for _, k := range keys {
+		va, oka := a[k]
+		vb, okb := b[k]
+		switch {
+		case oka && okb && va != vb:
+			d = append(d, fmt.Sprintf("%s %s, not %s", k, vb, va))
+		case !okb:
+			d = append(d, fmt.Sprintf("%s not set (%s in the first)", k, va))
+		case !oka:
+			d = append(d, fmt.Sprintf("%s %s, not set in the first", k, vb))
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+// change is how v compares with base, as reviews write it: "34.6%
+// higher", "12.0% lower", "same" (within 0.05%); "n/a" when base is 0.
+func change(base, v float64) string {
+	if base == 0 {
+		return "n/a"
+	}
+	pct := (v - base) / base * 100
+	switch {
+	case pct >= 0.05:
+		return fmt.Sprintf("%.1f%% higher", pct)
+	case pct <= -0.05:
+		return fmt.Sprintf("%.1f%% lower", -pct)
+	}
+	return "same"
+}
