@@ -2,8 +2,9 @@
 #
 #   make test     vet, lint, race-test everything (SQLite data tests without
 #                 -race), then fuzz each input parser briefly; installs a
-#                 MariaDB server binary and an OpenSSH server binary first
-#                 when none exists and we are root (Debian/Ubuntu)
+#                 MariaDB server binary, an OpenSSH server binary and
+#                 Chromium (for the HTML report's browser test) first when
+#                 none exists and we are root (Debian/Ubuntu)
 #   make lint     golangci-lint with .golangci.yml (function length, copied
 #                 code, os.Args/os.Exit/os/signal outside cmd/vmbench)
 #   make fuzz     each fuzz target for FUZZTIME (seed corpora in the
@@ -72,7 +73,7 @@ FUZZ ?= ./scenarios:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
 AGENT_PLATFORMS ?= linux/amd64 linux/arm64 windows/amd64
 AGENT_DIR       ?= bin/agents
 
-.PHONY: test test-deps test-deps-db test-deps-sshd vet lint fuzz build agents bench clean
+.PHONY: test test-deps test-deps-db test-deps-sshd test-deps-chromium vet lint fuzz build agents bench clean
 
 # The SQLite data tests (a TPC-C warehouse is 600,000 rows) skip themselves
 # under -race, where modernc.org/sqlite runs about 25 times slower; the
@@ -108,6 +109,7 @@ fuzz:
 test-deps:
 	@$(MAKE) --no-print-directory test-deps-db
 	@$(MAKE) --no-print-directory test-deps-sshd
+	@$(MAKE) --no-print-directory test-deps-chromium
 
 # test-deps-db makes sure a MariaDB/MySQL server binary exists, installing one
 # (with NO_SERVICE_STARTS) when we are root on Debian/Ubuntu.
@@ -158,6 +160,30 @@ test-deps-sshd:
 	  mkdir -p /run/sshd; \
 	else \
 	  echo "test-deps: no sshd found and not root (or no apt-get): the SSH target's tests will be skipped; install openssh-server to run them"; \
+	fi
+
+# The HTML report's test (scenarios TestReportInBrowser) loads the pages in
+# headless Chromium, found as $$VMBENCH_CHROMIUM or on PATH under these names
+# (keep in step with scenarios/review_doc_browser_test.go).
+CHROMIUM_BINARIES ?= chromium chromium-browser google-chrome google-chrome-stable
+CHROMIUM_PACKAGES ?= chromium
+
+# test-deps-chromium makes sure a Chromium exists, installing Debian's
+# chromium package when we are root on Debian/Ubuntu.
+test-deps-chromium:
+	@set -e; \
+	found="$${VMBENCH_CHROMIUM:-}"; \
+	for b in $(CHROMIUM_BINARIES); do \
+	  if [ -z "$$found" ] && command -v "$$b" >/dev/null 2>&1; then found=$$(command -v "$$b"); fi; \
+	done; \
+	if [ -n "$$found" ]; then \
+	  echo "test-deps: the HTML report's browser test will use $$found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "test-deps: no Chromium found; installing $(CHROMIUM_PACKAGES) (the HTML report is checked in it headless)"; \
+	  apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(CHROMIUM_PACKAGES); \
+	else \
+	  echo "test-deps: no Chromium found and not root (or no apt-get): the HTML report's browser test will be skipped; install chromium to run it"; \
 	fi
 
 build:

@@ -1,0 +1,198 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/report"
+)
+
+// chromiumBinary finds a headless-capable Chromium: $VMBENCH_CHROMIUM,
+// else chromium (Debian's package, which make test installs when it is
+// missing and runs as root), chromium-browser or google-chrome on PATH.
+// The test is skipped, saying so, when there is none.
+func chromiumBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("VMBENCH_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found (chromium, chromium-browser, google-chrome or $VMBENCH_CHROMIUM): the HTML report is not checked in a browser; install Debian's chromium package (make test does when root)")
+	return ""
+}
+
+// runChromium runs Chromium headless on the page with args and returns
+// its stdout and stderr (console messages included).
+func runChromium(t *testing.T, bin, page string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=" + t.TempDir(),
+		"--enable-logging=stderr", "--v=0"}
+	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, errOut.String())
+	}
+	return out.String(), errOut.String()
+}
+
+var (
+	consoleLine = regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`)
+	chartFigure = regexp.MustCompile(`(?s)<figure class="chart".*?</figure>`)
+)
+
+// jsonTables are the tables of a Document's JSON (WriteJSON), header
+// row first, in document order.
+func jsonTables(t *testing.T, d *report.Document) [][][]string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := d.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Sections []struct {
+			Tables []struct {
+				Table struct {
+					Columns []string   `json:"columns"`
+					Rows    [][]string `json:"rows"`
+				} `json:"table"`
+			} `json:"tables"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out [][][]string
+	for _, s := range doc.Sections {
+		for _, tb := range s.Tables {
+			out = append(out, append([][]string{tb.Table.Columns}, tb.Table.Rows...))
+		}
+	}
+	return out
+}
+
+// checkInBrowser loads the document's HTML in headless Chromium: no
+// console message (the page has no script, and its Content-Security-
+// Policy reports any load as one), every chart present with drawn paths
+// and text, the tables' cells those of the JSON, and a screenshot and a
+// PDF print written to the test's artifact directory (go test
+// -artifacts keeps them).
+func checkInBrowser(t *testing.T, bin, name string, d *report.Document) {
+	t.Helper()
+	dir := t.ArtifactDir()
+	page := filepath.Join(dir, name+".html")
+	var b bytes.Buffer
+	if err := d.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, logs := runChromium(t, bin, page, "--dump-dom")
+	if msgs := consoleLine.FindAllString(logs, -1); len(msgs) > 0 {
+		t.Errorf("%s: console messages:\n%s", name, strings.Join(msgs, "\n"))
+	}
+	charts := 0
+	for _, s := range d.Sections {
+		charts += len(s.Charts)
+	}
+	figs := chartFigure.FindAllString(dom, -1)
+	if len(figs) != charts || charts == 0 {
+		t.Errorf("%s: %d charts in the page, want %d (and at least one)", name, len(figs), charts)
+	}
+	for i, f := range figs {
+		if !strings.Contains(f, "<svg") || !regexp.MustCompile(`<path[^>]* d="M[^"]+L`).MatchString(f) || !strings.Contains(f, "<text") {
+			t.Errorf("%s: chart %d is empty (no svg, drawn line or text):\n%.500s", name, i, f)
+		}
+	}
+	got, want := htmlTables(dom), jsonTables(t, d)
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d tables in the page, %d in the JSON", name, len(got), len(want))
+	}
+	for i := range want {
+		if g, w := flatten(got[i]), flatten(want[i]); g != w {
+			t.Errorf("%s: table %d in the page:\n%s\nin the JSON:\n%s", name, i, g, w)
+		}
+	}
+	shot, pdf := filepath.Join(dir, name+".png"), filepath.Join(dir, name+".pdf")
+	runChromium(t, bin, page, "--window-size=1200,3000", "--hide-scrollbars", "--screenshot="+shot)
+	runChromium(t, bin, page, "--no-pdf-header-footer", "--print-to-pdf="+pdf)
+	for f, magic := range map[string]string{shot: "\x89PNG", pdf: "%PDF"} {
+		if b, err := os.ReadFile(f); err != nil || len(b) < 10000 || !strings.HasPrefix(string(b), magic) {
+			t.Errorf("%s: %s: %v (%d bytes)", name, f, err, len(b))
+		}
+	}
+	t.Logf("%s: screenshot %s, print %s", name, shot, pdf)
+}
+
+func flatten(rows [][]string) string {
+	var b strings.Builder
+	for _, r := range rows {
+		b.WriteString(strings.Join(r, " | ") + "\n")
+	}
+	return b.String()
+}
+
+// TestReportInBrowser renders a VM campaign's report, a comparison with
+// a reference, and a block suite's report, and checks each in headless
+// Chromium (checkInBrowser).
+func TestReportInBrowser(t *testing.T) {
+	bin := chromiumBinary(t)
+	t.Run("campaign", func(t *testing.T) {
+		rep, err := Render(fixtureDir("sysbench-2vm-faster"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := rep.Document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInBrowser(t, bin, "campaign", d)
+	})
+	t.Run("comparison", func(t *testing.T) {
+		ref, err := LookupReference("R750")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := BuildDocument(readInputs(t, "sysbench-2vm", "sysbench-2vm-faster"), DocumentOptions{Reference: ref})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInBrowser(t, bin, "comparison", d)
+	})
+	t.Run("suite", func(t *testing.T) {
+		t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
+		s, err := ParseSuite("one.yaml", []byte(oneProfileSuite))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := RunSuite(t.Context(), s, Options{Simulate: true, ResultsDir: t.TempDir(), Out: io.Discard, Log: io.Discard, Version: "test-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Render(out.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := rep.Document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInBrowser(t, bin, "suite", d)
+	})
+}
