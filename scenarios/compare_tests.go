@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -38,6 +39,8 @@ func ReadInput(dir string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	order := reviewOrder(dir)
+	slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return order(a.Name()) - order(b.Name()) })
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
 		if _, err := os.Stat(filepath.Join(sub, RunFile)); !e.IsDir() || err != nil {
@@ -53,6 +56,26 @@ func ReadInput(dir string) (*Input, error) {
 		return nil, noRunInfo(dir)
 	}
 	return in, nil
+}
+
+// reviewOrder returns the position of a results directory in the review
+// directory dir's review.json (the order the campaigns ran), after them
+// the ones it does not list; without review.json every position is 0
+// (name order).
+func reviewOrder(dir string) func(name string) int {
+	var rec ReviewOutcome
+	b, err := os.ReadFile(filepath.Join(dir, ReviewRecordFile))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return func(string) int { return 0 }
+	}
+	return func(name string) int {
+		for i, c := range rec.Campaigns {
+			if c.Dir == name {
+				return i
+			}
+		}
+		return len(rec.Campaigns)
+	}
 }
 
 // testFigures is one test of one input as a comparison sees it: what it

@@ -123,12 +123,15 @@ func (rv *Review) warnings() []string {
 				n++
 			}
 		}
-		all := ""
-		if rv.ClientBound {
-			all = ", and the clients together on the aggregate rows"
+		var who []string
+		if n > 0 {
+			who = append(who, fmt.Sprintf("the client of %d of %d VMs", n, len(rv.VMs)))
 		}
-		w = append(w, fmt.Sprintf("Client-bound: the client used more than %.0f%% of the CPU available to it on %d of %d VMs%s (rows marked %s); those figures may be the client's limit, not the server's.",
-			100*oltp.ClientBoundShare, n, len(rv.VMs), all, clientBoundMark))
+		if rv.ClientBound {
+			who = append(who, "the clients together (the aggregate rows)")
+		}
+		w = append(w, fmt.Sprintf("Client-bound: %s used more than %.0f%% of the CPU available (rows marked %s); those figures may be the client's limit, not the server's.",
+			strings.Join(who, " and "), 100*oltp.ClientBoundShare, clientBoundMark))
 	}
 	for _, r := range rv.perVM {
 		if st := r.State(); st != oltp.StatusComplete {

@@ -118,6 +118,11 @@ func LoadAny(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadAnyBytes(path, b)
+}
+
+// loadAnyBytes is LoadAny of b, the text of the file path names.
+func loadAnyBytes(path string, b []byte) (*File, error) {
 	var head struct {
 		Kind     yaml.Node `yaml:"kind"`
 		Targets  yaml.Node `yaml:"targets"`

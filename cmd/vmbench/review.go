@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+
+	"vmbench/scenarios"
+)
+
+func init() { registerGroup(newReviewCmd) }
+
+func newReviewCmd(a *app) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "review",
+		Short: "Run a whole server review: several campaign files into one review directory",
+		Long: `A review file (YAML, strict, kind: review) lists campaign and block-suite files,
+each with an optional override merged over it, to run one after the other on
+one server (scenarios/review-full.yaml: sysbench at 4, 8 and 16 VMs, SQL Server
+at 4 and 8 VMs, the block suite).`,
+	}
+	c.AddCommand(newReviewRunCmd(a))
+	return c
+}
+
+const reviewRunLong = `Run the campaigns of the review file FILE one after the other, each into its own
+results directory inside the review directory <results-dir>/<name>-<time>-<id>
+(named .incomplete until every campaign completed). A failed campaign ends the
+review unless the file says on-failure: continue. At the end review.json
+records each campaign's directory and error, and the review's report is
+written into the review directory: report.html (a section per campaign, with
+its charts), report.md and report.csv, with a warning at the top for each
+campaign that failed or did not run ('vmbench report DIR' renders it again).
+
+Every campaign file is read and checked, with its override, before the first
+runs: a bad file is bad input (exit status 2) and nothing runs.
+
+With --simulate, every campaign runs as 'campaign run --simulate' does: an
+in-process vSphere simulator, an embedded SQLite database per VM and the
+files' scaled-down simulate: sizes. Against a real vCenter, connection and
+placement come from govc's environment or the flags, as for 'campaign run'.`
+
+func newReviewRunCmd(a *app) *cobra.Command {
+	var simulate bool
+	var resultsDir string
+	var vf vsphereFlags
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Run the review in FILE",
+		Long:  reviewRunLong,
+		Example: `  # the whole review, simulated, in a few minutes
+  vmbench review run scenarios/review-full.yaml --simulate`,
+		Args: exactArgs(1, "FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rf, err := scenarios.LoadReview(args[0])
+			if errors.Is(err, fs.ErrNotExist) && rf == nil {
+				return usagef("review file %s does not exist (scenarios/review-full.yaml is the standard one)", args[0])
+			}
+			if err != nil {
+				return asUsage(err)
+			}
+			if err := checkResultsDir(resultsDir); err != nil {
+				return err
+			}
+			opts := scenarios.Options{Simulate: simulate, ResultsDir: resultsDir, Out: a.stdout, Log: a.stderr, Getenv: a.getenv, Version: version}
+			if !simulate || vf.changed("url") {
+				opts.VSphere = vf.config(a)
+			}
+			out, err := scenarios.RunReview(cmd.Context(), rf, opts)
+			if out != nil {
+				fmt.Fprintf(a.stderr, "\nreview: %s (report.html, report.md, report.csv)\n", out.Dir)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&simulate, "simulate", false, "run every campaign against an in-process vSphere simulator and local databases, with the files' simulate: sizes")
+	cmd.Flags().StringVar(&resultsDir, "results-dir", "results", "parent directory of the review directory")
+	vf.bind(cmd.Flags())
+	return cmd
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"vmbench/internal/golden"
+	"vmbench/scenarios"
+)
+
+// TestReviewFullSimulateSQLite runs scenarios/review-full.yaml with
+// --simulate end to end, its sizes scaled down further (2 VMs, 2 s
+// measured; one block profile of two short points): every campaign in the
+// review directory, review.json, and the review's report with a section
+// per campaign.
+func TestReviewFullSimulateSQLite(t *testing.T) {
+	if golden.RaceEnabled() {
+		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
+	}
+	t.Setenv("TMPDIR", t.TempDir()) // the block suite's simulated targets
+	rf, err := scenarios.LoadReview("../../scenarios/review-full.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oltp := map[string]any{"simulate": map[string]any{"vms": map[string]any{"count": 2},
+		"workload": map[string]any{"flags": map[string]any{"warmup-time": "1s", "time": "2s", "report-interval": "1s"}}}}
+	block := map[string]any{"simulate": map[string]any{"profiles": []string{"4k-random-read"}, "size": "16m", "elapsed": 2, "curve": []int{50}}}
+	for i, c := range rf.Campaigns {
+		over := oltp
+		if strings.HasPrefix(c.File, "vdbench") {
+			over = block
+		}
+		var n yaml.Node
+		if err := n.Encode(over); err != nil {
+			t.Fatal(err)
+		}
+		rf.Campaigns[i].Override = n
+	}
+	res := t.TempDir()
+	out, err := scenarios.RunReview(t.Context(), rf, scenarios.Options{Simulate: true, ResultsDir: res, Out: io.Discard, Log: io.Discard,
+		Getenv: func(string) string { return "" }, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(out.Dir) != res || strings.HasSuffix(out.Dir, ".incomplete") {
+		t.Errorf("review directory %s, want a complete one in %s", out.Dir, res)
+	}
+	var rec scenarios.ReviewOutcome
+	b, err := os.ReadFile(filepath.Join(out.Dir, scenarios.ReviewRecordFile))
+	if err != nil || json.Unmarshal(b, &rec) != nil || len(rec.Campaigns) != 6 {
+		t.Fatalf("review.json: %v\n%s", err, b)
+	}
+	for _, c := range rec.Campaigns {
+		if c.Error != "" || c.Dir == "" {
+			t.Errorf("%s: dir %q, error %q", c.File, c.Dir, c.Error)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out.Dir, scenarios.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## sysbench-4vm: oltp_read_write, 2 VMs", "## sysbench-16vm: oltp_read_write, 2 VMs", "## sqlserver-8vm: tpcc, 2 VMs",
+		"## Block suite vdbench-suite", "tpmC", "4K random read"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the review's report.md lacks %q", want)
+		}
+	}
+	if strings.Index(string(md), "sysbench-4vm") > strings.Index(string(md), "sqlserver-4vm") {
+		t.Error("the review's report does not follow the order the campaigns ran")
+	}
+	// vmbench report renders the review directory again.
+	if code, page, stderr := runCLI(t, nil, "report", out.Dir, "--format", "html"); code != 0 || strings.Count(page, "<section") != 6 {
+		t.Errorf("report of the review directory: exit %d %s, %d sections", code, stderr, strings.Count(page, "<section"))
+	}
+}
+
+func TestReviewRunRefusesBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ text, want string }{
+		{"kind: review\nname: r\ncampaigns: [{file: nosuch.yaml}]\n", "nosuch.yaml"},
+		{"kind: review\nname: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml, overide: {}}]\n", `unknown key "overide" in a campaigns: entry`},
+		{"kind: review\nname: r\non-failure: maybe\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml}]\n", `on-failure: "maybe" is not stop or continue`},
+		{"name: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml}]\n", `kind: "", want "review"`},
+		{"kind: review\nname: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml, override: {vms: {cuont: 2}}}]\n", "cuont"},
+	} {
+		f := write("r.yaml", strings.ReplaceAll(c.text, "../../scenarios/", mustAbs(t, "../../scenarios")+"/"))
+		if code, _, stderr := runCLI(t, nil, "review", "run", f, "--simulate", "--results-dir", t.TempDir()); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", c.text, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runCLI(t, nil, "review", "run", filepath.Join(dir, "none.yaml")); code != 2 || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("missing file: exit %d %q", code, stderr)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -1,0 +1,173 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/report"
+)
+
+// ReviewRecordFile is the record of a review directory: the review file's
+// name and, per campaign, its file, results directory and error.
+const ReviewRecordFile = "review.json"
+
+// ReviewOutcome is what RunReview did.
+type ReviewOutcome struct {
+	// Dir is the review directory: a results directory per campaign in it,
+	// review.yaml, review.json and the review's reports.
+	Dir       string                  `json:"-"`
+	Name      string                  `json:"name"`
+	Campaigns []ReviewCampaignOutcome `json:"campaigns"`
+}
+
+// ReviewCampaignOutcome is one campaign of a review as it ran.
+type ReviewCampaignOutcome struct {
+	File string `json:"file"`
+	// Dir is its results directory, "" when it made none.
+	Dir string `json:"dir,omitempty"`
+	// Error is why it failed; "" when it completed. NotRun says it did
+	// not run (an earlier campaign failed and on-failure is stop).
+	Error  string `json:"error,omitempty"`
+	NotRun bool   `json:"not_run,omitempty"`
+}
+
+// RunReview runs the review's campaigns one after the other, each into
+// its own results directory inside the review directory
+// <opts.ResultsDir>/<name>-<time>-<id> (named .incomplete until every
+// campaign completed), going on after a failed one when on-failure is
+// continue, then writes review.json and the review's report (report.html,
+// report.md, report.csv: BuildDocument of the review directory, with a
+// warning per failed or skipped campaign). opts applies to every campaign
+// (opts.ResultsDir is replaced by the review directory). The error joins
+// the campaigns' errors.
+func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcome, error) {
+	rd, err := CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(rf.path)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.Write("review.yaml", src); err != nil {
+		return nil, err
+	}
+	out := &ReviewOutcome{Name: rf.Name}
+	var errs []error
+	for i, c := range rf.Campaigns {
+		co := ReviewCampaignOutcome{File: c.File}
+		if len(errs) > 0 && (rf.OnFailure == ReviewStop || ctx.Err() != nil) {
+			co.NotRun = true
+			out.Campaigns = append(out.Campaigns, co)
+			continue
+		}
+		fmt.Fprintf(opts.Log, "==> review %s: campaign %d of %d: %s\n", rf.Name, i+1, len(rf.Campaigns), c.File)
+		o := opts
+		o.ResultsDir = rd.Path
+		dir, err := runReviewCampaign(ctx, rf, i, o)
+		co.Dir = dir
+		if err != nil {
+			co.Error = err.Error()
+			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
+			fmt.Fprintf(opts.Log, "    campaign %s failed: %v\n", c.File, err)
+		}
+		out.Campaigns = append(out.Campaigns, co)
+	}
+	if len(errs) == 0 {
+		if err := rd.Complete(); err != nil {
+			return nil, err
+		}
+	}
+	out.Dir = rd.Path
+	if err := out.write(); err != nil {
+		return out, errors.Join(append(errs, err)...)
+	}
+	if err := out.writeReports(); err != nil {
+		errs = append(errs, fmt.Errorf("the review's report: %w", err))
+	}
+	return out, errors.Join(errs...)
+}
+
+// runReviewCampaign checks and runs campaign i of rf with opts and
+// returns its results directory ("" when it made none).
+func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options) (string, error) {
+	f, err := rf.Load(i)
+	if err != nil {
+		return "", err
+	}
+	var out *Outcome
+	if f.Suite != nil {
+		if err := CheckSuite(f.Suite, opts); err != nil {
+			return "", err
+		}
+		out, err = RunSuite(ctx, f.Suite, opts)
+	} else {
+		if _, _, err := Check(f.Spec, opts); err != nil {
+			return "", err
+		}
+		if err := FindData(ctx, f.Spec, opts); err != nil {
+			return "", err
+		}
+		out, err = Run(ctx, f.Spec, opts)
+	}
+	if out == nil {
+		return "", err
+	}
+	return filepath.Base(out.Dir), err
+}
+
+// write writes review.json into the review directory.
+func (o *ReviewOutcome) write() error {
+	b, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return err
+	}
+	return oltp.WriteFileAtomic(filepath.Join(o.Dir, ReviewRecordFile), append(b, '\n'))
+}
+
+// writeReports writes the review directory's report.html, report.md and
+// report.csv: every campaign that left results, with a warning at the top
+// for each that failed or did not run.
+func (o *ReviewOutcome) writeReports() error {
+	in, err := ReadInput(o.Dir)
+	if err != nil {
+		return err
+	}
+	var warn []string
+	for _, c := range o.Campaigns {
+		switch {
+		case c.NotRun:
+			warn = append(warn, fmt.Sprintf("Campaign %s did not run: an earlier campaign failed and the review's on-failure is stop.", c.File))
+		case c.Error != "":
+			warn = append(warn, fmt.Sprintf("Campaign %s failed: %s.", c.File, c.Error))
+		}
+	}
+	files := map[string]func(*report.Document, *bytes.Buffer) error{
+		ReportHTMLFile: func(d *report.Document, b *bytes.Buffer) error { return d.WriteHTML(b) },
+		ReportFile:     func(d *report.Document, b *bytes.Buffer) error { return d.WriteMarkdown(b) },
+		ReportCSVFile:  func(d *report.Document, b *bytes.Buffer) error { return d.WriteCSV(b) },
+	}
+	for name, write := range files {
+		d, err := BuildDocument([]*Input{in}, DocumentOptions{Plain: name == ReportCSVFile})
+		if err != nil {
+			return err
+		}
+		d.Warnings = slices.Concat(warn, d.Warnings)
+		var b bytes.Buffer
+		if err := write(d, &b); err != nil {
+			return err
+		}
+		if err := oltp.WriteFileAtomic(filepath.Join(o.Dir, name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
