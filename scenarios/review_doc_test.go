@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"html"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -166,5 +167,33 @@ func checkJSONFigures(t *testing.T, js []byte, rows [][]string) {
 	want := []string{report.Grouped(f["tps_sum"], 1), f2(f["avg_published_ms"]), f2(f["p95_published_ms"]), f2(f["p99_published_ms"])}
 	if pub == nil || strings.Join(pub[2:6], "|") != strings.Join(want, "|") {
 		t.Errorf("page's published row %q, JSON figures %q", pub, want)
+	}
+}
+
+// TestDocumentWarnsIncomplete: a campaign that stopped before it merged
+// (no merged.json, run.json not completed) is reported with what it has,
+// and the page says it is incomplete at the top.
+func TestDocumentWarnsIncomplete(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sysbench-2vm.incomplete")
+	writeFixture(t, fixtureCampaigns[0], dir)
+	if err := os.Remove(filepath.Join(dir, "merged.json")); err != nil {
+		t.Fatal(err)
+	}
+	editFile(t, filepath.Join(dir, RunFile), `"completed": true`, `"completed": false`)
+	rep, err := Render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := rep.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := d.WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	warn := `<p class="warning" role="alert"><strong>Warning:</strong> Incomplete: the campaign stopped before it merged its results`
+	if !strings.Contains(page.String(), warn) || strings.Index(page.String(), warn) > strings.Index(page.String(), "<table") {
+		t.Errorf("the page does not say first that it is incomplete:\n%.2000s", page.String())
 	}
 }
