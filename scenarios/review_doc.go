@@ -43,7 +43,7 @@ func (r *Report) document(f form) (*report.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &report.Document{Title: s.Heading, Subtitle: "vmbench report of " + filepath.Base(r.Dir),
+	d := &report.Document{Title: s.Heading, Subtitle: "vmbench report of " + strings.TrimSuffix(filepath.Base(r.Dir), ".incomplete"), // its id: the report is written before the directory is renamed
 		Warnings: s.Warnings, Sections: []report.Section{*s}}
 	d.Sections[0].Warnings = nil // shown once, at the top
 	return d, nil
