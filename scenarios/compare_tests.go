@@ -88,7 +88,8 @@ type testFigures struct {
 	// a block profile's parameters): tests are compared only when equal.
 	protocol map[string]string
 	figures  []report.Figure
-	// curves are a block profile's service-time curve; tps and pct an
+	// curves are a block profile's curves (service time, and from the
+	// intended start where it was measured); tps and pct an
 	// OLTP test's summed TPS over time and merged latency percentiles.
 	curves   []report.Curve
 	tps, pct *report.Series
@@ -108,9 +109,7 @@ func (r *Report) tests() ([]testFigures, error) {
 		t := testFigures{key: "block " + row.profile, title: row.title, protocol: row.cfg.Flags()}
 		if cr, ok := row.cfg.(curveReviewer); ok {
 			t.figures = cr.ReviewFigures(row.out)
-			if cs := cr.ReviewCurves(row.out); len(cs) > 0 {
-				t.curves = cs[:1]
-			}
+			t.curves = cr.ReviewCurves(row.out) // service time, and from intended start where measured
 		}
 		out = append(out, t)
 	}
