@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,9 +67,33 @@ func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, 
 		sec := &d.Sections[len(d.Sections)-1]
 		for _, t := range tests {
 			addReference(sec, opts.Reference, []string{in.Name}, []*testFigures{&t}, opts.Plain)
+			if err := drawReferencePeaks(sec, opts.Reference, t); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return d, nil
+}
+
+// drawReferencePeaks redraws block test t's curve chart in sec with the
+// reference's published peaks as labelled points, when it has any.
+func drawReferencePeaks(sec *report.Section, ref *Reference, t testFigures) error {
+	peaks := referencePeaks(ref, t.key)
+	if len(peaks) == 0 || len(t.curves) == 0 {
+		return nil
+	}
+	for i := range sec.Charts {
+		if sec.Charts[i].Title != t.title {
+			continue
+		}
+		c, err := curveChart(t.title, append(slices.Clone(t.curves), peaks...))
+		if err != nil || c == nil {
+			return err
+		}
+		c.Alt = sec.Charts[i].Alt + ", with " + ref.Server + "'s published peak(s) as points"
+		sec.Charts[i] = *c
+	}
+	return nil
 }
 
 // entry is one input's test in a comparison.

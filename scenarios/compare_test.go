@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vmbench/internal/golden"
 	"vmbench/report"
@@ -192,5 +193,30 @@ func TestCompareFormatsAgree(t *testing.T) {
 				t.Errorf("row %d cell %d: page %q, csv %q", i, j, inPage[i][j], inCSV[i][j])
 			}
 		}
+	}
+}
+
+// TestDrawReferencePeaks: a single block suite's report with --reference
+// redraws a profile's curve chart with the published peaks as points (its
+// description says so); a profile without published figures keeps its
+// chart.
+func TestDrawReferencePeaks(t *testing.T) {
+	ref := &Reference{Server: "test server", Rows: blockRows("8 drives", 1.5e6, 120, 6e5, 90, 12, 700, 6, 800)}
+	curve := report.Curve{Name: "service time (all targets)", Points: []report.Point{{IOPS: 1000, Latency: 80 * time.Microsecond}, {IOPS: 9000, Latency: 900 * time.Microsecond}}}
+	sec := &report.Section{Charts: []report.Chart{{Title: "4K random read", Alt: "curve", SVG: []byte("old")}, {Title: "other", Alt: "other", SVG: []byte("old")}}}
+	for _, tf := range []testFigures{
+		{key: "block 4k-random-read", title: "4K random read", curves: []report.Curve{curve}},
+		{key: "block other", title: "other", curves: []report.Curve{curve}},
+	} {
+		if err := drawReferencePeaks(sec, ref, tf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := sec.Charts[0]
+	if string(got.SVG) == "old" || !strings.Contains(string(got.SVG), "published") || got.Alt != "curve, with test server's published peak(s) as points" {
+		t.Errorf("redrawn chart: alt %q, svg has the published point: %v", got.Alt, strings.Contains(string(got.SVG), "published"))
+	}
+	if string(sec.Charts[1].SVG) != "old" {
+		t.Error("a profile without published figures was redrawn")
 	}
 }
