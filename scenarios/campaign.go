@@ -181,6 +181,9 @@ type campaign struct {
 	journal *journal
 	resumed bool
 	hooks   hookState // the hooks: block's guests and saved output (hooks.go)
+	// checks are the consistency checks' verdicts after the run
+	// (checks.go), one per measured VM; nil for a tool without checks.
+	checks []CheckVerdict
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -470,6 +473,9 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	}
 	c.recordPlatform(ctx, vms, results)
 	if err := c.measured(results); err != nil {
+		return nil, err
+	}
+	if err := c.checkAfterRun(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
 	if err := c.runHooks(ctx, HookAfterRun, vms); err != nil {

@@ -41,6 +41,7 @@ func (stubTool) NewConfig() workload.Config { return &stubConfig{d: stubNow.Load
 
 type stubDriver struct {
 	failPrepareOn string        // VM whose prepare fails
+	failCheckOn   string        // VM whose consistency checks fail
 	blockRun      chan struct{} // closed when every Run has started and blocks until ctx ends
 	// inPrecondition, with blockRun, makes each Run return, when ctx
 	// ends, the partial Result of a precondition cut short.
@@ -96,6 +97,14 @@ func (c *stubConfig) Prepare(ctx context.Context, env workload.Env) error {
 		}
 	}
 	env.Logf("loaded %s", filepath.Base(c.db.SQLitePath))
+	return nil
+}
+func (c *stubConfig) Check(ctx context.Context, env workload.Env) error {
+	if c.d.failCheckOn != "" && strings.Contains(c.db.SQLitePath, c.d.failCheckOn+".db") {
+		env.Logf("stub: 3 rows missing")
+		return errors.New("a consistency check failed: 3 rows missing")
+	}
+	env.Logf("stub: all rows there")
 	return nil
 }
 func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {

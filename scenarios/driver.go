@@ -38,6 +38,10 @@ type vmDriver interface {
 	// common start, labels and observer, and returns its Output (a
 	// partial one beside the error after an interrupt or a failure).
 	Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error)
+	// Check runs cfg's consistency checks (workload.Checker) on VM vm's
+	// database, result lines to log; an error is a check that failed or
+	// could not run.
+	Check(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error
 	// Close stops what is still running and removes what the driver put
 	// on the VMs; it logs what it could not remove.
 	Close()
@@ -50,6 +54,14 @@ func (harnessDriver) Where(int) string { return DriverHarness }
 
 func (harnessDriver) Prepare(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
 	return cfg.Prepare(ctx, workload.Env{Log: log})
+}
+
+func (harnessDriver) Check(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
+	ch, ok := cfg.(workload.Checker)
+	if !ok {
+		return nil
+	}
+	return ch.Check(ctx, workload.Env{Log: log})
 }
 
 func (harnessDriver) Run(ctx context.Context, _ int, cfg workload.Config, env workload.Env) (*workload.Output, error) {

@@ -245,6 +245,16 @@ func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, 
 	return err
 }
 
+// Check runs the agent's check step; the agent's own lines (its
+// log.txt) are copied to log.
+func (d *guestDriver) Check(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
+	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbCheck, workload.Env{Log: log})
+	if b, rerr := d.targets[vm].ReadFile(ctx, string(workload.VerbCheck)+"/"+agent.LogFile); rerr == nil {
+		_, _ = log.Write(b)
+	}
+	return err
+}
+
 func (d *guestDriver) Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error) {
 	return d.step(ctx, vm, d.work(cfg), workload.VerbRun, env)
 }

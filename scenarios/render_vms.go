@@ -55,6 +55,9 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	if k := ri.DataSet; k != nil {
 		rv.Data = fmt.Sprintf("restored into every VM from pre-built data set %s (%s) and checked, not loaded", k.ID(), k)
 	}
+	if len(ri.Checks) > 0 {
+		rv.Checks = checkWords(ri.Checks)
+	}
 	if ri.Simulated && len(rv.Platform) > 0 {
 		rv.Platform = append([]string{"(simulated: vcsim's synthetic counter values, not a measurement)"}, rv.Platform...)
 	}

@@ -109,6 +109,9 @@ type Review struct {
 	// Data, when set, says the VMs' data was restored from a pre-built
 	// data set (its id and key), not loaded.
 	Data string
+	// Checks sums up the workload's consistency checks after the run
+	// (run.json's Checks), "" when none ran.
+	Checks string
 	// Platform summarises what vSphere measured on the hosts and VMs over
 	// the measured window (platformLines), one fact per line; empty when
 	// the Results carry no counters.
@@ -413,6 +416,9 @@ func (rv *Review) WriteText(w io.Writer) error {
 	if rv.Data != "" {
 		fmt.Fprintf(w, "data: %s\n", rv.Data)
 	}
+	if rv.Checks != "" {
+		fmt.Fprintf(w, "checks: %s\n", rv.Checks)
+	}
 	if rv.Client != "" {
 		fmt.Fprintf(w, "%s\n", rv.Client)
 	}
@@ -449,6 +455,9 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 	}
 	if rv.Data != "" {
 		fmt.Fprintf(w, "Data: %s.\n\n", rv.Data)
+	}
+	if rv.Checks != "" {
+		fmt.Fprintf(w, "Checks: %s.\n\n", rv.Checks)
 	}
 	if rv.Client != "" {
 		fmt.Fprintf(w, "%s.\n\n", rv.Client)

@@ -74,7 +74,7 @@ func (r *Report) oltpSection(f form) (*report.Section, error) {
 		Warnings: rv.warnings(), Figures: rv.figureMap()}
 	s.Facts = append(s.Facts, report.Fact{Name: "Measured", Value: fmt.Sprintf("%s per VM; %s", rv.Elapsed.Round(1e6), rv.Measured)},
 		report.Fact{Name: "vmbench", Value: r.Info.VMBench})
-	for _, f := range []report.Fact{{Name: "VMs", Value: rv.Layout}, {Name: "Data", Value: rv.Data}, {Name: "Client", Value: rv.Client}} {
+	for _, f := range []report.Fact{{Name: "VMs", Value: rv.Layout}, {Name: "Data", Value: rv.Data}, {Name: "Checks", Value: rv.Checks}, {Name: "Client", Value: rv.Client}} {
 		if f.Value != "" {
 			s.Facts = append(s.Facts, f)
 		}

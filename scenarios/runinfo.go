@@ -62,6 +62,10 @@ type RunInfo struct {
 	// DataSet is the key of the pre-built data set restored into every
 	// VM (data.source: prebuilt); nil when each VM loaded its data.
 	DataSet *DataKey `json:"data_set,omitempty"`
+	// Checks are the workload's consistency checks on every VM's
+	// database after the run, one verdict per VM (their output in
+	// checks/<vm>.txt); absent for a tool without checks.
+	Checks []CheckVerdict `json:"checks,omitempty"`
 }
 
 // VMRecord is one VM of a campaign as read back from vSphere after
@@ -154,6 +158,7 @@ func (c *campaign) writeRunInfo(completed bool) error {
 	if c.dataSet != nil {
 		ri.DataSet = &c.dataSet.Key
 	}
+	ri.Checks = c.checks
 	if c.suite != nil {
 		ri.Kind, ri.Started = SuiteKind, c.suite.started
 	} else if c.opts.Simulate {

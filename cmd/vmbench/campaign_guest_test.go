@@ -34,10 +34,14 @@ func TestGuestDrivenCampaign(t *testing.T) {
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		res := t.TempDir()
 		stdout, stderr := runSimulatedCampaign(t, writeFile(t, "g.yaml", guestCampaign("guestrun")), res, dsnArgs(dsn)...)
-		for _, want := range []string{"uploaded to 2 guests, checksums checked", "harness CPU over the run step", "destroyed 2 VMs"} {
+		for _, want := range []string{"uploaded to 2 guests, checksums checked", "harness CPU over the run step", "destroyed 2 VMs",
+			"consistency checks after the run passed on 2 of 2 VMs"} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("log lacks %q:\n%s", want, stderr)
 			}
+		}
+		if !strings.Contains(stdout, "checks: consistency checks after the run passed on 2 of 2 VMs") {
+			t.Errorf("review does not give the checks' verdict:\n%s", stdout)
 		}
 		if !strings.Contains(stdout, "driven inside each VM's guest by the vmbench agent") {
 			t.Errorf("review does not say where the drivers ran:\n%s", stdout)
@@ -57,6 +61,10 @@ func TestGuestDrivenCampaign(t *testing.T) {
 			}
 			if r.Labels["driver"] != "guest" || r.Labels["vm"] != vm || r.Client == nil || r.Client.Process == merged.Client.Process {
 				t.Errorf("%s: labels %v client %+v", vm, r.Labels, r.Client)
+			}
+			// The agent's own check lines, copied from its log.txt.
+			if b, err := os.ReadFile(filepath.Join(dirs[0], "checks", vm+".txt")); err != nil || !strings.Contains(string(b), "sbtest2: want 500 rows, ids 1..500: ok") || !strings.HasSuffix(string(b), "# passed\n") {
+				t.Errorf("%s's checks: %q %v", vm, b, err)
 			}
 		}
 		if code, _, errs := runCLI(t, nil, "report", dirs[0]); code != 0 {

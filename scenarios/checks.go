@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+	"vmbench/workload"
+)
+
+// This file runs the workload's consistency checks on every VM's
+// database once the run has ended, as TPC-C asks after a measurement
+// (clause 3.3.2: the checks hold after the run too) and sysbench's row
+// counts allow, and keeps their verdicts with the results.
+
+// ChecksDir is the results directory's folder of the checks' output, one
+// <vm>.txt per VM.
+const ChecksDir = "checks"
+
+// CheckVerdict is one VM's consistency checks after the run, as run.json
+// records them (RunInfo.Checks).
+type CheckVerdict struct {
+	VM     string `json:"vm"`
+	Passed bool   `json:"passed"`
+	// Error says what failed, or why the checks could not run.
+	Error string `json:"error,omitempty"`
+}
+
+// checkAfterRun runs the workload's checks (workload.Checker) on every
+// measured VM's database at once (at most 8 at a time), through the
+// campaign's driver (the agent's check step in a guest). Each VM's lines
+// go to checks/<vm>.txt and its verdict to c.checks. A failed check does
+// not fail the campaign, whose measurement stands: the review shows it.
+// Nothing is done for a tool without checks.
+func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
+	if len(cfgs) == 0 {
+		return nil
+	}
+	if _, ok := cfgs[0].(workload.Checker); !ok {
+		return nil
+	}
+	c.tl.begin(StepChecks)
+	c.logf("consistency checks after the run on %d VMs", len(vms))
+	if err := os.MkdirAll(filepath.Join(c.dir, ChecksDir), 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	verdicts := make([]CheckVerdict, len(vms))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(2, min(len(vms), 8)))
+	for i, vm := range vms {
+		g.Go(func() error {
+			var out bytes.Buffer
+			err := c.driver.Check(gctx, i, cfgs[i], &out)
+			verdicts[i] = CheckVerdict{VM: vm.Name, Passed: err == nil}
+			status := "passed"
+			if err != nil {
+				verdicts[i].Error = err.Error()
+				status = "FAILED: " + err.Error()
+				c.logf("%s: consistency checks after the run %s", vm.Name, status)
+			}
+			text := fmt.Sprintf("# %s's consistency checks after the run, campaign %s\n%s# %s\n", vm.Name, c.id, out.String(), status)
+			return oltp.WriteFileAtomic(filepath.Join(c.dir, ChecksDir, vm.Name+".txt"), []byte(text))
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.checks = verdicts
+	c.logf("%s in %s (%s)", checkWords(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), ChecksDir))
+	return nil
+}
+
+// checkWords sums verdicts up: "consistency checks after the run passed
+// on 8 of 8 VMs", naming the VMs that failed.
+func checkWords(verdicts []CheckVerdict) string {
+	var failed []string
+	for _, v := range verdicts {
+		if !v.Passed {
+			failed = append(failed, v.VM)
+		}
+	}
+	s := fmt.Sprintf("consistency checks after the run passed on %d of %d VMs", len(verdicts)-len(failed), len(verdicts))
+	if len(failed) > 0 {
+		s += "; FAILED on " + strings.Join(failed, ", ") + " (see checks/<vm>.txt)"
+	}
+	return s
+}
