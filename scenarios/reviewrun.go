@@ -96,6 +96,28 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 	return out, errors.Join(errs...)
 }
 
+// CheckReview checks every campaign and block suite of rf (with its
+// override) as campaign run would, before anything runs: a review that
+// would fail on its third campaign's bad flag fails at once, naming it,
+// with nothing created. Pre-built data sets are looked for too.
+func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
+	var errs []error
+	for i, c := range rf.Campaigns {
+		f, err := rf.Load(i)
+		if err == nil && f.Suite != nil {
+			err = CheckSuite(f.Suite, opts)
+		} else if err == nil {
+			if _, _, err = Check(f.Spec, opts); err == nil {
+				err = FindData(ctx, f.Spec, opts)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("campaign %d (%s): %w", i+1, c.File, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // runReviewCampaign checks and runs campaign i of rf with opts and
 // returns its results directory ("" when it made none).
 func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options) (string, error) {

@@ -64,3 +64,20 @@ func lockPid(path string) string {
 
 // release lets the lock go (closing the file releases it).
 func (l *runLock) release() { l.f.Close() }
+
+// Running says whether a campaign holds results directory dir's
+// LockFile now, and its process id, without writing anything in dir (a
+// report only reads). Where the system has no file locks it says no.
+func Running(dir string) (pid string, ok bool) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close() // releases the lock if tryLock took it
+	held, err := tryLock(f)
+	if err != nil || !held {
+		return "", false
+	}
+	return lockPid(path), true
+}

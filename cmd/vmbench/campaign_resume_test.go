@@ -365,3 +365,25 @@ func zombie(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return err == nil && i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
+
+// A results directory whose campaign still runs (it holds .lock) is not
+// reported as one that measured nothing: the report says it is running.
+func TestReportOfARunningCampaign(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sysbench-2vm.incomplete")
+	if err := os.CopyFS(dir, os.DirFS(fixtures+"sysbench-2vm")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, scenarios.LockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, nil, "report", dir)
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("is being written by a running campaign (pid %d)", os.Getpid())) {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vmbench/oltp"
 	"vmbench/report"
 	"vmbench/scenarios"
 )
@@ -121,8 +122,15 @@ func newReportCmd(a *app) *cobra.Command {
 			if !cmd.Flags().Changed("format") && output != "" {
 				format = strings.TrimPrefix(filepath.Ext(output), ".")
 			}
-			if _, ok := reportFormats[format]; !ok {
+			if _, ok := reportFormats[format]; !ok && !cmd.Flags().Changed("format") {
+				return usagef("--output %s: its extension %q is not a report format (valid: %s); give --format", output, filepath.Ext(output), reportFormatNames)
+			} else if !ok {
 				return usagef("--format: %q is not a format (valid: %s)", format, reportFormatNames)
+			}
+			for _, d := range args {
+				if pid, running := scenarios.Running(d); running {
+					return usagef("%s is being written by a running campaign (pid %s): report it once the campaign has ended (its report is written then)", d, pid)
+				}
 			}
 			_, isRun := os.Stat(filepath.Join(args[0], scenarios.RunFile))
 			if len(args) > 1 || ref != "" || output != "" || errors.Is(isRun, os.ErrNotExist) {
@@ -187,6 +195,9 @@ func runDocument(a *app, dirs []string, format, refName, output string) error {
 		}
 		inputs[i] = in
 	}
+	if err := distinctInputs(inputs); err != nil {
+		return err
+	}
 	doc, err := scenarios.BuildDocument(inputs, opts)
 	if err != nil {
 		return asUsage(err)
@@ -199,9 +210,34 @@ func runDocument(a *app, dirs []string, format, refName, output string) error {
 		_, err := a.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := os.WriteFile(output, b.Bytes(), 0o644); err != nil {
+	if err := oltp.WriteFileAtomic(output, b.Bytes()); err != nil { // a full disk leaves the old file, not half a new one
 		return usagef("--output: %v", err)
 	}
 	fmt.Fprintf(a.stderr, "wrote %s\n", output)
+	return nil
+}
+
+// distinctInputs refuses a directory given twice, and names inputs that
+// share a base name by the paths given, so that their columns and JSON
+// figures stay apart.
+func distinctInputs(inputs []*scenarios.Input) error {
+	seen := map[string]string{}
+	names := map[string]int{}
+	for _, in := range inputs {
+		abs, err := filepath.Abs(in.Dir)
+		if err != nil {
+			return err
+		}
+		if first, ok := seen[abs]; ok {
+			return usagef("%s and %s are the same directory: give each directory once", first, in.Dir)
+		}
+		seen[abs] = in.Dir
+		names[in.Name]++
+	}
+	for _, in := range inputs {
+		if names[in.Name] > 1 {
+			in.Name = filepath.Clean(in.Dir)
+		}
+	}
 	return nil
 }

@@ -174,9 +174,24 @@ func TestReportCompareCLI(t *testing.T) {
 		{[]string{"report", fixtures + "sysbench-2vm", "--reference", "R999"}, `--reference "R999": no published server match`},
 		{[]string{"report", fixtures + "sysbench-2vm", fixtures + "sysbench-2vm-faster", "--format", "text"}, `--format: "text" is not a format for several DIRs`},
 		{[]string{"report", fixtures + "sysbench-2vm", t.TempDir()}, "is not a vmbench results directory"},
+		{[]string{"report", fixtures + "sysbench-2vm", fixtures + "../results/sysbench-2vm/"}, "are the same directory: give each directory once"},
 	} {
 		if code, _, stderr := runCLI(t, nil, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// Two directories of the same name are told apart by their paths: the
+// table's columns and the JSON figures of each stay its own.
+func TestReportSameNameInputs(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "sysbench-2vm")
+	if err := os.CopyFS(other, os.DirFS(fixtures+"sysbench-2vm-faster")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", other, "--format", "csv")
+	if code != 0 || !strings.Contains(out, filepath.Clean(fixtures+"sysbench-2vm")) || !strings.Contains(out, other) ||
+		!strings.Contains(out, "aggregate TPS,7300.0,9825.0,34.6% higher") {
+		t.Errorf("exit %d %s\n%s", code, stderr, out)
 	}
 }

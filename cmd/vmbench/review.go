@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -68,9 +70,16 @@ func newReviewRunCmd(a *app) *cobra.Command {
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a)
 			}
+			if err := scenarios.CheckReview(cmd.Context(), rf, opts); err != nil {
+				return usageError{err}
+			}
 			out, err := scenarios.RunReview(cmd.Context(), rf, opts)
 			if out != nil {
-				fmt.Fprintf(a.stderr, "\nreview: %s (report.html, report.md, report.csv)\n", out.Dir)
+				files := "review.json"
+				if _, serr := os.Stat(filepath.Join(out.Dir, "report.html")); serr == nil {
+					files = "report.html, report.md, report.csv, review.json"
+				}
+				fmt.Fprintf(a.stderr, "\nreview: %s (%s)\n", out.Dir, files)
 			}
 			return err
 		},

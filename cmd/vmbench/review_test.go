@@ -95,10 +95,17 @@ func TestReviewRunRefusesBadFiles(t *testing.T) {
 		{"kind: review\nname: r\non-failure: maybe\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml}]\n", `on-failure: "maybe" is not stop or continue`},
 		{"name: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml}]\n", `kind: "", want "review"`},
 		{"kind: review\nname: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml, override: {vms: {cuont: 2}}}]\n", "cuont"},
+		// A bad flag in the second campaign: refused before the first runs.
+		{"kind: review\nname: r\ncampaigns: [{file: ../../scenarios/sysbench-4vm.yaml}, {file: ../../scenarios/sysbench-8vm.yaml, override: {workload: {flags: {threads: -3}}}}]\n",
+			"campaign 2 (" + mustAbs(t, "../../scenarios") + "/sysbench-8vm.yaml)"},
 	} {
 		f := write("r.yaml", strings.ReplaceAll(c.text, "../../scenarios/", mustAbs(t, "../../scenarios")+"/"))
-		if code, _, stderr := runCLI(t, nil, "review", "run", f, "--simulate", "--results-dir", t.TempDir()); code != 2 || !strings.Contains(stderr, c.want) {
+		res := t.TempDir()
+		if code, _, stderr := runCLI(t, nil, "review", "run", f, "--simulate", "--results-dir", res); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", c.text, code, stderr, c.want)
+		}
+		if left, _ := os.ReadDir(res); len(left) != 0 {
+			t.Errorf("%s: a refused review made %v", c.text, left)
 		}
 	}
 	if code, _, stderr := runCLI(t, nil, "review", "run", filepath.Join(dir, "none.yaml")); code != 2 || !strings.Contains(stderr, "does not exist") {
