@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -94,6 +95,21 @@ func drawReferencePeaks(sec *report.Section, ref *Reference, t testFigures) erro
 		sec.Charts[i] = *c
 	}
 	return nil
+}
+
+// referenceDiff says how the tests' flags differ from a published run's
+// protocol ("threads 4 here, 32 published"), "" when they match it.
+func referenceDiff(protocol map[string]string, tests []*testFigures) string {
+	var d []string
+	for _, k := range slices.Sorted(maps.Keys(protocol)) {
+		for _, t := range tests {
+			if v := t.protocol[k]; v != protocol[k] {
+				d = append(d, fmt.Sprintf("%s %s here, %s published", k, orNone(v), protocol[k]))
+				break
+			}
+		}
+	}
+	return strings.Join(d, "; ")
 }
 
 // entry is one input's test in a comparison.
@@ -415,8 +431,18 @@ func referencePeaks(ref *Reference, key string) []report.Curve {
 // listed in a note, not compared.
 func addReference(sec *report.Section, ref *Reference, names []string, tests []*testFigures, plain bool) {
 	opts := DocumentOptions{Plain: plain}
-	for _, row := range ref.rows(tests[0].key) {
+	rows := ref.rows(tests[0].key)
+	if len(rows) == 0 {
+		sec.Text = append(sec.Text, fmt.Sprintf("%s: %s published no figures for %s.", ref.Server, ref.Source, tests[0].title))
+	}
+	for _, row := range rows {
+		why := ""
 		if row.VMs != tests[0].vms {
+			why = fmt.Sprintf("%d VMs here", tests[0].vms)
+		} else if d := referenceDiff(row.Protocol, tests); d != "" {
+			why = "the published run's protocol differs: " + d
+		}
+		if why != "" {
 			var b bytes.Buffer
 			for i, f := range row.Figures {
 				if i > 0 {
@@ -424,7 +450,7 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 				}
 				fmt.Fprintf(&b, "%s %s", f.Label(), opts.num(f))
 			}
-			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: %d VMs here.", ref.Server, row.Config, b.String(), tests[0].vms))
+			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: %s.", ref.Server, row.Config, b.String(), why))
 			continue
 		}
 		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right}}}

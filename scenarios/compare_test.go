@@ -150,6 +150,23 @@ func TestSingleReportWithReference(t *testing.T) {
 	if want := "aggregate TPS|5,840.0|7,300.0|25.0% higher"; !strings.HasPrefix(tbl.Caption, "Reference: test server") || strings.Join(tbl.Table.Rows[0], "|") != want {
 		t.Errorf("reference table %q %q, want %q", tbl.Caption, tbl.Table.Rows, want)
 	}
+	// Same VM count, another protocol: shown, not compared.
+	ref8.Rows[0].Protocol = map[string]string{"threads": "64", "tables": "100"}
+	d, err = BuildDocument(readInputs(t, "sysbench-2vm"), DocumentOptions{Reference: ref8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(d.Sections[0].Text, "\n"); !strings.Contains(text, "Not compared: the published run's protocol differs: threads 32 here, 64 published.") {
+		t.Errorf("section text:\n%s", text)
+	}
+	// No published row for the test: said so.
+	d, err = BuildDocument(readInputs(t, "sysbench-2vm"), DocumentOptions{Reference: &Reference{Server: "other server", Source: "somewhere"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(d.Sections[0].Text, "\n"); !strings.Contains(text, "other server: somewhere published no figures for sysbench oltp_read_write.") {
+		t.Errorf("section text:\n%s", text)
+	}
 }
 
 // TestCompareFormatsAgree: the comparison table's cells are the same in

@@ -30,6 +30,10 @@ type ReferenceRow struct {
 	VMs     int
 	Config  string
 	Figures []report.Figure
+	// Protocol are the workload flags the published run used, as the
+	// tool names them (sysbench's threads, tables, table-size; tpcc's
+	// warehouses): a run with other values is not compared with it.
+	Protocol map[string]string
 }
 
 // Test keys of the published rows: the tool and workload of an OLTP
@@ -63,7 +67,8 @@ func rate(name string, v float64) report.Figure {
 // published), per-VM range (0, 0 when not published), average and p99
 // latency as the reviews aggregate them.
 func sysbenchRow(vms int, tps, lo, hi, avg, p99 float64) ReferenceRow {
-	r := ReferenceRow{Test: refSysbench, VMs: vms, Config: fmt.Sprintf("MySQL (Percona 5.5), %d VMs x 32 threads, 100 tables x 10M rows", vms)}
+	r := ReferenceRow{Test: refSysbench, VMs: vms, Config: fmt.Sprintf("MySQL (Percona 5.5), %d VMs x 32 threads, 100 tables x 10M rows", vms),
+		Protocol: map[string]string{"threads": "32", "tables": "100", "table-size": "10000000"}}
 	if tps > 0 {
 		r.Figures = append(r.Figures, rate(figTPS, tps))
 	}
@@ -74,7 +79,8 @@ func sysbenchRow(vms int, tps, lo, hi, avg, p99 float64) ReferenceRow {
 }
 
 func sqlRow(vms int, tps, lo, hi, avg float64) ReferenceRow {
-	r := ReferenceRow{Test: refSQL, VMs: vms, Config: fmt.Sprintf("SQL Server 2014, %d VMs x 1,500 warehouses, 15,000 clients each", vms)}
+	r := ReferenceRow{Test: refSQL, VMs: vms, Config: fmt.Sprintf("SQL Server 2014, %d VMs x 1,500 warehouses, 15,000 clients each", vms),
+		Protocol: map[string]string{"warehouses": "1500"}}
 	if tps > 0 {
 		r.Figures = append(r.Figures, rate(figTPS, tps), rate(figTPSMin, lo), rate(figTPSMax, hi))
 	}
