@@ -45,6 +45,7 @@ func BuildDocument(inputs []*Input, opts DocumentOptions) (*report.Document, err
 // per campaign and all their warnings at the top, each naming its test.
 func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, error) {
 	d := &report.Document{Title: "Review " + in.Name, Subtitle: "vmbench report of the review directory " + in.Dir}
+	defer func() { d.Warnings = slices.Concat(in.Warnings, d.Warnings) }()
 	for _, rep := range in.Reports {
 		one, err := rep.document(f)
 		if err != nil {

@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,6 +23,10 @@ type Input struct {
 	Name    string
 	Dir     string
 	Reports []*Report
+	// Warnings are a review directory's own, from its review.json: a
+	// campaign that failed or did not run, a results directory it lists
+	// that is gone.
+	Warnings []string
 }
 
 // ReadInput reads dir as a results directory (it has run.json) or else as
@@ -39,8 +46,13 @@ func ReadInput(dir string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	order := reviewOrder(dir)
+	rec, err := readReviewRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	order := rec.order
 	slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return order(a.Name()) - order(b.Name()) })
+	in.Warnings = rec.warnings(dir)
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
 		if _, err := os.Stat(filepath.Join(sub, RunFile)); !e.IsDir() || err != nil {
@@ -58,24 +70,58 @@ func ReadInput(dir string) (*Input, error) {
 	return in, nil
 }
 
-// reviewOrder returns the position of a results directory in the review
-// directory dir's review.json (the order the campaigns ran), after them
-// the ones it does not list; without review.json every position is 0
-// (name order).
-func reviewOrder(dir string) func(name string) int {
+// readReviewRecord reads a review directory's review.json: none is no
+// record (a directory of results directories); one that cannot be read
+// is an error naming it.
+func readReviewRecord(dir string) (*ReviewOutcome, error) {
+	path := filepath.Join(dir, ReviewRecordFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &ReviewOutcome{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	var rec ReviewOutcome
-	b, err := os.ReadFile(filepath.Join(dir, ReviewRecordFile))
-	if err != nil || json.Unmarshal(b, &rec) != nil {
-		return func(string) int { return 0 }
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("%s: not a vmbench review record (damaged?): %w", path, err)
 	}
-	return func(name string) int {
-		for i, c := range rec.Campaigns {
-			if c.Dir == name {
-				return i
-			}
+	return &rec, nil
+}
+
+// order is the position of a results directory in the review (the order
+// its campaigns ran), after them the ones it does not list.
+func (o *ReviewOutcome) order(name string) int {
+	for i, c := range o.Campaigns {
+		if c.Dir == name {
+			return i
 		}
-		return len(rec.Campaigns)
 	}
+	return len(o.Campaigns)
+}
+
+// warnings are what a reader of the review dir must see first: its
+// campaigns that failed or did not run, and results directories it
+// lists that are gone.
+func (o *ReviewOutcome) warnings(dir string) []string {
+	var warn []string
+	for _, c := range o.Campaigns {
+		switch {
+		case c.NotRun:
+			warn = append(warn, fmt.Sprintf("Campaign %s did not run: an earlier campaign failed and the review's on-failure is stop.", c.File))
+		case c.Error != "":
+			warn = append(warn, fmt.Sprintf("Campaign %s failed: %s.", c.File, c.Error))
+		}
+		if c.Dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.Dir, RunFile)); err != nil {
+			warn = append(warn, fmt.Sprintf("The results of campaign %s (%s), listed in %s, are gone.", c.File, c.Dir, ReviewRecordFile))
+		}
+	}
+	return warn
 }
 
 // testFigures is one test of one input as a comparison sees it: what it

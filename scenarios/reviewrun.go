@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"vmbench/oltp"
@@ -155,6 +154,11 @@ func (o *ReviewOutcome) write() error {
 	return oltp.WriteFileAtomic(filepath.Join(o.Dir, ReviewRecordFile), append(b, '\n'))
 }
 
+// WriteReviewReports writes review directory dir's report.html,
+// report.md and report.csv again from its results and review.json, as
+// review run wrote them.
+func WriteReviewReports(dir string) error { return (&ReviewOutcome{Dir: dir}).writeReports() }
+
 // writeReports writes the review directory's report.html, report.md and
 // report.csv: every campaign that left results, with a warning at the top
 // for each that failed or did not run.
@@ -162,15 +166,6 @@ func (o *ReviewOutcome) writeReports() error {
 	in, err := ReadInput(o.Dir)
 	if err != nil {
 		return err
-	}
-	var warn []string
-	for _, c := range o.Campaigns {
-		switch {
-		case c.NotRun:
-			warn = append(warn, fmt.Sprintf("Campaign %s did not run: an earlier campaign failed and the review's on-failure is stop.", c.File))
-		case c.Error != "":
-			warn = append(warn, fmt.Sprintf("Campaign %s failed: %s.", c.File, c.Error))
-		}
 	}
 	files := map[string]func(*report.Document, *bytes.Buffer) error{
 		ReportHTMLFile: func(d *report.Document, b *bytes.Buffer) error { return d.WriteHTML(b) },
@@ -182,7 +177,6 @@ func (o *ReviewOutcome) writeReports() error {
 		if err != nil {
 			return err
 		}
-		d.Warnings = slices.Concat(warn, d.Warnings)
 		var b bytes.Buffer
 		if err := write(d, &b); err != nil {
 			return err

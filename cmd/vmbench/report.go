@@ -133,6 +133,15 @@ func newReportCmd(a *app) *cobra.Command {
 				}
 			}
 			_, isRun := os.Stat(filepath.Join(args[0], scenarios.RunFile))
+			_, isReview := os.Stat(filepath.Join(args[0], scenarios.ReviewRecordFile))
+			if len(args) == 1 && ref == "" && output == "" && !cmd.Flags().Changed("format") && isReview == nil {
+				// a review directory's reports, written again as review run writes them
+				if err := scenarios.WriteReviewReports(args[0]); err != nil {
+					return asUsage(err)
+				}
+				fmt.Fprintf(a.stderr, "wrote report.html, report.md and report.csv in %s\n", args[0])
+				return nil
+			}
 			if len(args) > 1 || ref != "" || output != "" || errors.Is(isRun, os.ErrNotExist) {
 				if !cmd.Flags().Changed("format") && output == "" {
 					format = "html"

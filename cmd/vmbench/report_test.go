@@ -9,6 +9,7 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/oltp"
+	"vmbench/scenarios"
 )
 
 // keepReports reads dir's report.md and report.csv and removes them.
@@ -193,5 +194,32 @@ func TestReportSameNameInputs(t *testing.T) {
 	if code != 0 || !strings.Contains(out, filepath.Clean(fixtures+"sysbench-2vm")) || !strings.Contains(out, other) ||
 		!strings.Contains(out, "aggregate TPS,7300.0,9825.0,34.6% higher") {
 		t.Errorf("exit %d %s\n%s", code, stderr, out)
+	}
+}
+
+// A review directory: report DIR writes its reports again, with the
+// warnings review.json holds (a failed campaign, results that are gone);
+// a damaged review.json is refused, naming it.
+func TestReportReviewDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "sysbench-2vm"), os.DirFS(fixtures+"sysbench-2vm")); err != nil {
+		t.Fatal(err)
+	}
+	record := `{"name": "r", "campaigns": [{"file": "a.yaml", "dir": "sysbench-2vm"}, {"file": "b.yaml", "error": "disk full"}, {"file": "c.yaml", "dir": "gone"}]}`
+	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, nil, "report", dir); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "Campaign b.yaml failed: disk full.") || !strings.Contains(string(md), "The results of campaign c.yaml (gone), listed in review.json, are gone.") {
+		t.Errorf("report.md: %v\n%s", err, md)
+	}
+	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record[:40]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, nil, "report", dir, "--format", "md"); code != 2 || !strings.Contains(stderr, "review.json: not a vmbench review record (damaged?)") {
+		t.Errorf("damaged review.json: exit %d\n%s", code, stderr)
 	}
 }
