@@ -2,9 +2,10 @@
 #
 #   make test     vet, lint, race-test everything (SQLite data tests without
 #                 -race), then fuzz each input parser briefly; installs a
-#                 MariaDB server binary, an OpenSSH server binary and
-#                 Chromium (for the HTML report's browser test) first when
-#                 none exists and we are root (Debian/Ubuntu)
+#                 MariaDB server binary, a PostgreSQL server binary, an
+#                 OpenSSH server binary and Chromium (for the HTML report's
+#                 browser test) first when none exists and we are root
+#                 (Debian/Ubuntu)
 #   make lint     golangci-lint with .golangci.yml (function length, copied
 #                 code, os.Args/os.Exit/os/signal outside cmd/vmbench)
 #   make fuzz     each fuzz target for FUZZTIME (seed corpora in the
@@ -36,6 +37,13 @@ SERVER_DIRS     ?= /usr/sbin /usr/libexec /usr/local/mysql/bin
 # for distributions without it.
 SERVER_PACKAGES ?= mariadb-server-core
 POLICY_RC_D     ?= /usr/sbin/policy-rc.d
+
+# PostgreSQL's tests start their own server through internal/testdb, which
+# looks for postgres and initdb at $$VMBENCH_TESTDB_POSTGRES, beside postgres
+# on PATH and in these directories, highest version first (keep in step with
+# internal/testdb/postgres.go).
+PG_DIRS     ?= $$(ls -d /usr/lib/postgresql/*/bin /usr/pgsql-*/bin 2>/dev/null | sort -t/ -k4 -rn) /usr/local/pgsql/bin
+PG_PACKAGES ?= postgresql
 
 # The SSH target's tests start their own sshd on a free loopback port through
 # internal/sshtest, which looks for sshd at $$VMBENCH_SSHD, on PATH and in
@@ -73,7 +81,7 @@ FUZZ ?= ./scenarios:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
 AGENT_PLATFORMS ?= linux/amd64 linux/arm64 windows/amd64
 AGENT_DIR       ?= bin/agents
 
-.PHONY: test test-deps test-deps-db test-deps-sshd test-deps-chromium vet lint fuzz build agents bench clean
+.PHONY: test test-deps test-deps-db test-deps-pg test-deps-sshd test-deps-chromium vet lint fuzz build agents bench clean
 
 # The SQLite data tests (a TPC-C warehouse is 600,000 rows) skip themselves
 # under -race, where modernc.org/sqlite runs about 25 times slower; the
@@ -108,6 +116,7 @@ fuzz:
 # One after the other, never in parallel (make -j): both may run apt-get.
 test-deps:
 	@$(MAKE) --no-print-directory test-deps-db
+	@$(MAKE) --no-print-directory test-deps-pg
 	@$(MAKE) --no-print-directory test-deps-sshd
 	@$(MAKE) --no-print-directory test-deps-chromium
 
@@ -135,6 +144,30 @@ test-deps-db:
 	    || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mariadb-server; \
 	else \
 	  echo "test-deps: no mariadbd/mysqld found and not root (or no apt-get): tests that need a MariaDB server will be skipped; install mariadb-server to run them"; \
+	fi
+
+# test-deps-pg makes sure a PostgreSQL server binary (postgres with initdb
+# beside it) exists, installing Debian's postgresql (with NO_SERVICE_STARTS:
+# the packaged cluster on 5432 is created but never started) when we are
+# root on Debian/Ubuntu. internal/testdb runs its own server, as the user
+# postgres, from a temp dir on a free port.
+test-deps-pg:
+	@set -e; \
+	found="$${VMBENCH_TESTDB_POSTGRES:-}"; \
+	if [ -z "$$found" ]; then \
+	  for d in $$(dirname "$$(command -v postgres 2>/dev/null || echo /nonexistent/x)") $(PG_DIRS); do \
+	    if [ -x "$$d/postgres" ] && [ -x "$$d/initdb" ]; then found="$$d"; break; fi; \
+	  done; \
+	fi; \
+	if [ -n "$$found" ]; then \
+	  echo "test-deps: PostgreSQL tests will use $$found"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "test-deps: no postgres/initdb found; installing $(PG_PACKAGES) (the tests start their own server on a free port)"; \
+	  $(NO_SERVICE_STARTS); \
+	  apt-get update -q; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(PG_PACKAGES); \
+	else \
+	  echo "test-deps: no postgres/initdb found and not root (or no apt-get): tests that need a PostgreSQL server will be skipped; install postgresql to run them"; \
 	fi
 
 # test-deps-sshd makes sure an sshd binary exists, installing openssh-server

@@ -101,7 +101,8 @@ type Config struct {
 }
 
 // DefaultConfig returns d with every connection flag at its default:
-// sysbench's for MySQL; host localhost, port DefaultSQLServerPort (1433),
+// sysbench's for MySQL and PostgreSQL (port DefaultPostgresPort, 5432);
+// host localhost, port DefaultSQLServerPort (1433),
 // user DefaultSQLServerUser ("sa") and DefaultDatabase for SQL Server;
 // DefaultSQLitePath for SQLite. The server fields and SQLitePath are both
 // filled, so flags for either kind of driver can be parsed into the same
@@ -115,8 +116,11 @@ func DefaultConfig(d Driver) Config {
 		Database:   DefaultDatabase,
 		SQLitePath: DefaultSQLitePath,
 	}
-	if d == SQLServer {
+	switch d {
+	case SQLServer:
 		c.Port, c.User = DefaultSQLServerPort, DefaultSQLServerUser
+	case Postgres:
+		c.Port = DefaultPostgresPort
 	}
 	return c
 }
@@ -135,8 +139,11 @@ func (c Config) WithDatabase(name string) Config {
 // port returns the effective TCP port; 0 for a SQL Server named instance
 // whose port the SQL Server Browser reports.
 func (c Config) port() int {
-	if c.Driver == SQLServer {
+	switch c.Driver {
+	case SQLServer:
 		return c.sqlserverPort()
+	case Postgres:
+		return c.postgresPort()
 	}
 	if c.Port == 0 {
 		return DefaultMySQLPort
@@ -163,6 +170,8 @@ func (c Config) Validate() error {
 		c.validateSQLServer(bad)
 	case SQLite:
 		c.validateSQLite(bad)
+	case Postgres:
+		c.validatePostgres(bad)
 	case "":
 		bad("--db-driver", "empty (valid: %s)", driverList())
 	default:

@@ -159,8 +159,8 @@ func TestValidate(t *testing.T) {
 		cfg  Config
 		want []string // every line must appear
 	}{
-		{Config{}, []string{"--db-driver: empty (valid: mysql, sqlserver, sqlite)"}},
-		{Config{Driver: "pgsql"}, []string{`--db-driver: unknown driver "pgsql" (valid: mysql, sqlserver, sqlite)`}},
+		{Config{}, []string{"--db-driver: empty (valid: mysql, postgres, sqlserver, sqlite)"}},
+		{Config{Driver: "pgsql"}, []string{`--db-driver: unknown driver "pgsql" (valid: mysql, postgres, sqlserver, sqlite)`}},
 		{Config{Driver: MySQL, Host: "db1", Port: 70000, User: "u"}, []string{"--mysql-port: 70000 is not a port (1..65535)"}},
 		// Every problem at once.
 		{Config{Driver: MySQL, Port: -1, Database: strings.Repeat("d", 65), Password: "hunter2"}, []string{

@@ -16,12 +16,15 @@ import (
 // ServerVersion returns the engine and version cfg connects to, as
 // "<driver> <version>": "sqlite 3.46.0" (sqlite_version()), "mysql
 // 11.4.2-MariaDB-log" (VERSION()), "sqlserver 16.0.4135.4"
-// (SERVERPROPERTY('ProductVersion')). Errors are Open's or the query's.
+// (SERVERPROPERTY('ProductVersion')), "postgres 15.14 (Debian
+// 15.14-0+deb12u1)" (SHOW server_version). Errors are Open's or the
+// query's.
 func ServerVersion(ctx context.Context, cfg Config) (string, error) {
 	q := map[Driver]string{
 		SQLite:    "SELECT sqlite_version()",
 		MySQL:     "SELECT VERSION()",
 		SQLServer: "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128))",
+		Postgres:  "SHOW server_version",
 	}[cfg.Driver]
 	if q == "" {
 		return "", fmt.Errorf("driver %q: no version query", cfg.Driver)

@@ -14,9 +14,13 @@
 //     classified from mssql.Error values built in the tests.
 //   - SQLite through modernc.org/sqlite, pure Go and embedded, the default
 //     that needs nothing installed (Driver SQLite, "sqlite").
+//   - PostgreSQL through github.com/jackc/pgx/v5 (Driver Postgres,
+//     "postgres"); see postgresDialect for which pgx interface is used
+//     where.
 //
 // BulkInsert loads rows in one transaction by the fastest path each database
-// offers (multi-row INSERT, or SQL Server's bulk-copy protocol).
+// offers (multi-row INSERT, or SQL Server's bulk-copy protocol); CopyFrom is
+// PostgreSQL's COPY.
 //
 // This package imports nothing else from vmbench.
 package dialect
@@ -40,15 +44,19 @@ const (
 	// SQLite is an embedded SQLite file through modernc.org/sqlite (pure Go,
 	// no cgo, nothing to install).
 	SQLite Driver = "sqlite"
+	// Postgres is PostgreSQL (10 and later), through
+	// github.com/jackc/pgx/v5.
+	Postgres Driver = "postgres"
 )
 
 // Drivers lists every supported Driver in the order help texts show them:
-// mysql, sqlserver, sqlite.
-func Drivers() []Driver { return []Driver{MySQL, SQLServer, SQLite} }
+// mysql, postgres, sqlserver, sqlite.
+func Drivers() []Driver { return []Driver{MySQL, Postgres, SQLServer, SQLite} }
 
 // ParseDriver returns the Driver named by s (case-insensitive; "mariadb" and
 // "percona" are accepted as MySQL, "mssql" as SQLServer, "sqlite3" as
-// SQLite). The error lists the valid values.
+// SQLite, "pgsql" (sysbench's name), "postgresql" and "pg" as Postgres).
+// The error lists the valid values.
 func ParseDriver(s string) (Driver, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "mysql", "mariadb", "percona":
@@ -57,6 +65,8 @@ func ParseDriver(s string) (Driver, error) {
 		return SQLServer, nil
 	case "sqlite", "sqlite3":
 		return SQLite, nil
+	case "postgres", "postgresql", "pgsql", "pg":
+		return Postgres, nil
 	}
 	return "", fmt.Errorf("unknown database driver %q (valid: %s)", s, driverList())
 }
@@ -81,6 +91,8 @@ func (d Driver) Dialect() Dialect {
 		return sqlserverDialect{}
 	case SQLite:
 		return sqliteDialect{}
+	case Postgres:
+		return postgresDialect{}
 	}
 	return nil
 }

@@ -10,26 +10,27 @@ func TestParseDriver(t *testing.T) {
 		"mysql": MySQL, "MySQL": MySQL, "mariadb": MySQL, "percona": MySQL, " mysql ": MySQL,
 		"sqlite": SQLite, "sqlite3": SQLite, "SQLite": SQLite,
 		"sqlserver": SQLServer, "SQLServer": SQLServer, "mssql": SQLServer, " MSSQL ": SQLServer,
+		"postgres": Postgres, "pgsql": Postgres, "PostgreSQL": Postgres, "pg": Postgres,
 	} {
 		got, err := ParseDriver(in)
 		if err != nil || got != want {
 			t.Errorf("ParseDriver(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "pgsql", "sql server", "my sql", "tsql"} {
+	for _, in := range []string{"", "pgsqlx", "sql server", "my sql", "tsql"} {
 		_, err := ParseDriver(in)
 		if err == nil {
 			t.Errorf("ParseDriver(%q) succeeded", in)
 			continue
 		}
-		if !strings.Contains(err.Error(), "(valid: mysql, sqlserver, sqlite)") {
+		if !strings.Contains(err.Error(), "(valid: mysql, postgres, sqlserver, sqlite)") {
 			t.Errorf("ParseDriver(%q) error %q does not list the valid values", in, err)
 		}
 	}
 	if Driver("nope").Dialect() != nil {
 		t.Error("unknown driver has a dialect")
 	}
-	if got := Drivers(); len(got) != 3 || got[0] != MySQL || got[1] != SQLServer || got[2] != SQLite {
+	if got := Drivers(); len(got) != 4 || got[0] != MySQL || got[1] != Postgres || got[2] != SQLServer || got[3] != SQLite {
 		t.Errorf("Drivers() = %v", got)
 	}
 	for _, d := range Drivers() {
@@ -79,6 +80,22 @@ func TestStatements(t *testing.T) {
 			forUpdate:    "",
 			updLock:      " WITH (UPDLOCK, ROWLOCK)",
 		},
+		Postgres: {
+			placeholder:  "$1,$7",
+			quote:        `"we""ird"`,
+			autoInc:      "SERIAL PRIMARY KEY",
+			tableOpts:    "",
+			begin:        "BEGIN",
+			beginWrite:   "BEGIN",
+			commit:       "COMMIT",
+			rollback:     "ROLLBACK",
+			createIndex:  `CREATE INDEX "k_1" ON "sbtest1" ("k")`,
+			createIndex2: `CREATE INDEX "idx_customer" ON "customer" ("c_w_id", "c_d_id", "c_last")`,
+			drop:         `DROP TABLE IF EXISTS "sbtest1"`,
+			timestamp:    "TIMESTAMP",
+			forUpdate:    " FOR UPDATE",
+			updLock:      "",
+		},
 		SQLite: {
 			placeholder:  "?,?",
 			quote:        `"we""ird"`,
@@ -103,7 +120,7 @@ func TestStatements(t *testing.T) {
 		}
 		got := stmts{
 			placeholder:  d.Placeholder(1) + "," + d.Placeholder(7),
-			quote:        d.QuoteIdent(map[Driver]string{MySQL: "we`ird", SQLServer: "we]ird", SQLite: `we"ird`}[drv]),
+			quote:        d.QuoteIdent(map[Driver]string{MySQL: "we`ird", SQLServer: "we]ird", SQLite: `we"ird`, Postgres: `we"ird`}[drv]),
 			autoInc:      d.AutoIncrementPK(),
 			tableOpts:    d.TableOptions(),
 			begin:        d.Begin(),
@@ -165,6 +182,13 @@ func TestCapabilities(t *testing.T) {
 	}
 	if got := SQLServer.Dialect().Capabilities(); got != want {
 		t.Errorf("sqlserver capabilities\n got %+v\nwant %+v", got, want)
+	}
+	want = Capabilities{
+		MultiRowInsert: true, MaxPlaceholders: 65535, AutoIncrementKeyword: true,
+		ServerSidePrepare: true, SelectForUpdate: true, ConcurrentWriters: true, Databases: true,
+	}
+	if got := Postgres.Dialect().Capabilities(); got != want {
+		t.Errorf("postgres capabilities\n got %+v\nwant %+v", got, want)
 	}
 	// A dialect that cannot SELECT ... FOR UPDATE locks another way: an
 	// update-lock hint, or (SQLite) a write lock taken by BeginWrite.

@@ -21,35 +21,25 @@ import (
 // replaced by "xxxxx": "mysql://sbtest:xxxxx@localhost:3306/sbtest",
 // "mysql://root@localhost/db?socket=/run/mysqld/mysqld.sock",
 // "sqlserver://sa:xxxxx@db1:1433?database=tpcc&encrypt=disable",
+// "postgres://sbtest:xxxxx@db1:5432/sbtest?sslmode=disable",
 // "sqlite:///var/lib/x.db", "sqlite:rel/x.db".
 func (c Config) String() string {
 	switch c.Driver {
 	case SQLServer:
 		return c.sqlserverString()
+	case Postgres:
+		return c.postgresString()
 	case MySQL:
-		var b strings.Builder
-		b.WriteString("mysql://")
-		if c.User != "" || c.Password != "" {
-			b.WriteString(url.User(c.User).String())
-			if c.Password != "" {
-				b.WriteString(":xxxxx")
-			}
-			b.WriteString("@")
-		}
 		q := maps.Clone(c.Params)
+		host := net.JoinHostPort(c.Host, strconv.Itoa(c.port()))
 		if c.useSocket() {
-			b.WriteString(c.Host)
+			host = c.Host
 			if q == nil {
 				q = map[string]string{}
 			}
 			q["socket"] = c.Socket
-		} else {
-			b.WriteString(net.JoinHostPort(c.Host, strconv.Itoa(c.port())))
 		}
-		b.WriteString("/")
-		b.WriteString(url.PathEscape(c.Database))
-		b.WriteString(encodeQuery(q))
-		return b.String()
+		return c.serverURL("mysql", host, q)
 	case SQLite:
 		p := c.SQLitePath
 		if strings.HasPrefix(p, "/") {
@@ -58,6 +48,26 @@ func (c Config) String() string {
 		return "sqlite:" + p + encodeQuery(c.Params)
 	}
 	return fmt.Sprintf("%s://(invalid driver)", string(c.Driver))
+}
+
+// serverURL returns "scheme://user:xxxxx@host/database?q" (the password
+// masked, the user part left out when there is neither).
+func (c Config) serverURL(scheme, host string, q map[string]string) string {
+	var b strings.Builder
+	b.WriteString(scheme)
+	b.WriteString("://")
+	if c.User != "" || c.Password != "" {
+		b.WriteString(url.User(c.User).String())
+		if c.Password != "" {
+			b.WriteString(":xxxxx")
+		}
+		b.WriteString("@")
+	}
+	b.WriteString(host)
+	b.WriteString("/")
+	b.WriteString(url.PathEscape(c.Database))
+	b.WriteString(encodeQuery(q))
+	return b.String()
 }
 
 // encodeQuery returns "?k=v&..." sorted by key, or "" for no parameters. '/'
@@ -82,7 +92,7 @@ func encodeQuery(q map[string]string) string {
 }
 
 // dsnForms names the DSN forms ParseDSN accepts, for its errors.
-const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:port)/db, sqlserver://user:pass@host:port?database=db, sqlite:///path/file.db or file:path/file.db"
+const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:port)/db, postgres://user:pass@host:port/db?sslmode=v, host=h port=p user=u dbname=db (libpq), sqlserver://user:pass@host:port?database=db, sqlite:///path/file.db or file:path/file.db"
 
 // ParseDSN parses a connection string into a Config. It accepts
 //
@@ -95,6 +105,11 @@ const dsnForms = "mysql://user:pass@host:port/db?param=v, user:pass@tcp(host:por
 //     named instance (Instance; without a port the SQL Server Browser is
 //     asked for it); the port defaults to 1433; the "database", "user id"
 //     and "password" parameters set Database, User and Password;
+//   - "postgres://user:pass@host:port/db?k=v" (also "postgresql://"), the
+//     port defaulting to 5432, a "host" parameter that is a directory
+//     naming the Unix socket directory, and libpq's keyword/value form
+//     "host=db1 port=5432 user=sbtest dbname=sbtest sslmode=disable";
+//     other parameters are libpq keywords kept in Params;
 //   - "sqlite:///abs/path/file.db", "sqlite:rel/file.db" and SQLite URIs
 //     "file:/abs/file.db", "file:///abs/file.db", "file:rel/file.db".
 //
@@ -117,6 +132,18 @@ func ParseDSN(s string) (Config, error) {
 		return c, nil
 	case strings.HasPrefix(lower, "sqlserver://"), strings.HasPrefix(lower, "mssql://"):
 		c, msg := parseSQLServerURL(s)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		return c, nil
+	case strings.HasPrefix(lower, "postgres://"), strings.HasPrefix(lower, "postgresql://"):
+		c, msg := parsePostgresURL(s)
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		return c, nil
+	case looksLikePostgresKeywords(s):
+		c, msg := parsePostgresKeywords(s)
 		if msg != "" {
 			return fail("%s", msg)
 		}
@@ -183,13 +210,16 @@ func parseServerURL(s string, d Driver) (*url.URL, Config, string) {
 	return u, c, ""
 }
 
-// parseMySQLURL parses the mysql:// form; a non-empty string is the problem.
-func parseMySQLURL(s string) (Config, string) {
-	u, c, problem := parseServerURL(s, MySQL)
+// parseDatabaseURL parses the URL form of a server's DSN whose path is
+// the database (mysql://, postgres://): host, port (defaultPort when none
+// is given), user, password, database and the query parameters in Params.
+// A non-empty string is the problem.
+func parseDatabaseURL(s string, d Driver, defaultPort int) (Config, string) {
+	u, c, problem := parseServerURL(s, d)
 	if problem != "" {
 		return Config{}, problem
 	}
-	c.Port = DefaultMySQLPort
+	c.Port = defaultPort
 	var err error
 	if p := u.Port(); p != "" {
 		if c.Port, err = strconv.Atoi(p); err != nil {
@@ -205,6 +235,15 @@ func parseMySQLURL(s string) (Config, string) {
 		return Config{}, "parameters: " + err.Error()
 	}
 	c.Params = lastValues(q)
+	return c, ""
+}
+
+// parseMySQLURL parses the mysql:// form; a non-empty string is the problem.
+func parseMySQLURL(s string) (Config, string) {
+	c, problem := parseDatabaseURL(s, MySQL, DefaultMySQLPort)
+	if problem != "" {
+		return Config{}, problem
+	}
 	if sock, ok := c.Params["socket"]; ok {
 		c.Socket = sock
 		delete(c.Params, "socket")
@@ -276,8 +315,10 @@ func lastValues(q url.Values) map[string]string {
 // of any "password" parameter (go-mssqldb's).
 func maskDSN(s string) string { return maskPasswordParam(maskAuthority(s)) }
 
-// passwordParam matches a "password" parameter of a URL query, in any case.
-var passwordParam = regexp.MustCompile(`(?i)([?&]password=)[^&#]*`)
+// passwordParam matches, in any case, a "password" parameter of a URL query
+// (go-mssqldb's) or a "password" keyword of libpq's keyword/value form,
+// quoted or not.
+var passwordParam = regexp.MustCompile(`(?i)((?:^|[?&\s])password\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^&#\s]*)`)
 
 // maskPasswordParam replaces the value of every "password" query parameter
 // by "xxxxx".

@@ -15,7 +15,8 @@ import (
 
 // Class says what a worker should do about an error. Every decision about
 // MySQL error numbers and SQLite result codes is made in this file, about
-// SQL Server error numbers in errors_mssql.go.
+// SQL Server error numbers in errors_mssql.go, about PostgreSQL SQLSTATEs in
+// errors_pg.go.
 type Class int
 
 const (
@@ -30,7 +31,9 @@ const (
 	// last read (sysbench 1.0 --mysql-ignore-errors default 1213,1020,1205);
 	// SQLite SQLITE_BUSY and SQLITE_LOCKED with any extended code; SQL
 	// Server 1205 deadlock victim, 1222 lock request timeout, 3960 snapshot
-	// update conflict. After MySQL 1205 InnoDB has rolled back only the
+	// update conflict; PostgreSQL 40001 serialization failure, 40P01
+	// deadlock, 55P03 lock not available (lock_timeout). After MySQL 1205
+	// InnoDB has rolled back only the
 	// failed statement (unless innodb_rollback_on_timeout), and after SQL
 	// Server 1222 the transaction stays open, so the ROLLBACK matters.
 	Retry
@@ -42,20 +45,25 @@ const (
 	// read/write errors and the client-library codes 2006, 2013, 2055 that
 	// sysbench reconnects on; go-mssqldb's StreamError, ServerError and
 	// unwrapped send failures, SQL Server 596 session killed and 6005
-	// shutdown in progress.
+	// shutdown in progress; PostgreSQL SQLSTATE class 08 (connection
+	// exception), 57P01 admin shutdown (pg_terminate_backend), 57P02,
+	// 57P03, 57P05, and pgx's "conn closed".
 	ConnLost
 	// Limit errors mean a server-side limit was hit: 1040 too many
 	// connections, 1203 max_user_connections, 1226 a per-account resource
 	// limit, 1461 max_prepared_stmt_count, 1135 no thread for a new
 	// connection, 1114 table full; SQLite SQLITE_FULL; SQL Server 701 out
 	// of memory, 1204 lock resources, 1105 filegroup full, 9002 log full,
-	// 17809 user connections. Retrying does not help; LimitHint says what
-	// to raise.
+	// 17809 user connections; PostgreSQL 53300 too many connections,
+	// 53100 disk full, 53200 out of memory, 53400 configuration limit.
+	// Retrying does not help; LimitHint says what to raise.
 	Limit
 	// Canceled errors come from the caller's context (canceled or past its
 	// deadline): the run is stopping, nothing is wrong with the database.
 	// SQLite SQLITE_INTERRUPT is here too: the driver interrupts a statement
-	// only when its context ends.
+	// only when its context ends; so is PostgreSQL 57014 after a cancel
+	// request (pgx sends one only when the context ends), but not after
+	// statement_timeout (Fatal, "statement_timeout").
 	Canceled
 )
 
@@ -194,6 +202,9 @@ func info(err error) codeInfo {
 	if ci, ok := mssqlInfo(err); ok {
 		return ci
 	}
+	if ci, ok := pgInfo(err); ok {
+		return ci
+	}
 	if connLost(err) {
 		return codeInfo{class: ConnLost, name: "conn_lost"}
 	}
@@ -228,7 +239,8 @@ func Classify(err error) Class { return info(err).class }
 // (1205 for a deadlock victim; of the errors one request returned, the
 // first this package knows, else the first: 2627, not the 3621 "statement
 // has been terminated" that follows it). It returns 0 when err carries
-// none (nil, a network error, a context error).
+// none (nil, a network error, a context error) and for PostgreSQL errors,
+// whose SQLSTATE SQLState returns.
 func Code(err error) int {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -255,11 +267,13 @@ func Code(err error) int {
 // "too_many_connections", "max_user_connections", "user_resource_limit",
 // "max_prepared_stmt_count", "cant_create_thread", "table_full",
 // "disk_full", "out_of_memory", "lock_resources", "log_full" (Limit),
+// "serialization_failure", "configuration_limit" (PostgreSQL),
 // "canceled", "deadline", "interrupted" (Canceled), a few named Fatal ones
 // ("duplicate_key", "no_such_table", "access_denied", "unknown_database",
 // "index_exists", "constraint", "database_exists", "no_active_transaction",
 // ...),
-// "mysql_<number>", "mssql_<number>" and "sqlite_<primary code>" for other
+// "statement_timeout", "in_failed_transaction", "mysql_<number>",
+// "mssql_<number>", "pg_<SQLSTATE>" and "sqlite_<primary code>" for other
 // server errors, "error" for anything else, and "" for nil.
 func Name(err error) string { return info(err).name }
 

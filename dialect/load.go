@@ -255,6 +255,9 @@ func ChooseLoadPath(ctx context.Context, q interface {
 // LoadData reports whether loads should use LoadData.
 func (p *LoadPath) LoadData() bool { return p.loadData.Load() }
 
+// Copy reports whether loads should use CopyFrom: on PostgreSQL, always.
+func (p *LoadPath) Copy() bool { return p.driver == Postgres }
+
 // FallBack switches p to INSERTs and, the first time, sends
 // LoadFallbackNote(why) to Note.
 func (p *LoadPath) FallBack(why string) {
@@ -266,12 +269,14 @@ func (p *LoadPath) FallBack(why string) {
 	})
 }
 
-// String names the path: "LOAD DATA LOCAL INFILE", "bulk copy" (SQL
-// Server, BulkInsert) or "multi-row INSERTs".
+// String names the path: "LOAD DATA LOCAL INFILE", "COPY" (PostgreSQL,
+// CopyFrom), "bulk copy" (SQL Server, BulkInsert) or "multi-row INSERTs".
 func (p *LoadPath) String() string {
 	switch {
 	case p.LoadData():
 		return "LOAD DATA LOCAL INFILE"
+	case p.Copy():
+		return "COPY"
 	case p.driver == SQLServer:
 		return "bulk copy"
 	}

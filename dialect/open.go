@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers database/sql driver "sqlite"
 )
 
@@ -47,6 +48,11 @@ type DB struct {
 // are not queued (WAL lets them read beside the writer). A connection
 // handed back to the pool inside a transaction is closed, not reused.
 //
+// PostgreSQL: pgx's database/sql driver (pgx/v5/stdlib) on the
+// configuration of Config.pgxConfig (connect_timeout 10 s,
+// application_name vmbench, sslmode as libpq: $PGSSLMODE or prefer); the
+// native *pgx.Conn beneath is reached for COPY (CopyFrom).
+//
 // cfg.Params override all of these. Errors: cfg.Validate's, or "connecting
 // to <cfg without password>: <cause>" wrapping the driver's error, so that
 // Classify, Code and Name work on it, followed by LimitHint's sentence or
@@ -73,6 +79,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, fmt.Errorf("connecting to %s: %w", cfg, err)
 		}
 		db = sql.OpenDB(conn)
+	case Postgres:
+		pc, err := cfg.pgxConfig()
+		if err != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", cfg, err)
+		}
+		db = stdlib.OpenDB(*pc)
 	case SQLite:
 		abs, err := filepath.Abs(cfg.SQLitePath)
 		if err != nil {
@@ -107,6 +119,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 // openError wraps a failed first connection with what to check.
 func openError(cfg Config, err error) error {
 	hint := LimitHint(err)
+	if hint == "" && cfg.Driver == Postgres {
+		hint = postgresOpenHint(cfg, err)
+	}
 	if hint == "" {
 		switch name := Name(err); {
 		case name == "access_denied":
@@ -134,7 +149,8 @@ func openError(cfg Config, err error) error {
 // EnsureDatabase creates cfg.Database if it does not exist (MySQL: CREATE
 // DATABASE IF NOT EXISTS `db`, connecting without a default database; SQL
 // Server: IF DB_ID(N'db') IS NULL CREATE DATABASE [db], connected to
-// master). For SQLite it does nothing: the file is created by Open. It
+// master; PostgreSQL: CREATE DATABASE "db" unless pg_database lists it,
+// connected to the database postgres). For SQLite it does nothing: the file is created by Open. It
 // returns Validate's errors, an error when cfg.Database is empty, or Open's
 // and the statement's errors.
 func EnsureDatabase(ctx context.Context, cfg Config) error {
@@ -195,8 +211,11 @@ func databaseDDL(ctx context.Context, cfg Config, stmt func(Driver, string) stri
 		return errors.New("--mysql-db: empty; name the database")
 	}
 	admin := cfg.WithDatabase("")
-	if cfg.Driver == SQLServer {
+	switch cfg.Driver {
+	case SQLServer:
 		admin.Database = "master"
+	case Postgres:
+		admin.Database = postgresAdminDatabase
 	}
 	db, err := Open(ctx, admin)
 	if err != nil {
@@ -204,6 +223,15 @@ func databaseDDL(ctx context.Context, cfg Config, stmt func(Driver, string) stri
 	}
 	defer db.Close()
 	q := stmt(cfg.Driver, cfg.Database)
+	if cfg.Driver == Postgres && q == "" {
+		// PostgreSQL has no CREATE DATABASE IF NOT EXISTS.
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", cfg.Database).Scan(&n)
+		if err != nil || n > 0 {
+			return err
+		}
+		q = createDatabaseSQL(cfg.Driver, cfg.Database)
+	}
 	if _, err := db.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
 	}
@@ -215,8 +243,11 @@ func databaseDDL(ctx context.Context, cfg Config, stmt func(Driver, string) stri
 // "IF DB_ID(N'name') IS NULL CREATE DATABASE [name]".
 func ensureDatabaseSQL(d Driver, name string) string {
 	q := d.Dialect().QuoteIdent(name)
-	if d == SQLServer {
+	switch d {
+	case SQLServer:
 		return "IF DB_ID(" + nString(name) + ") IS NULL CREATE DATABASE " + q
+	case Postgres:
+		return "" // databaseDDL looks in pg_database first
 	}
 	return "CREATE DATABASE IF NOT EXISTS " + q
 }
@@ -231,9 +262,14 @@ func createDatabaseSQL(d Driver, name string) string {
 // exists: MySQL "DROP DATABASE IF EXISTS `name`"; SQL Server one batch,
 // "IF DB_ID(N'name') IS NOT NULL BEGIN ALTER DATABASE [name] SET
 // SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [name]; END" (DROP
-// DATABASE IF EXISTS needs SQL Server 2016).
+// DATABASE IF EXISTS needs SQL Server 2016); PostgreSQL "DROP DATABASE IF
+// EXISTS "name" WITH (FORCE)" (PostgreSQL 13 and later: the server ends
+// the other sessions in the database first).
 func dropDatabaseSQL(d Driver, name string) string {
 	q := d.Dialect().QuoteIdent(name)
+	if d == Postgres {
+		return "DROP DATABASE IF EXISTS " + q + " WITH (FORCE)"
+	}
 	if d == SQLServer {
 		return "IF DB_ID(" + nString(name) + ") IS NOT NULL BEGIN ALTER DATABASE " + q +
 			" SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE " + q + "; END"

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -64,11 +62,6 @@ func (s *Server) start(deadline time.Time) error {
 // and sets s.cmd and s.done (closed when the process has exited, s.werr
 // then holding its exit).
 func (s *Server) spawn(port int) error {
-	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("internal/testdb: %w", err)
-	}
-	defer logf.Close() // the server has its own copy
 	args := append([]string{"--no-defaults"}, s.serverOptions()...)
 	args = append(args,
 		"--port="+strconv.Itoa(port),
@@ -79,31 +72,9 @@ func (s *Server) spawn(port int) error {
 		// a high start value lets tests lower it at run time.
 		"--max-user-connections=100000",
 	)
-	s.cmd = exec.Command(s.bin, args...)
-	s.cmd.Stdout = logf
-	s.cmd.Stderr = logf
-	s.cmd.SysProcAttr = sysProcAttr()
-	s.done = make(chan struct{})
-	started := make(chan error, 1)
-	go func(cmd *exec.Cmd, done chan struct{}) {
-		// On Linux the server gets SIGKILL when the thread that started it
-		// exits (Pdeathsig), so start and wait on one locked thread that
-		// lives exactly as long as the server.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.werr = cmd.Wait()
-		close(done)
-	}(s.cmd, s.done)
-	if err := <-started; err != nil {
-		s.cmd = nil
-		return fmt.Errorf("internal/testdb: starting %s: %w", s.bin, err)
-	}
-	return nil
+	cmd := exec.Command(s.bin, args...)
+	cmd.SysProcAttr = sysProcAttr()
+	return s.run(cmd)
 }
 
 // waitReady pings the started server over its socket as root until it
@@ -122,28 +93,10 @@ func (s *Server) waitReady(port int, deadline time.Time) (*sql.DB, error) {
 		return nil, fmt.Errorf("internal/testdb: %w", err)
 	}
 	admin := sql.OpenDB(conn)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		lastErr := admin.PingContext(ctx)
-		cancel()
-		if lastErr == nil {
-			return admin, nil
-		}
-		select {
-		case <-s.done:
-			admin.Close()
-			log := s.logTail()
-			if strings.Contains(log, "Address already in use") {
-				return nil, fmt.Errorf("internal/testdb: %w: %d", errPortInUse, port)
-			}
-			return nil, fmt.Errorf("internal/testdb: %s exited during start-up (%v); its log %s ends:\n%s", s.bin, s.werr, s.logPath, log)
-		case <-time.After(25 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			admin.Close()
-			return nil, fmt.Errorf("internal/testdb: %s did not accept connections within %v (last error: %v); its log %s ends:\n%s", s.bin, startTimeout, lastErr, s.logPath, s.logTail())
-		}
+	if err := s.proc.waitReady(admin, port, deadline, func(log string) bool { return strings.Contains(log, "Address already in use") }); err != nil {
+		return nil, err
 	}
+	return admin, nil
 }
 
 // nopLogger silences the driver's "[mysql] ... connection refused" lines

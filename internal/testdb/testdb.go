@@ -1,5 +1,6 @@
-// Package testdb starts a throwaway MariaDB (or MySQL) server for integration
-// tests: a fresh data directory in a temp dir, a free TCP port on 127.0.0.1
+// Package testdb starts a throwaway MariaDB (or MySQL) server, and a
+// throwaway PostgreSQL server (StartPostgres, SharedPostgres; see
+// postgres.go), for integration tests: a fresh data directory in a temp dir, a free TCP port on 127.0.0.1
 // and a Unix socket beside the data, small buffers so that it starts in well
 // under a second, and no option files read (--no-defaults), so the machine's
 // own server and its configuration are never touched.
@@ -26,7 +27,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -37,7 +37,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -67,24 +66,13 @@ const dirPrefix = "vmbench-testdb-"
 // Server is one running throwaway server. Its methods are safe for
 // concurrent use.
 type Server struct {
+	proc
 	bin     string // server binary
 	mariadb bool   // MariaDB rather than Oracle MySQL
-	dir     string // temp dir holding everything below
 	datadir string
 	socket  string
-	logPath string
 	port    int
-
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-	werr error         // cmd.Wait's result, valid after done is closed
-
-	version string
-	admin   *sql.DB // root over the Unix socket
-
-	stopOnce sync.Once
-	stopErr  error
-	dbSeq    atomic.Int64
+	version string // admin is root over the Unix socket
 }
 
 // Start initialises a new data directory and starts a server on it. It
@@ -96,47 +84,28 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin}
+	s := &Server{bin: bin, proc: proc{name: "the server", stopSig: syscall.SIGTERM}}
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("internal/testdb: %s --version: %v: %s", bin, err, bytes.TrimSpace(out))
 	}
 	s.mariadb = bytes.Contains(bytes.ToLower(out), []byte("mariadb"))
 
-	removeStaleDirs(tempBase())
-	s.dir, err = os.MkdirTemp(tempBase(), dirPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("internal/testdb: %w", err)
-	}
-	// The owner file lets a later Start remove this dir if this process dies
-	// without calling Stop.
-	if err := os.WriteFile(filepath.Join(s.dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(s.dir)
-		return nil, fmt.Errorf("internal/testdb: %w", err)
+	if err := s.makeDir(dirPrefix, "server.log"); err != nil {
+		return nil, err
 	}
 	s.datadir = filepath.Join(s.dir, "data")
 	s.socket = filepath.Join(s.dir, "mysqld.sock")
-	s.logPath = filepath.Join(s.dir, "server.log")
 
 	deadline := time.Now().Add(startTimeout)
 	if err := s.initDatadir(deadline); err != nil {
 		os.RemoveAll(s.dir)
 		return nil, err
 	}
-	// A free port can be taken by another process between our probe and the
-	// server's bind; try a few ports before giving up.
-	for attempt := 1; ; attempt++ {
-		err = s.start(deadline)
-		if err == nil {
-			return s, nil
-		}
-		s.kill()
-		if attempt < 4 && errors.Is(err, errPortInUse) && time.Now().Before(deadline) {
-			continue
-		}
-		os.RemoveAll(s.dir)
+	if err := s.startRetrying(deadline, s.start); err != nil {
 		return nil, err
 	}
+	return s, nil
 }
 
 var errPortInUse = errors.New("port in use")
@@ -262,56 +231,6 @@ func (s *Server) initDatadir(deadline time.Time) error {
 	return nil
 }
 
-// kill ends a server that failed to start (no grace period).
-func (s *Server) kill() {
-	if s.admin != nil {
-		s.admin.Close()
-		s.admin = nil
-	}
-	if s.cmd == nil || s.cmd.Process == nil || s.done == nil {
-		return
-	}
-	select {
-	case <-s.done:
-	default:
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-// Stop shuts the server down (SIGTERM, then SIGKILL after 30 s) and removes
-// its temp dir. It returns an error when the server had already exited on
-// its own, needed SIGKILL, or the dir could not be removed. Calling it again
-// returns the first result.
-func (s *Server) Stop() error {
-	s.stopOnce.Do(func() { s.stopErr = s.stop() })
-	return s.stopErr
-}
-
-func (s *Server) stop() error {
-	var errs []error
-	if s.admin != nil {
-		s.admin.Close()
-	}
-	select {
-	case <-s.done:
-		errs = append(errs, fmt.Errorf("internal/testdb: the server had exited before Stop (%v); its log ends:\n%s", s.werr, s.logTail()))
-	default:
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(stopTimeout):
-			_ = s.cmd.Process.Kill()
-			<-s.done
-			errs = append(errs, fmt.Errorf("internal/testdb: the server did not stop within %v of SIGTERM and was killed", stopTimeout))
-		}
-	}
-	if err := os.RemoveAll(s.dir); err != nil {
-		errs = append(errs, fmt.Errorf("internal/testdb: removing %s: %w", s.dir, err))
-	}
-	return errors.Join(errs...)
-}
-
 // Host returns the address the server listens on: "127.0.0.1".
 func (s *Server) Host() string { return "127.0.0.1" }
 
@@ -341,20 +260,9 @@ func (s *Server) DSN(db string) string {
 // It fails the test if the database cannot be created.
 func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
-	name := fmt.Sprintf("t_%s_%d", sanitize(t.Name()), s.dbSeq.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := s.admin.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
-		t.Fatalf("internal/testdb: CREATE DATABASE %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := s.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("internal/testdb: DROP DATABASE %s: %v", name, err)
-		}
-	})
-	return name
+	return s.newDatabase(t,
+		func(name string) string { return "CREATE DATABASE `" + name + "`" },
+		func(name string) string { return "DROP DATABASE IF EXISTS `" + name + "`" })
 }
 
 var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
@@ -366,14 +274,6 @@ func sanitize(name string) string {
 		s = s[:40]
 	}
 	return strings.ToLower(s)
-}
-
-func (s *Server) logTail() string {
-	b, err := os.ReadFile(s.logPath)
-	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)", s.logPath, err)
-	}
-	return tail(b, 30)
 }
 
 // tail returns the last n lines of b.
@@ -403,48 +303,34 @@ func removeStaleDirs(base string) {
 		if srv, ok := readPID(filepath.Join(d, "mysqld.pid")); ok && processAlive(srv) {
 			continue
 		}
+		if srv, ok := readPID(filepath.Join(d, "data", "postmaster.pid")); ok && processAlive(srv) {
+			continue
+		}
 		os.RemoveAll(d)
 	}
 }
 
+// readPID reads the process id on the first line of path (postmaster.pid
+// holds more lines).
 func readPID(path string) (int, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	first, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(first))
 	return pid, err == nil && pid > 0
 }
 
-// shared is the one server of this test binary.
-var shared struct {
-	once sync.Once
-	mu   sync.Mutex
-	srv  *Server
-	err  error
-}
+// shared is the one MariaDB server of this test binary.
+var shared sharedServer[*Server]
 
 // Shared returns the test binary's server, starting it on first use. It
 // skips the test when no server binary exists (ErrNoServerBinary) and fails
 // it when a binary exists but the server does not start. Stop it with Main.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	shared.once.Do(func() {
-		srv, err := Start()
-		shared.mu.Lock()
-		shared.srv, shared.err = srv, err
-		shared.mu.Unlock()
-	})
-	shared.mu.Lock()
-	srv, err := shared.srv, shared.err
-	shared.mu.Unlock()
-	if errors.Is(err, ErrNoServerBinary) {
-		t.Skip(ErrNoServerBinary.Error())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
+	return shared.get(t, Start, ErrNoServerBinary)
 }
 
 // atExit holds the functions AtExit registers.
@@ -463,8 +349,8 @@ func AtExit(f func()) {
 	atExit.funcs = append(atExit.funcs, f)
 }
 
-// Main runs the tests of a package and then stops the shared server, if one
-// was started. Use it as the package's TestMain:
+// Main runs the tests of a package and then stops the shared servers
+// (MariaDB, PostgreSQL), those that were started. Use it as the package's TestMain:
 //
 //	func TestMain(m *testing.M) { testdb.Main(m) }
 //
@@ -477,15 +363,10 @@ func Main(m *testing.M) {
 		f()
 	}
 	atExit.Unlock()
-	shared.mu.Lock()
-	srv := shared.srv
-	shared.mu.Unlock()
-	if srv != nil {
-		if err := srv.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			if code == 0 {
-				code = 1
-			}
+	if err := errors.Join(shared.stop(), sharedPG.stop()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
 		}
 	}
 	os.Exit(code)
