@@ -41,8 +41,13 @@ func (e *flagValueError) Is(target error) bool { return target == ErrFlagValue }
 // max_connections less the connections other clients hold, and stmts
 // server-side prepared statements against max_prepared_stmt_count less the
 // statements other sessions hold. Status counters the account may not read
-// count as 0. Other drivers have no such limits.
+// count as 0. PostgreSQL: connections only (checkPostgresLimits; its
+// prepared statements have no server-wide limit). Other drivers have no
+// such limits.
 func checkServerLimits(ctx context.Context, q queryer, d dialect.Dialect, conns int, stmts int64, cfg Config) error {
+	if d.Driver() == dialect.Postgres {
+		return checkPostgresLimits(ctx, q, conns)
+	}
 	if d.Driver() != dialect.MySQL {
 		return nil
 	}

@@ -141,7 +141,7 @@ type Config struct {
 
 	Rand RandOptions
 	// Conn is where the database is: --db-driver (mysql: MySQL, MariaDB,
-	// Percona; or sqlite), --mysql-host (localhost, over TCP),
+	// Percona; pgsql: PostgreSQL, see PgSQL; or sqlite), --mysql-host (localhost, over TCP),
 	// --mysql-port (3306), --mysql-socket (used instead of the host),
 	// --mysql-user (sbtest), --mysql-password (else
 	// $SYSBENCH_MYSQL_PASSWORD, else $MYSQL_PWD; never in output or
@@ -149,6 +149,9 @@ type Config struct {
 	// (go-sql-driver options, session variables) have no flag and are not
 	// recorded in Results.
 	Conn dialect.Config
+	// PgSQL are the --pgsql-* options, from which Conn is made with
+	// --db-driver pgsql (see PgSQLOptions).
+	PgSQL PgSQLOptions
 
 	// Threads is --threads (1).
 	Threads int
@@ -181,6 +184,7 @@ func DefaultConfig() Config {
 		IgnoreErrors: DefaultIgnoreErrors(),
 		Rand:         RandOptions{Type: RandUniform, SpecIter: 12, SpecPct: 1, SpecRes: 75, ParetoH: 0.2, ZipfianExp: 0.8},
 		Conn:         dialect.DefaultConfig(dialect.MySQL),
+		PgSQL:        DefaultPgSQLOptions(),
 
 		Threads: 1, Time: 10 * time.Second, Percentile: 95,
 	}
@@ -266,13 +270,16 @@ func randTypeList() string {
 func validateConn(o dialect.Config) []error {
 	var errs []error
 	if o.Driver == dialect.SQLServer {
-		return []error{errors.New("--db-driver: sqlserver is not a sysbench database (valid: mysql, sqlite; SQL Server runs `vmbench tpcc`)")}
+		return []error{errors.New("--db-driver: sqlserver is not a sysbench database (valid: mysql, pgsql, sqlite; SQL Server runs `vmbench tpcc`)")}
 	}
 	if err := (Config{Conn: o}).DialectConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Driver == dialect.MySQL && o.Database == "" {
 		errs = append(errs, errors.New("--mysql-db: empty (the sbtest tables live in a database; default sbtest)"))
+	}
+	if o.Driver == dialect.Postgres && o.Database == "" {
+		errs = append(errs, errors.New("--pgsql-db: empty (the sbtest tables live in a database; default sbtest)"))
 	}
 	return errs
 }

@@ -56,7 +56,7 @@ func (c *Config) bindRandFlags(fs *pflag.FlagSet) {
 }
 
 func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
-	fs.Var(flagvalue.Parsed(&c.Conn.Driver, dialect.ParseDriver, "mysql|sqlite"), "db-driver", "database driver: mysql (MySQL, MariaDB, Percona) or sqlite")
+	fs.Var(flagvalue.Parsed(&c.Conn.Driver, dialect.ParseDriver, "mysql|pgsql|sqlite"), "db-driver", "database driver: mysql (MySQL, MariaDB, Percona), pgsql (PostgreSQL; also postgres) or sqlite")
 	fs.StringVar(&c.Conn.Host, "mysql-host", c.Conn.Host, "MySQL server host (TCP)")
 	fs.IntVar(&c.Conn.Port, "mysql-port", c.Conn.Port, "MySQL server port")
 	fs.StringVar(&c.Conn.Socket, "mysql-socket", c.Conn.Socket, "MySQL Unix socket path (used instead of --mysql-host)")
@@ -65,6 +65,7 @@ func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 		"MySQL password (default $"+EnvPassword+", else $"+EnvMySQLPassword+"; prefer the environment: flags show in ps)")
 	fs.StringVar(&c.Conn.Database, "mysql-db", c.Conn.Database, "MySQL database (prepare creates it when missing)")
 	fs.StringVar(&c.Conn.SQLitePath, "sqlite-path", c.Conn.SQLitePath, "SQLite database file, with --db-driver=sqlite")
+	c.bindPgSQLFlags(fs)
 }
 
 func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
@@ -89,7 +90,8 @@ func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
 // "--table_size", "10000", "--time=60") for workload (empty means
 // oltp_read_write) on top of DefaultConfig, fills the password from the
 // environment through getenv (may be nil) when --mysql-password is not
-// given, and validates. It is the one parser of the CLI and of campaigns.
+// given (with --db-driver pgsql: the --pgsql-* options and libpq's PG*
+// variables, see PgSQLOptions), and validates. It is the one parser of the CLI and of campaigns.
 func ParseFlags(workload string, args []string, getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
 	var errs []string
@@ -116,7 +118,12 @@ func ParseFlags(workload string, args []string, getenv func(string) string) (Con
 	if len(errs) > 0 {
 		return c, fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
-	c.PasswordFromEnv(getenv)
+	if err := c.resolveConn(getenv, fs.Changed); err != nil {
+		return c, err
+	}
+	if c.Conn.Driver != dialect.Postgres {
+		c.PasswordFromEnv(getenv)
+	}
 	return c, c.Validate()
 }
 

@@ -39,13 +39,16 @@ func (ie IgnoreErrors) String() string {
 
 // restart reports whether err from a database of driver d (not a lost
 // connection, not a cancellation) restarts the event. The list holds MySQL
-// error numbers; on SQLite the busy and locked errors restart.
+// error numbers; on SQLite the busy and locked errors restart, on
+// PostgreSQL sysbench's pgsql set (restartPostgres).
 func (ie IgnoreErrors) restart(err error, d dialect.Driver) bool {
 	switch {
 	case ie.All:
 		return true
 	case d == dialect.SQLite:
 		return dialect.Classify(err) == dialect.Retry
+	case d == dialect.Postgres:
+		return restartPostgres(err)
 	default:
 		code := dialect.Code(err)
 		return code != 0 && slices.Contains(ie.Codes, code)

@@ -38,7 +38,9 @@ const sqliteBatchesPerTrx = 8
 // the tables out over --threads loaders as sysbench does (thread t loads
 // tables t+1, t+1+threads, ...; on SQLite, which has one writer at a time,
 // a single loader), each creating its table, inserting --table-size rows
-// with multi-row INSERTs of at most BulkInsertBytes (inside transactions on
+// (MySQL: LOAD DATA LOCAL INFILE when the server allows it; PostgreSQL: one
+// COPY per table, then the SERIAL sequence moved past the ids; else
+// multi-row INSERTs of at most BulkInsertBytes, inside transactions on
 // SQLite), creating the secondary index k_<n> on k after the load
 // (--create-secondary) and checking that the table holds exactly
 // --table-size rows with ids 1..table-size. For oltp_insert with
@@ -73,12 +75,7 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 		}
 	}
 	if len(existing) > 0 {
-		other := "--mysql-db"
-		if cfg.Conn.Driver == dialect.SQLite {
-			other = "--sqlite-path"
-		}
-		return fmt.Errorf("%w: %s in %s; run 'vmbench sysbench cleanup --tables=%d' first, or use another %s",
-			ErrTablesExist, describeTables(existing), dcfg, cfg.Tables, other)
+		return existingTablesError(existing, cfg, dcfg)
 	}
 
 	if cfg.Workload == Insert && !cfg.AutoInc {
@@ -145,6 +142,19 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 	return nil
 }
 
+// existingTablesError is prepare's refusal of tables that exist.
+func existingTablesError(existing []string, cfg Config, dcfg dialect.Config) error {
+	other := "--mysql-db"
+	switch cfg.Conn.Driver {
+	case dialect.SQLite:
+		other = "--sqlite-path"
+	case dialect.Postgres:
+		other = "--pgsql-db"
+	}
+	return fmt.Errorf("%w: %s in %s; run 'vmbench sysbench cleanup --tables=%d' first, or use another %s",
+		ErrTablesExist, describeTables(existing), dcfg, cfg.Tables, other)
+}
+
 func describeTables(names []string) string {
 	if len(names) <= 4 {
 		return strings.Join(names, ", ")
@@ -183,6 +193,11 @@ func loadTable(ctx context.Context, db *dialect.DB, cfg Config, n int, seed uint
 			return err
 		}
 		p.bytes.Add(st.Bytes)
+	}
+	if mode.Copy() && !src.done() {
+		if err := copyRows(ctx, conn, d, n, cfg.AutoInc, src, p); err != nil {
+			return err
+		}
 	}
 	if err := insertRows(ctx, conn, d, n, cfg.AutoInc, src, p); err != nil {
 		return err

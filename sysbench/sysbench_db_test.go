@@ -74,10 +74,13 @@ func sumK(t *testing.T, db *dialect.DB, c Config) int64 {
 
 // TestWorkloadsMariaDB prepares, runs and cleans up every workload and
 // checks row counts and query accounting against sysbench semantics.
-func TestWorkloadsMariaDB(t *testing.T) {
+func TestWorkloadsMariaDB(t *testing.T) { checkWorkloads(t, mariaConfig) }
+
+// checkWorkloads is TestWorkloadsMariaDB on the database configOf gives.
+func checkWorkloads(t *testing.T, configOf func(*testing.T, Workload) Config) {
 	for _, w := range Workloads() {
 		t.Run(string(w), func(t *testing.T) {
-			c := mariaConfig(t, w)
+			c := configOf(t, w)
 			ctx := ctxT(t)
 			var prog bytes.Buffer
 			if err := Prepare(ctx, c, &prog, false); err != nil {
@@ -240,8 +243,11 @@ func instrument(spec oltp.Spec, f func(w *worker)) oltp.Spec {
 
 // TestLittlesLaw: in a closed loop the average latency equals threads /
 // TPS (within 5%: the gap is the driver's own time between events).
-func TestLittlesLaw(t *testing.T) {
-	c := mariaConfig(t, ReadWrite)
+func TestLittlesLaw(t *testing.T) { checkLittlesLaw(t, mariaConfig) }
+
+// checkLittlesLaw is TestLittlesLaw on the database configOf gives.
+func checkLittlesLaw(t *testing.T, configOf func(*testing.T, Workload) Config) {
+	c := configOf(t, ReadWrite)
 	c.Tables, c.TableSize, c.Threads, c.Events, c.Time = 4, 2000, 4, 0, 2*time.Second
 	ctx := ctxT(t)
 	if err := Prepare(ctx, c, nil, false); err != nil {

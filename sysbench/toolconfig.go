@@ -25,13 +25,17 @@ var (
 
 // Complete sets the workload by name ("" keeps oltp_read_write) and, unless
 // --mysql-password was given, the password from $SYSBENCH_MYSQL_PASSWORD or
-// $MYSQL_PWD. It refuses --sqlite-path without --db-driver sqlite and the
+// $MYSQL_PWD; with --db-driver pgsql it makes the connection from the
+// --pgsql-* options and libpq's PG* variables (resolveConn). It refuses --sqlite-path without --db-driver sqlite and the
 // --mysql-* options with it (dialect.DriverFlags).
 func (c *toolConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
-	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql"); err != nil {
+	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql or pgsql"); err != nil {
 		return err
 	}
-	if !changed("mysql-password") {
+	if err := c.resolveConn(getenv, changed); err != nil {
+		return err
+	}
+	if !changed("mysql-password") && c.Conn.Driver != dialect.Postgres {
 		c.PasswordFromEnv(getenv)
 	}
 	if name == "" {
@@ -79,16 +83,18 @@ func (c *toolConfig) SetDatabase(db dialect.Config) { c.Conn = db.WithDatabase(d
 
 // connectionFlags are the options that say where the database is: a
 // campaign sets them itself for each VM.
-var connectionFlags = []string{"db-driver", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password", "mysql-db", "sqlite-path"}
+var connectionFlags = []string{"db-driver", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password", "mysql-db", "sqlite-path",
+	"pgsql-host", "pgsql-port", "pgsql-user", "pgsql-password", "pgsql-db"}
 
-// ConnectionFlags are the --db-driver, --mysql-* and --sqlite-path options.
+// ConnectionFlags are the --db-driver, --mysql-*, --pgsql-* and
+// --sqlite-path options.
 func (c *toolConfig) ConnectionFlags() []string { return slices.Clone(connectionFlags) }
 
-// Supports refuses SQL Server: the sbtest workloads run on MySQL (and
-// SQLite).
+// Supports refuses SQL Server: the sbtest workloads run on MySQL,
+// PostgreSQL and SQLite.
 func (c *toolConfig) Supports(d dialect.Driver) error {
 	if d == dialect.SQLServer {
-		return errors.New("sqlserver is not a sysbench database (valid: mysql; SQL Server runs tool: tpcc)")
+		return errors.New("sqlserver is not a sysbench database (valid: mysql, postgres; SQL Server runs tool: tpcc)")
 	}
 	return nil
 }

@@ -38,8 +38,9 @@ func (s *spec) txPolicy() dialect.TxPolicy {
 // survives (classes Retry and ConnLost), each counted as "errors.<name>".
 // Any other survived error is counted as "errors.other".
 var retryErrorNames = map[dialect.Driver][]string{
-	dialect.MySQL:  {"deadlock", "lock_wait_timeout", "record_changed", "conn_lost"},
-	dialect.SQLite: {"busy", "locked", "conn_lost"},
+	dialect.MySQL:    {"deadlock", "lock_wait_timeout", "record_changed", "conn_lost"},
+	dialect.SQLite:   {"busy", "locked", "conn_lost"},
+	dialect.Postgres: {"deadlock", "serialization_failure", "lock_wait_timeout", "duplicate_key", "conn_lost"},
 }
 
 // spec is what every worker of one run shares.
