@@ -89,16 +89,18 @@ func (c *campaign) removed(kind string, names []string, note string) {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
 
 // databaseName is the database a campaign creates for a VM on a shared
-// server: vmbench_<campaign id>_<vm>, at most 64 characters (MySQL's
-// limit; a longer name keeps its end and gets a hash of the whole).
+// server: vmbench_<campaign id>_<vm>, at most 63 characters
+// (PostgreSQL's limit, under MySQL's 64; a longer name keeps its end and
+// gets a hash of the whole).
 func databaseName(campaignID, vm string) string {
+	const maxDatabaseName = 63 // PostgreSQL's NAMEDATALEN-1; MySQL and SQL Server take more
 	n := unsafeName.ReplaceAllString("vmbench_"+campaignID+"_"+vm, "_")
-	if len(n) <= 64 {
+	if len(n) <= maxDatabaseName {
 		return n
 	}
 	h := fnv.New32a()
 	h.Write([]byte(n))
-	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-64+17:])
+	return fmt.Sprintf("vmbench_%08x_%s", h.Sum32(), n[len(n)-maxDatabaseName+17:])
 }
 
 // tempDirName is the directory of a simulated campaign's SQLite files:
@@ -145,11 +147,14 @@ func (c *campaign) removeTempDir() {
 
 // ServerPasswordEnv is the variable a database server's password is read
 // from when its DSN (--db-dsn, simulate.db-server) has none, at run time
-// and by teardown: the clients' own, MYSQL_PWD (mysql) and SQLCMDPASSWORD
-// (sqlcmd).
+// and by teardown: the clients' own, MYSQL_PWD (mysql), SQLCMDPASSWORD
+// (sqlcmd) and PGPASSWORD (psql, libpq).
 func ServerPasswordEnv(driver string) string {
-	if driver == "sqlserver" {
+	switch driver {
+	case "sqlserver":
 		return "SQLCMDPASSWORD"
+	case "postgres":
+		return dialect.EnvPGPassword
 	}
 	return "MYSQL_PWD"
 }

@@ -29,6 +29,7 @@ import (
 //	description: ...
 //	vms: {role: sysbench, count: 8, template: ..., datastores: [...]}
 //	database: {driver: mysql, port: 3306, user: sbtest, password-env: ..., db: sbtest}
+//	                  (or postgres, port 5432; or sqlserver)
 //	workload: {tool: sysbench, name: oltp_read_write, flags: {tables: 100, ...}}
 //	simulate: {vms: {count: 8}, workload: {flags: {tables: 4, ...}}}
 type Spec struct {
@@ -142,7 +143,7 @@ type VSphereSpec struct {
 // DatabaseSpec is how the driver reaches each VM's database when running
 // against a real vCenter (host = the IP VMware Tools reports).
 type DatabaseSpec struct {
-	Driver      string `yaml:"driver"` // mysql or sqlserver
+	Driver      string `yaml:"driver"` // mysql, postgres or sqlserver
 	Port        int    `yaml:"port,omitempty"`
 	User        string `yaml:"user,omitempty"`
 	PasswordEnv string `yaml:"password-env,omitempty"` // the environment variable holding the password
@@ -323,11 +324,11 @@ func (s *Spec) validate() error {
 		bad("workload", "tool and name are required (e.g. tool: sysbench, name: oltp_read_write)")
 	}
 	switch s.Database.Driver {
-	case "mysql", "sqlserver":
+	case "mysql", "postgres", "sqlserver":
 	case "":
-		bad("database.driver", "missing (mysql: MySQL, MariaDB or Percona in each VM; sqlserver: SQL Server)")
+		bad("database.driver", "missing (mysql: MySQL, MariaDB or Percona in each VM; postgres: PostgreSQL; sqlserver: SQL Server)")
 	default:
-		bad("database.driver", "%q is not supported (valid: mysql, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
+		bad("database.driver", "%q is not supported (valid: mysql, postgres, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
 	}
 	switch s.Driver {
 	case "", DriverHarness, DriverGuest:

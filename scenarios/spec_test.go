@@ -12,10 +12,12 @@ func TestStandardCampaignsParse(t *testing.T) {
 		file     string
 		count    int
 		simCount int
+		driver   string
 	}{
-		{"sysbench-4vm.yaml", 4, 4},
-		{"sysbench-8vm.yaml", 8, 8},
-		{"sysbench-16vm.yaml", 16, 16},
+		{"sysbench-4vm.yaml", 4, 4, "mysql"},
+		{"sysbench-8vm.yaml", 8, 8, "mysql"},
+		{"sysbench-16vm.yaml", 16, 16, "mysql"},
+		{"sysbench-pg-8vm.yaml", 8, 8, "postgres"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			s, err := Load(tc.file)
@@ -26,6 +28,9 @@ func TestStandardCampaignsParse(t *testing.T) {
 			want := []string{"--rand-type=uniform", "--report-interval=60s", "--table-size=10000000", "--tables=100", "--threads=32", "--time=1h", "--warmup-time=2h"}
 			if s.VMs.Count != tc.count || s.VMs.Role != "sysbench" || !slices.Equal(s.Workload.Args(), want) {
 				t.Errorf("count %d role %s args %v; want %d sysbench %v", s.VMs.Count, s.VMs.Role, s.Workload.Args(), tc.count, want)
+			}
+			if s.Database.Driver != tc.driver {
+				t.Errorf("database.driver %q, want %q", s.Database.Driver, tc.driver)
 			}
 			if len(s.VMs.Datastores) == 0 || tc.count%len(s.VMs.Datastores) != 0 {
 				t.Errorf("%d VMs do not spread evenly over %d datastores", tc.count, len(s.VMs.Datastores))

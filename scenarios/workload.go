@@ -215,14 +215,21 @@ func describeDB(d dialect.Config) string {
 
 // serverDSN names the server of a database on one (not SQLite) as
 // --db-dsn takes it, without the password and the database:
-// mysql://user@host:port/ or sqlserver://user@host:port.
+// mysql://user@host:port/, postgres://user@host:port/ (with its sslmode,
+// if set) or sqlserver://user@host:port.
 func serverDSN(d dialect.Config) string {
 	if d.Driver == dialect.SQLite {
 		return ""
 	}
 	u := url.URL{Scheme: string(d.Driver), User: url.User(d.User), Host: net.JoinHostPort(d.Host, itoa(d.Port))}
-	if d.Driver == dialect.MySQL {
+	switch d.Driver {
+	case dialect.MySQL:
 		u.Path = "/"
+	case dialect.Postgres:
+		u.Path = "/"
+		if m := d.Params["sslmode"]; m != "" {
+			u.RawQuery = "sslmode=" + url.QueryEscape(m)
+		}
 	}
 	return u.String()
 }

@@ -180,7 +180,7 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&fl.simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
-	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB server for the VMs' databases, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
+	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB, PostgreSQL or SQL Server server for the VMs' databases, one database each, e.g. mysql://root@127.0.0.1:3306/ or postgres://postgres@127.0.0.1:5432/?sslmode=disable (default: embedded SQLite files)")
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD")
 	f.StringVar(&fl.opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
 	f.BoolVar(&fl.opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
@@ -225,8 +225,9 @@ func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, sp
 }
 
 // checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,
-// which label then names), which must name a MySQL/MariaDB or SQL Server
-// server and no database (the campaign creates one per VM), and connects
+// which label then names), which must name a MySQL/MariaDB, PostgreSQL or
+// SQL Server server and no database (the campaign creates one per VM;
+// PostgreSQL's may carry sslmode, the one parameter kept), and connects
 // to it once, so that a wrong address or password is found before any VM
 // exists. A DSN without a password takes it from pw (dsnPassword.fill).
 func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*dialect.Config, error) {
@@ -237,13 +238,17 @@ func checkServerDSN(ctx context.Context, dsn, label string, pw dsnPassword) (*di
 	if err := pw.fill(&cfg); err != nil {
 		return nil, err
 	}
+	params := len(cfg.Params)
+	if _, ok := cfg.Params["sslmode"]; ok && cfg.Driver == dialect.Postgres {
+		params--
+	}
 	switch {
-	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer:
-		return nil, usagef("%s: %s is not a server DSN (want mysql://user:pass@host:port/ or sqlserver://user:pass@host:port)", label, cfg.Driver)
+	case cfg.Driver != dialect.MySQL && cfg.Driver != dialect.SQLServer && cfg.Driver != dialect.Postgres:
+		return nil, usagef("%s: %s is not a server DSN (want mysql://user:pass@host:port/, postgres://user:pass@host:port/ or sqlserver://user:pass@host:port)", label, cfg.Driver)
 	case cfg.Socket != "":
 		return nil, usagef("%s: a Unix socket is not supported here; give host:port", label)
-	case cfg.Database != "" || len(cfg.Params) > 0:
-		return nil, usagef("%s: name the server only, without a database or parameters (the campaign creates one database per VM): mysql://%s@%s:%d/", label, cfg.User, cfg.Host, cfg.Port)
+	case cfg.Database != "" || params > 0:
+		return nil, usagef("%s: name the server only, without a database or parameters (the campaign creates one database per VM): %s://%s@%s:%d/", label, cfg.Driver, cfg.User, cfg.Host, cfg.Port)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, dsnError(err, label, cfg, pw)

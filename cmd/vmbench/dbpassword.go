@@ -14,7 +14,8 @@ import (
 // user of the machine sees it in ps, or, for a DSN without one, from
 // --db-password-file, else the variable the campaign file's
 // database.password-env names, else the client's own variable ($MYSQL_PWD
-// as the mysql client reads it, $SQLCMDPASSWORD as sqlcmd does).
+// as the mysql client reads it, $SQLCMDPASSWORD as sqlcmd does, $PGPASSWORD
+// as psql does).
 
 // maxPasswordFile bounds the size of a --db-password-file, in bytes: a
 // password is short, a larger file is the wrong file.
@@ -111,6 +112,8 @@ func readPasswordFile(path string) (string, error) {
 var dsnFlagWords = strings.NewReplacer(
 	"--mysql-host", "the host", "--mysql-port", "the port", "--mysql-socket", "the socket",
 	"--mysql-user", "the user", "--mysql-password", "the password", "--mysql-db", "the database",
+	"--pgsql-host", "the host", "--pgsql-port", "the port", "--pgsql-user", "the user", "--pgsql-password", "the password",
+	"--pgsql-db", "the database",
 	"--db-driver", "the scheme", "--sqlite-path", "the SQLite file", "--threads", "the connections")
 
 // dsnError returns err, an error of dialect.Validate or dialect.Open for

@@ -80,10 +80,18 @@ func writeFile(t *testing.T, name, body string) string {
 
 // eachCampaignDatabase runs test as a subtest for each way a simulated
 // campaign gets its databases: an embedded SQLite file per VM (dsn ""),
-// and a database per VM on the test MariaDB server (dsn is its --db-dsn).
+// and a database per VM on the test MariaDB server and on the test
+// PostgreSQL server (dsn is its --db-dsn).
 func eachCampaignDatabase(t *testing.T, test func(t *testing.T, dsn string)) {
 	t.Run("embedded sqlite", func(t *testing.T) { test(t, "") })
 	t.Run("databases on a MariaDB server", func(t *testing.T) { test(t, serverDSN(t, testdb.Shared(t))) })
+	t.Run("databases on a PostgreSQL server", func(t *testing.T) { test(t, postgresDSN(testdb.SharedPostgres(t))) })
+}
+
+// postgresDSN is the --db-dsn of the test PostgreSQL srv, as its
+// superuser, without TLS.
+func postgresDSN(srv *testdb.PGServer) string {
+	return fmt.Sprintf("postgres://%s@%s:%d/?sslmode=disable", srv.User(), srv.Host(), srv.Port())
 }
 
 // serverDSN is the --db-dsn of the test server srv, as root.
