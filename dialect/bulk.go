@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	mssql "github.com/microsoft/go-mssqldb"
 )
 
@@ -33,6 +34,9 @@ const rollbackTimeout = 30 * time.Second
 // at once). The statement of a full chunk is prepared once per call. With
 // MySQL each statement must also fit the server's max_allowed_packet
 // (MariaDB's default 16 MiB): the caller bounds the bytes of one call.
+//
+// PostgreSQL: one COPY table (cols) FROM STDIN through pgx's CopyFrom (see
+// CopyFrom), atomic as one statement; ctx's end cancels it.
 //
 // SQL Server: go-mssqldb's bulk-copy protocol (INSERT BULK, as bcp and
 // SqlBulkCopy use), prepared with mssql.CopyIn inside conn.BeginTx: one Exec
@@ -62,9 +66,14 @@ func BulkInsert(ctx context.Context, conn *sql.Conn, d Dialect, table string, co
 		return nil
 	}
 	var err error
-	if d.Driver() == SQLServer {
+	switch d.Driver() {
+	case SQLServer:
 		err = bulkCopy(ctx, conn, table, cols, rows)
-	} else {
+	case Postgres:
+		// One COPY is one statement: all rows or none, like the
+		// transaction of the other paths.
+		_, err = copyFrom(ctx, conn, table, cols, pgx.CopyFromRows(rows))
+	default:
 		per := rowsPerStatement(d.Capabilities(), len(cols))
 		err = bulkInsertSQL(ctx, conn, d, table, cols, rows, per)
 	}
@@ -87,7 +96,7 @@ func checkBulkShape(d Dialect, table string, cols []string, rows [][]any) error 
 			return fmt.Errorf("bulk insert into %s: row %d has %d values for %d columns", table, i, len(r), len(cols))
 		}
 	}
-	if d.Driver() != SQLServer && rowsPerStatement(d.Capabilities(), len(cols)) < 1 {
+	if d.Driver() != SQLServer && d.Driver() != Postgres && rowsPerStatement(d.Capabilities(), len(cols)) < 1 {
 		return fmt.Errorf("bulk insert into %s: %d columns exceed the %d bind parameters one statement may carry",
 			table, len(cols), d.Capabilities().MaxPlaceholders)
 	}

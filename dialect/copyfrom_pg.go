@@ -37,6 +37,15 @@ func CopyFrom(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols
 	if d == nil || d.Driver() != Postgres || len(cols) == 0 {
 		return 0, fmt.Errorf("copy into %s: needs the postgres driver and at least one column", table)
 	}
+	n, err := copyFrom(ctx, conn, table, cols, src)
+	if err != nil {
+		return n, fmt.Errorf("copy into %s: %w", table, err)
+	}
+	return n, nil
+}
+
+// copyFrom is CopyFrom without its checks and its error's prefix.
+func copyFrom(ctx context.Context, conn *sql.Conn, table string, cols []string, src pgx.CopyFromSource) (int64, error) {
 	var n int64
 	err := conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
@@ -47,8 +56,5 @@ func CopyFrom(ctx context.Context, conn *sql.Conn, d Dialect, table string, cols
 		n, err = sc.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, src)
 		return err
 	})
-	if err != nil {
-		return n, fmt.Errorf("copy into %s: %w", table, err)
-	}
-	return n, nil
+	return n, err
 }

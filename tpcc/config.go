@@ -22,7 +22,8 @@ type Config struct {
 	// default (3306 or 1433; root or sa: DialectConfig); the database
 	// defaults to tpcc. The password comes from --password, else
 	// $TPCC_PASSWORD, else the client's own variable ($MYSQL_PWD,
-	// $SQLCMDPASSWORD); it never appears in output or Results. Params
+	// $PGPASSWORD, $SQLCMDPASSWORD); it never appears in output or
+	// Results. Params
 	// have no flag.
 	Conn dialect.Config
 
@@ -58,6 +59,9 @@ type Config struct {
 	// Retries is --retries (10): how often one transaction is restarted
 	// after a deadlock or lock timeout before the run fails.
 	Retries int
+	// Isolation is --isolation (PostgreSQL only; "" = the server's
+	// default, READ COMMITTED): see Isolation.
+	Isolation Isolation
 }
 
 // Limits of the run options: beyond them the client itself would be what
@@ -126,6 +130,9 @@ func (c Config) Validate() error {
 	if err := c.DialectConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := validateIsolation(c.Isolation, c.Conn.Driver); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Conn.Driver != dialect.SQLite && c.Conn.Database == "" {
 		bad("--db: empty (the TPC-C tables live in a database; default tpcc)")
 	}
@@ -182,13 +189,17 @@ func (c Config) Validate() error {
 // Connection targets and the password are left out.
 func (c Config) Flags() map[string]string {
 	itoa := strconv.Itoa
-	return map[string]string{
+	m := map[string]string{
 		"db-driver": string(c.Conn.Driver), "warehouses": itoa(c.Warehouses), "seed": strconv.FormatInt(c.Seed, 10),
 		"terminals": itoa(c.terminals()), "conns": itoa(c.conns()), "threads": itoa(c.Threads),
 		"wait-scale": strconv.FormatFloat(c.WaitScale, 'g', -1, 64),
 		"time":       c.Time.String(), "warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(),
 		"events": strconv.FormatInt(c.Events, 10), "retries": itoa(c.Retries),
 	}
+	if c.Isolation != "" {
+		m["isolation"] = string(c.Isolation)
+	}
+	return m
 }
 
 // RunConfig returns the oltp.RunConfig of c. With --threads it is a
@@ -209,18 +220,23 @@ func (c Config) RunConfig() oltp.RunConfig {
 }
 
 // DialectConfig maps the connection options onto dialect.Config, filling
-// the driver's defaults for an unset port and user.
+// the driver's defaults for an unset port and user, and on PostgreSQL the
+// session's isolation level of --isolation.
 func (c Config) DialectConfig() dialect.Config {
 	o := c.Conn
 	def := dialect.DefaultConfig(o.Driver)
-	dc := o.WithDatabase(o.Database)
+	dc := withIsolation(o.WithDatabase(o.Database), c.Isolation)
 	if dc.Port == 0 {
 		dc.Port = def.Port
 	}
 	if dc.User == "" {
-		dc.User = "root"
-		if o.Driver == dialect.SQLServer {
+		switch o.Driver {
+		case dialect.SQLServer:
 			dc.User = def.User
+		case dialect.Postgres:
+			dc.User = "postgres" // the superuser every cluster has
+		default:
+			dc.User = "root"
 		}
 	}
 	return dc

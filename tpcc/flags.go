@@ -27,14 +27,14 @@ const (
 func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.SetNormalizeFunc(flagvalue.Normalize)
 	o := &c.Conn
-	fs.Var(flagvalue.Parsed(&o.Driver, dialect.ParseDriver, "mysql|sqlserver|sqlite"), "db-driver",
-		"database: mysql (MySQL, MariaDB, Percona), sqlserver or sqlite")
+	fs.Var(flagvalue.Parsed(&o.Driver, dialect.ParseDriver, "mysql|postgres|sqlserver|sqlite"), "db-driver",
+		"database: mysql (MySQL, MariaDB, Percona), postgres (PostgreSQL), sqlserver or sqlite")
 	fs.StringVarP(&o.Host, "host", "H", o.Host, "database server host")
-	fs.IntVarP(&o.Port, "port", "P", o.Port, "database server port (default 3306 for MySQL, 1433 for SQL Server)")
+	fs.IntVarP(&o.Port, "port", "P", o.Port, "database server port (default 3306 for MySQL, 5432 for PostgreSQL, 1433 for SQL Server)")
 	fs.StringVar(&o.Socket, "mysql-socket", o.Socket, "MySQL Unix socket path (used instead of --host)")
-	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, sa for SQL Server)")
+	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, postgres for PostgreSQL, sa for SQL Server)")
 	fs.StringVarP(&o.Password, "password", "p", o.Password,
-		"password (default $"+EnvPassword+", else $"+EnvMySQLPassword+" or $"+EnvSQLServerPassword+"; prefer the environment: flags show in ps)")
+		"password (default $"+EnvPassword+", else $"+EnvMySQLPassword+", $"+dialect.EnvPGPassword+" or $"+EnvSQLServerPassword+"; prefer the environment: flags show in ps)")
 	fs.StringVarP(&o.Database, "db", "D", o.Database, "database (prepare creates it when missing)")
 	fs.StringVar(&o.SQLitePath, "sqlite-path", o.SQLitePath, "SQLite database file, with --db-driver=sqlite")
 	for alias, name := range map[string]string{"mysql-host": "host", "mysql-port": "port", "mysql-user": "user",
@@ -57,6 +57,8 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print interval lines this often; 0 = none")
 	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
 	fs.IntVar(&c.Retries, "retries", c.Retries, "restarts of one transaction after a deadlock or lock timeout before the run fails")
+	fs.StringVar((*string)(&c.Isolation), "isolation", string(c.Isolation),
+		"PostgreSQL: the sessions' isolation level, "+isolationValues()+" (default: the server's, READ COMMITTED)")
 	// go-tpc's names.
 	for alias, name := range map[string]string{"interval": "report-interval", "count": "events", "ramp": "warmup-time"} {
 		fs.Var(fs.Lookup(name).Value, alias, "go-tpc's name of --"+name)
@@ -182,8 +184,11 @@ func (c *Config) passwordFromEnv(getenv func(string) string) {
 		return
 	}
 	client := EnvMySQLPassword
-	if c.Conn.Driver == dialect.SQLServer {
+	switch c.Conn.Driver {
+	case dialect.SQLServer:
 		client = EnvSQLServerPassword
+	case dialect.Postgres:
+		client = dialect.EnvPGPassword
 	}
 	for _, k := range []string{EnvPassword, client} {
 		if v := getenv(k); v != "" {

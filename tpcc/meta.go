@@ -138,7 +138,8 @@ func countRun(ctx context.Context, db execer, d dialect.Dialect) error {
 // castIncrement is value+1 on a VARCHAR column, in dialect d.
 func castIncrement(d dialect.Dialect) string {
 	v := d.QuoteIdent("value")
-	if d.Driver() == dialect.SQLServer {
+	if d.Driver() == dialect.SQLServer || d.Driver() == dialect.Postgres {
+		// Neither adds a number to a VARCHAR without a cast.
 		return "CAST(CAST(" + v + " AS INT) + 1 AS VARCHAR(64))"
 	}
 	if d.Driver() == dialect.MySQL {

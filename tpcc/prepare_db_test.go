@@ -123,7 +123,7 @@ func checkLoaded(t *testing.T, db *dialect.DB, warehouses int, exp map[int]loadE
 		t.Errorf("sum(o_ol_cnt) = %d, order lines %d", got, lines)
 	}
 	for w := 1; w <= warehouses; w++ {
-		if got := loadCount(t, db, "SELECT SUM(ol_i_id) FROM order_line WHERE ol_w_id = ?", w); got != exp[w].itemSum {
+		if got := loadCount(t, db, "SELECT SUM(ol_i_id) FROM order_line WHERE ol_w_id = "+db.Dialect.Placeholder(1), w); got != exp[w].itemSum {
 			t.Errorf("warehouse %d: sum(ol_i_id) = %d, the generator's %d", w, got, exp[w].itemSum)
 		}
 	}

@@ -147,6 +147,9 @@ func writeHeader(out io.Writer, cfg Config, rc oltp.RunConfig, target string, m 
 	}
 	fmt.Fprintf(out, "NURand C: load %d/%d/%d, run %d/%d/%d (C_LAST/C_ID/OL_I_ID; C_LAST delta %d), seed %d, run %d since the load\n",
 		m.Load.CLast, m.Load.CID, m.Load.Item, c.CLast, c.CID, c.Item, abs(c.CLast-m.Load.CLast), cfg.Seed, m.Runs+1)
+	if w := isolationWords(cfg.Isolation, cfg.Conn.Driver); w != "" {
+		fmt.Fprintln(out, w)
+	}
 	fmt.Fprintf(out, "%s\n\n", rc.StopWords("transactions"))
 }
 

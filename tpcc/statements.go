@@ -170,10 +170,11 @@ var stmtTemplates = func() [numStmts]stmtTemplate {
 }()
 
 // stockDist is the s_dist_NN column of the district given as the stock
-// query's first parameter (TPC-C 2.4.2.2: S_DIST_xx, xx the district).
+// query's first parameter (TPC-C 2.4.2.2: S_DIST_xx, xx the district);
+// {district} is that parameter, typed where the server cannot infer it.
 var stockDist = func() string {
 	var b strings.Builder
-	b.WriteString("CASE ?")
+	b.WriteString("CASE {district}")
 	for d := 1; d <= DistrictsPerWarehouse; d++ {
 		fmt.Fprintf(&b, " WHEN %d THEN s_dist_%02d", d, d)
 	}
@@ -203,13 +204,28 @@ type statements struct {
 // newStatements renders every statement in dialect d.
 func newStatements(d dialect.Dialect) *statements {
 	s := &statements{d: d}
-	lastName := "?"
-	if d.Driver() == dialect.SQLServer {
+	lastName, district := "?", "?"
+	switch d.Driver() {
+	case dialect.SQLServer:
 		lastName = "CAST(? AS VARCHAR(16))"
+	case dialect.Postgres:
+		// PostgreSQL types a parameter from its context, and CASE $1 WHEN 1
+		// would make it text (42883, text = integer).
+		district = "CAST(? AS INTEGER)"
 	}
-	hints := strings.NewReplacer("{lock}", d.UpdateLockHint(), "{for_update}", d.ForUpdate(), "{last_name}", lastName)
+	hints := strings.NewReplacer("{lock}", d.UpdateLockHint(), "{for_update}", d.ForUpdate(), "{last_name}", lastName, "{district}", district)
 	for i, t := range stmtTemplates {
 		s.text[i] = bindParams(d, hints.Replace(t.sql))
+	}
+	if d.Driver() == dialect.Postgres {
+		// PostgreSQL refuses FOR UPDATE with an aggregate (0A000): the
+		// oldest new order is locked in a scalar sub-SELECT, which still
+		// answers one row, NULL for an empty district, as MIN does. A row
+		// that a concurrent Delivery deletes while this one waits for its
+		// lock is skipped and the sub-SELECT answers NULL: the district
+		// counts as skipped, as when the DELETE finds the row gone.
+		s.text[stDLOldestNewOrder] = bindParams(d,
+			"SELECT (SELECT no_o_id FROM new_order WHERE no_w_id = ? AND no_d_id = ? ORDER BY no_o_id LIMIT 1 FOR UPDATE)")
 	}
 	return s
 }
