@@ -5,7 +5,7 @@
 # It defines die (messages prefixed with the script's name, exit 1) and:
 #   check_server             check_loopback and check_port MYSQL_PORT (the
 #                            MYSQL_* defaults are set when this file is sourced)
-#   check_loopback           MYSQL_HOST is a loopback address
+#   check_loopback [VAR]     VAR (MYSQL_HOST) is a loopback address
 #   check_port VAR           VAR is a TCP port (1-65535)
 #   check_counts VAR...      each VAR is a whole number >= 1
 #   check_count_list VAR     VAR is one such number or a space-separated list
@@ -18,6 +18,16 @@
 #   create_db DB             CREATE DATABASE (no IF NOT EXISTS); records it
 #   drop_created             drops only the databases create_db made
 #   rounds_phrase N          "1 round (A B)" or "N rounds (A B A B ...)"
+#   check_sysbench_run       WORKLOAD (a list of vmbench's workloads), RAND_TYPE,
+#                            $SYSBENCH and /usr/bin/time for a compare script
+#   record_run TOOL ROUND OUT TIME FILE
+#                            appends "tool round tps p95 cpu tx ics vcs" of a
+#                            sysbench-format report OUT and its /usr/bin/time
+#                            file TIME to FILE
+#   ratio_table FILE DIR     prints each round of FILE (lines "tool round tps
+#                            p95 cpu tx ics vcs", tools vmbench and sysbench)
+#                            and the median and spread of the per-round
+#                            ratios vmbench/sysbench; DIR is scratch space
 # Nothing here touches a server except sql, check_db_absent (a read),
 # create_db and drop_created.
 
@@ -39,9 +49,12 @@ check_server() {
 
 check_loopback() {
   # An IPv4 address in 127.0.0.0/8 written as four numbers, localhost or
-  # ::1; a name such as 127.example.com is not a loopback address.
-  if ! [[ $MYSQL_HOST =~ ^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ || $MYSQL_HOST == localhost || $MYSQL_HOST == ::1 ]]; then
-    die "MYSQL_HOST=$MYSQL_HOST is not a loopback address (127.x.y.z, localhost or ::1); this script only targets a local server"
+  # ::1; a name such as 127.example.com is not a loopback address. The
+  # variable checked is $1, MYSQL_HOST by default.
+  local v=${1:-MYSQL_HOST} h
+  h=${!v}
+  if ! [[ $h =~ ^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ || $h == localhost || $h == ::1 ]]; then
+    die "$v=$h is not a loopback address (127.x.y.z, localhost or ::1); this script only targets a local server"
   fi
 }
 
@@ -112,4 +125,69 @@ rounds_phrase() {
     2) echo "2 rounds (A B A B)" ;;
     *) echo "$1 rounds (A B A B ...)" ;;
   esac
+}
+
+# ratio_table FILE DIR: every round (a round is one vmbench run and the
+# sysbench run right after it, so each ratio compares runs made minutes
+# apart at most), then the median and spread of the per-round ratios
+# vmbench/sysbench: TPS, p95, client CPU per transaction, involuntary
+# context switches per transaction.
+ratio_table() {
+  awk '
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+    function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+    { t = $1; r = $2; tps[t, r] = $3; p95[t, r] = $4; cpt[t, r] = 1e6 * $5 / $6; ics[t, r] = $7 / $6; vcs[t, r] = $8 / $6
+      if (r > rounds) rounds = r
+      printf "%-6s %-9s %10.2f %9.2f %9.2f %12.1f %9.3f %9.3f\n", r, t, $3, $4, $5, 1e6 * $5 / $6, $7 / $6, $8 / $6 > "/dev/stderr" }
+    END {
+      for (r = 1; r <= rounds; r++) {
+        a[r] = tps["vmbench", r] / tps["sysbench", r]; b[r] = p95["vmbench", r] / p95["sysbench", r]
+        c[r] = cpt["vmbench", r] / cpt["sysbench", r]
+        d[r] = ics["sysbench", r] > 0 ? ics["vmbench", r] / ics["sysbench", r] : 0
+      }
+      printf "%-16s %10s %9s %12s %9s\n", "vmbench/sysbench", "tps", "p95", "cpu_per_tx", "invcs/tx"
+      printf "%-16s %10.3f %9.3f %12.3f %9.2f\n", (rounds > 1 ? "median" : "ratio"), median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds)
+      if (rounds > 1)
+        printf "%-16s %4.2f-%-5.2f %4.2f-%-4.2f %6.2f-%-5.2f %4.1f-%-4.1f\n", "spread (min-max)", lo(a, rounds), hi(a, rounds), lo(b, rounds), hi(b, rounds), lo(c, rounds), hi(c, rounds), lo(d, rounds), hi(d, rounds)
+      else
+        print "spread: none (one round; set ROUNDS=2 or more for a median and a spread)"
+    }' "$1" 2>"$2/rounds" >"$2/ratios"
+  printf "%-6s %-9s %10s %9s %9s %12s %9s %9s\n" round tool tps p95_ms cpu_s cpu_us/tx invcs/tx volcs/tx
+  cat "$2/rounds" "$2/ratios"
+}
+
+# check_sysbench_run: WORKLOAD names vmbench's sysbench workloads, RAND_TYPE
+# a distribution both tools know, and $SYSBENCH and /usr/bin/time exist.
+check_sysbench_run() {
+  local workloads=" oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_update_index oltp_update_non_index oltp_insert oltp_delete " wl
+  [[ -n ${WORKLOAD// /} ]] || die "WORKLOAD is empty; use one or more of:$workloads"
+  for wl in $WORKLOAD; do
+    [[ $workloads == *" $wl "* ]] || die "WORKLOAD: unknown workload \"$wl\" (valid:${workloads% })"
+  done
+  case $RAND_TYPE in
+    uniform|gaussian|special|pareto) ;;
+    *) die "RAND_TYPE=$RAND_TYPE: use uniform, gaussian, special or pareto (the ones both tools know)" ;;
+  esac
+  command -v "$SYSBENCH" >/dev/null ||
+    die "sysbench not found; install sysbench 1.0.20 (Debian/Ubuntu: sudo apt-get install -y sysbench)"
+  [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
+}
+
+# record_run TOOL ROUND OUT TIME FILE: reads transactions, TPS and the 95th
+# percentile from the report OUT (both tools print sysbench's summary) and
+# user+system CPU and context switches from TIME (/usr/bin/time -f
+# '%U %S %c %w'), and appends them to FILE.
+record_run() {
+  local tool=$1 round=$2 out=$3 tm=$4 tx tps p95 cpu ics vcs
+  tx=$(awk '/transactions:/ {print $2; exit}' "$out")
+  tps=$(awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}' "$out")
+  p95=$(awk '/95th percentile:/ {print $3; exit}' "$out")
+  read -r cpu ics vcs < <(awk '{print $1 + $2, $3, $4}' "$tm")
+  [[ -n $tx && -n $tps && -n $p95 && -n $cpu ]] || die "could not read the $tool report: $(cat "$out")"
+  echo "$tool $round $tps $p95 $cpu $tx $ics $vcs" >>"$5"
+  echo "round $round $tool: $tps tps, p95 $p95 ms, client CPU ${cpu}s for $tx transactions" >&2
 }

@@ -46,24 +46,11 @@ ROUNDS=${ROUNDS:-2}
 RAND_TYPE=${RAND_TYPE:-uniform} # sysbench 1.0.20 defaults to special; vmbench to uniform
 SYSBENCH=${SYSBENCH:-sysbench}
 
-# vmbench's workloads (sysbench/workloads.go; `vmbench sysbench run nosuch` lists them)
-workloads=" oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_update_index oltp_update_non_index oltp_insert oltp_delete "
-
 check_server
 check_counts TABLES TABLE_SIZE TIME ROUNDS
 check_count_list THREADS
 check_ident COMPARE_DB
-[[ -n ${WORKLOAD// /} ]] || die "WORKLOAD is empty; use one or more of:$workloads"
-for wl in $WORKLOAD; do
-  [[ $workloads == *" $wl "* ]] || die "WORKLOAD: unknown workload \"$wl\" (valid:${workloads% })"
-done
-case $RAND_TYPE in
-  uniform|gaussian|special|pareto) ;;
-  *) die "RAND_TYPE=$RAND_TYPE: use uniform, gaussian, special or pareto (the ones both tools know)" ;;
-esac
-command -v "$SYSBENCH" >/dev/null ||
-  die "sysbench not found; install sysbench 1.0.20 (Debian/Ubuntu: sudo apt-get install -y sysbench)"
-[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (Debian/Ubuntu: sudo apt-get install -y time)"
+check_sysbench_run
 need_client
 check_db_absent "$COMPARE_DB"
 
@@ -103,14 +90,7 @@ run() {
         --time="$TIME" --percentile=95 --mysql-ignore-errors=1213,1020,1205 >"$out" 2>&1 ||
         die "sysbench run failed: $(tail -5 "$out")" ;;
   esac
-  local tx tps p95 cpu ics vcs
-  tx=$(awk '/transactions:/ {print $2; exit}' "$out")
-  tps=$(awk '/transactions:/ {gsub(/\(/, "", $3); print $3; exit}' "$out")
-  p95=$(awk '/95th percentile:/ {print $3; exit}' "$out")
-  read -r cpu ics vcs < <(awk '{print $1 + $2, $3, $4}' "$tm")
-  [[ -n $tx && -n $tps && -n $p95 && -n $cpu ]] || die "could not read the $tool report: $(cat "$out")"
-  echo "$tool $round $tps $p95 $cpu $tx $ics $vcs" >>"$work/results.$wl.$th"
-  echo "$wl $th threads, round $round $tool: $tps tps, p95 $p95 ms, client CPU ${cpu}s" >&2
+  record_run "$tool" "$round" "$out" "$tm" "$work/results.$wl.$th"
 }
 
 # report W T: every round, and the median and spread of the per-round
@@ -120,31 +100,7 @@ report() {
   local wl=$1 th=$2
   echo
   echo "$wl, $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $(rounds_phrase "$ROUNDS")"
-  awk '
-    function median(a, n,   i, j, t) {
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
-    function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
-    function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
-    { t = $1; r = $2; tps[t, r] = $3; p95[t, r] = $4; cpt[t, r] = 1e6 * $5 / $6; ics[t, r] = $7 / $6; vcs[t, r] = $8 / $6
-      if (r > rounds) rounds = r
-      printf "%-6s %-9s %10.2f %9.2f %9.2f %12.1f %9.3f %9.3f\n", r, t, $3, $4, $5, 1e6 * $5 / $6, $7 / $6, $8 / $6 > "/dev/stderr" }
-    END {
-      for (r = 1; r <= rounds; r++) {
-        a[r] = tps["vmbench", r] / tps["sysbench", r]; b[r] = p95["vmbench", r] / p95["sysbench", r]
-        c[r] = cpt["vmbench", r] / cpt["sysbench", r]
-        d[r] = ics["sysbench", r] > 0 ? ics["vmbench", r] / ics["sysbench", r] : 0
-      }
-      printf "%-16s %10s %9s %12s %9s\n", "vmbench/sysbench", "tps", "p95", "cpu_per_tx", "invcs/tx"
-      printf "%-16s %10.3f %9.3f %12.3f %9.2f\n", (rounds > 1 ? "median" : "ratio"), median(a, rounds), median(b, rounds), median(c, rounds), median(d, rounds)
-      if (rounds > 1)
-        printf "%-16s %4.2f-%-5.2f %4.2f-%-4.2f %6.2f-%-5.2f %4.1f-%-4.1f\n", "spread (min-max)", lo(a, rounds), hi(a, rounds), lo(b, rounds), hi(b, rounds), lo(c, rounds), hi(c, rounds), lo(d, rounds), hi(d, rounds)
-      else
-        print "spread: none (one round; set ROUNDS=2 or more for a median and a spread)"
-    }' "$work/results.$wl.$th" 2>"$work/rounds" >"$work/ratios"
-  printf "%-6s %-9s %10s %9s %9s %12s %9s %9s\n" round tool tps p95_ms cpu_s cpu_us/tx invcs/tx volcs/tx
-  cat "$work/rounds" "$work/ratios"
+  ratio_table "$work/results.$wl.$th" "$work"
 }
 
 for wl in $WORKLOAD; do

@@ -9,15 +9,15 @@ import (
 )
 
 // NetpollEnv names the environment variable that, set to 1, makes MySQL
-// connections use Go's netpoller (plain net.Dialer sockets) instead of
+// and PostgreSQL TCP connections use Go's netpoller (plain net.Dialer sockets) instead of
 // blocking sockets. It is a diagnostic switch, for comparing the two
 // (bench/sysbench-compare.sh) or for a platform where blocking sockets
 // misbehave; it is read at each dial.
 const NetpollEnv = "VMBENCH_NETPOLL"
 
-// mysqlDial returns the DialFunc for go-sql-driver: dialBlocking where the
-// platform has it and NetpollEnv is not 1, else nil (the driver's own
-// net.Dialer).
+// mysqlDial returns the DialFunc for go-sql-driver and pgx: dialBlocking
+// where the platform has it and NetpollEnv is not 1, else nil (the
+// driver's own net.Dialer).
 func mysqlDial() func(ctx context.Context, network, addr string) (net.Conn, error) {
 	if dialBlocking == nil || os.Getenv(NetpollEnv) == "1" {
 		return nil

@@ -10,14 +10,18 @@ import (
 //
 // Which pgx interface is used where, and why:
 //
-//   - Statements of the workloads go through pgx's database/sql driver
-//     (pgx/v5/stdlib), so that the workers, the TxRunner and the checks
-//     share one code path with the other databases. What reaches the
-//     server is what pgx's native interface sends: a statement prepared
-//     once per connection (Parse), then Bind/Execute of the named
-//     statement; BEGIN and COMMIT without parameters go as simple queries.
-//     stdlib adds only the conversion of driver.NamedValue arguments and of
-//     result values, client CPU that the measurements count.
+//   - Connections are pgx's database/sql driver (pgx/v5/stdlib), so that
+//     pools, the TxRunner, loaders and checks share one code path with the
+//     other databases.
+//   - The sysbench workers' statements run through pgx's native pgconn
+//     (PGExec): prepared once per connection, then Bind/Execute of the
+//     named statement with text parameters from one reused buffer, rows
+//     read without decoding, BEGIN and COMMIT as simple queries. stdlib
+//     would send the same messages but convert every argument and decode
+//     every column, client CPU the measurements count (PGExec's comment
+//     has the numbers). TPC-C's workers keep stdlib's driver interface.
+//   - TCP connections use blocking sockets (blockConn, as MySQL's), the
+//     larger saving: no netpoller wake-up per round trip.
 //   - Bulk loads use the native *pgx.Conn (CopyFrom, see CopyFrom), which
 //     database/sql has no way to reach: COPY FROM STDIN in pgx's binary
 //     format, one stream per table, no statement parsed per row, several

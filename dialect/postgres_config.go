@@ -136,7 +136,8 @@ func (c Config) validatePostgres(bad func(flag, format string, args ...any)) {
 // error can show it. Keywords not given here (sslmode without a Param,
 // passfile) take pgx's libpq defaults: $PGSSLMODE and the other PG*
 // variables, else sslmode=prefer; an empty Password lets pgx read
-// $PGPASSWORD or ~/.pgpass.
+// $PGPASSWORD or ~/.pgpass. TCP connections dial blocking sockets, as
+// MySQL's do (blockConn; $VMBENCH_NETPOLL=1 keeps Go's netpoller).
 func (c Config) pgxConfig() (*pgx.ConnConfig, error) {
 	kv := map[string]string{
 		"host":             c.Host,
@@ -175,6 +176,11 @@ func (c Config) pgxConfig() (*pgx.ConnConfig, error) {
 	}
 	if c.Password != "" {
 		pc.Password = c.Password // pgconn's fallbacks (sslmode=prefer) use it too
+	}
+	if dial := mysqlDial(); dial != nil && c.Socket == "" {
+		// The blocking sockets of MySQL's connections (blockConn): a
+		// round trip costs no netpoller wake-up and no thread switch.
+		pc.DialFunc = dial
 	}
 	return pc, nil
 }

@@ -240,3 +240,39 @@ func TestSerializationFailureRetriedPostgres(t *testing.T) {
 		t.Errorf("counters %v, want 1 serialization_failure and 1 retry", res.Counters)
 	}
 }
+
+// TestTooManyConnectionsAtStartPostgres: a role limited to 2 connections
+// (CONNECTION LIMIT, SQLSTATE 53300 like max_connections) running 4
+// threads gets one error naming the limit and what to set, once, before
+// the run, and the role's password shows nowhere.
+func TestTooManyConnectionsAtStartPostgres(t *testing.T) {
+	c := pgConfig(t, PointSelect)
+	c.Threads = 4
+	ctx := ctxT(t)
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	admin := testdb.SharedPostgres(t).Admin()
+	role := "lim_" + c.Conn.Database
+	for _, q := range []string{
+		fmt.Sprintf(`CREATE ROLE %q LOGIN PASSWORD 'sekrit' CONNECTION LIMIT 2`, role),
+		fmt.Sprintf(`GRANT ALL ON ALL TABLES IN SCHEMA public TO %q`, role),
+	} {
+		if _, err := openT(t, c).ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(fmt.Sprintf(`DROP OWNED BY %q CASCADE; DROP ROLE %q`, role, role)) })
+	c.Conn.User, c.Conn.Password = role, "sekrit"
+	res, err := Run(ctx, c, c.RunConfig())
+	if err == nil || res != nil {
+		t.Fatalf("run with 4 threads on a 2-connection role: %v, %v", res, err)
+	}
+	t.Log(err)
+	if dialect.Classify(err) != dialect.Limit || strings.Count(err.Error(), "the server refused a connection: max_connections") != 1 {
+		t.Errorf("error %q: want the limit named once with what to set", err)
+	}
+	if strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("error shows the password: %v", err)
+	}
+}

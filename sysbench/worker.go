@@ -90,7 +90,7 @@ func NewSpec(cfg Config, db *dialect.DB) (oltp.Spec, error) {
 	}
 	s := &spec{cfg: cfg, db: db, d: db.Dialect, mix: mixFor(cfg), seed: cfg.Rand.seed()}
 	s.closeDrains = s.d.Driver() == dialect.MySQL
-	s.bytesParams = s.d.Driver() == dialect.MySQL
+	s.bytesParams = s.d.Driver() == dialect.MySQL || s.d.Driver() == dialect.Postgres // PGExec sends both as text
 	s.kinds = s.mix.kinds(cfg.AutoInc)
 	s.begin = beginStmt(s.d, s.mix)
 	s.texts = make([][nKinds]string, cfg.Tables)
@@ -166,6 +166,12 @@ type worker struct {
 	actx      context.Context
 	dc        driver.Conn
 
+	// PostgreSQL: the statements run through pgx's native interface
+	// (pgsql_worker.go); pgNames are their server-side names,
+	// [table][kind].
+	pg      *dialect.PGExec
+	pgNames [][nKinds]string
+
 	// Cancellation (dialect.Killer): MySQL statements run under a context
 	// that cannot be cancelled; a cancelled event context kills the
 	// statement in flight from another connection instead.
@@ -214,6 +220,9 @@ func (w *worker) prepare(ctx context.Context, conn *sql.Conn) error {
 		}
 		w.kill.SetConnID(id)
 	}
+	if w.s.d.Driver() == dialect.Postgres {
+		return conn.Raw(func(dc any) error { return w.pgPrepare(ctx, dc) })
+	}
 	w.stmts = make([][nKinds]driver.Stmt, len(w.s.texts))
 	return conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
@@ -255,6 +264,11 @@ const readBufferHint = 16000
 func (w *worker) release(conn *sql.Conn) {
 	// A broken connection fails Raw; its statements went with it.
 	_ = conn.Raw(func(any) error {
+		if w.pg != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), dialect.RollbackTimeout)
+			defer cancel()
+			w.pgRelease(ctx)
+		}
 		for t := range w.stmts {
 			for k, st := range w.stmts[t] {
 				if st != nil {
@@ -265,7 +279,7 @@ func (w *worker) release(conn *sql.Conn) {
 		}
 		return nil
 	})
-	w.stmts, w.conn = nil, nil
+	w.stmts, w.conn, w.pg, w.pgNames = nil, nil, nil, nil
 	w.kill.SetConnID(0)
 }
 
@@ -484,6 +498,9 @@ func (w *worker) param(b []byte) driver.Value {
 // Other drivers produce rows as they are stepped through (SQLite), so
 // there every row is read with Next.
 func (w *worker) query(t int, k stmtKind, nargs int) error {
+	if w.pg != nil {
+		return w.pgQuery(t, k, nargs)
+	}
 	st := w.stmts[t][k].(driver.StmtQueryContext)
 	rows, err := st.QueryContext(w.actx, w.args[:nargs])
 	if err != nil {
@@ -522,6 +539,9 @@ func (w *worker) drain(rows driver.Rows) error {
 // exec runs a statement without a result set: a write when it affected
 // rows, else other (sysbench's MySQL driver accounting).
 func (w *worker) exec(t int, k stmtKind, nargs int) error {
+	if w.pg != nil {
+		return w.pgExec(t, k, nargs)
+	}
 	st := w.stmts[t][k].(driver.StmtExecContext)
 	res, err := st.ExecContext(w.actx, w.args[:nargs])
 	if err != nil {
@@ -538,6 +558,9 @@ func (w *worker) exec(t int, k stmtKind, nargs int) error {
 // text sends an unprepared statement without a result set (BEGIN, COMMIT):
 // other.
 func (w *worker) text(q string) error {
+	if w.pg != nil {
+		return w.pgText(q)
+	}
 	if _, err := w.dc.(driver.ExecerContext).ExecContext(w.actx, q, nil); err != nil {
 		return &stmtError{q, err}
 	}
