@@ -80,7 +80,7 @@ type Job struct {
 	// password (which comes from PasswordEnv); nil for a tool without a
 	// database (the block suite). In job.json it is an object of
 	// snake_case fields (Marshal writes them, ParseJob reads them):
-	// "driver" (mysql, sqlserver, sqlite), "host", "port", "socket",
+	// "driver" (mysql, postgres, sqlserver, sqlite), "host", "port", "socket",
 	// "user", "database", "instance", "sqlite_path" and "params" (an
 	// object of strings), each dialect.Config's field of that name; there
 	// is no password field (one is refused).

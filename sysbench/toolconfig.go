@@ -29,7 +29,8 @@ var (
 // --pgsql-* options and libpq's PG* variables (resolveConn). It refuses --sqlite-path without --db-driver sqlite and the
 // --mysql-* options with it (dialect.DriverFlags).
 func (c *toolConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
-	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql or pgsql"); err != nil {
+	// The --pgsql-* options are resolveConn's to refuse.
+	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags[:len(connectionFlags)-len(pgsqlFlags)], "mysql"); err != nil {
 		return err
 	}
 	if err := c.resolveConn(getenv, changed); err != nil {

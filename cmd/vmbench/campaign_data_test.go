@@ -25,6 +25,13 @@ func TestCampaignPrebuiltData(t *testing.T) {
 			return runCLI(t, nil, append([]string{"campaign", "run", file, "--simulate", "--results-dir", res}, dsnArgs(dsn)...)...)
 		}
 		code, _, stderr := run(file)
+		if strings.HasPrefix(dsn, "postgres://") {
+			// Not supported yet: refused before anything is made.
+			if code != 2 || !strings.Contains(stderr, "data.source: prebuilt is not supported on PostgreSQL yet") {
+				t.Errorf("prebuilt on PostgreSQL: exit %d\n%s", code, stderr)
+			}
+			return
+		}
 		if code != 2 || !strings.Contains(stderr, "no pre-built data set for sysbench") || !strings.Contains(stderr, "vmbench campaign prepare-data") {
 			t.Fatalf("run before prepare-data: exit %d\n%s", code, stderr)
 		}
