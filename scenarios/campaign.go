@@ -53,7 +53,7 @@ type Options struct {
 	// Version is the vmbench version recorded with the results.
 	Version string
 	// StartDelay is the margin between the end of prepare and the common
-	// start of all VMs (default 2 s).
+	// start of all VMs; 0 for the default (see campaign.startDelay).
 	StartDelay time.Duration
 	// Driver, when set, overrides the campaign file's driver: (harness
 	// or guest; --driver).
@@ -239,9 +239,6 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	spec, opts := c.spec, &c.opts
 	if opts.ResultsDir == "" {
 		opts.ResultsDir = "results"
-	}
-	if opts.StartDelay == 0 {
-		opts.StartDelay = 2 * time.Second
 	}
 	rd, err := CreateResultsDir(opts.ResultsDir, spec.Name, time.Now())
 	if err != nil {
@@ -471,6 +468,7 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
+	c.tl.begin(StepCounters)
 	c.recordPlatform(ctx, vms, results)
 	if err := c.measured(results); err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ import (
 // VM stops all of them; the Results returned with its error are those
 // the VMs returned (nil for a VM that returned none), to be timed only.
 func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) ([]*oltp.Result, error) {
-	startAt := c.tl.now().Add(c.opts.StartDelay)
+	startAt := c.tl.now().Add(c.startDelay())
 	c.logf("common start at %s", startAt.Format("15:04:05.000"))
 	names := make([]string, len(vms))
 	for i, vm := range vms {
@@ -50,6 +50,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 		})
 	}
 	err := g.Wait()
+	c.lateStarts(startAt, vms, results)
 	if err != nil {
 		// Keep what was measured until the failure or Ctrl-C, marked
 		// interrupted in each Result, for the post-mortem. A Result of

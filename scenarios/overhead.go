@@ -68,6 +68,7 @@ const (
 	StepPrecondition = "precondition"
 	StepMeasure      = "measure"
 	StepWindDown     = "wind-down"
+	StepCounters     = "counters"
 	StepChecks       = "checks"
 	StepCollect      = "collect"
 	StepReport       = "report"

@@ -23,6 +23,7 @@ var stepLabels = map[string]string{
 	StepPrecondition: "run: precondition (workload)",
 	StepMeasure:      "run: measure (workload)",
 	StepWindDown:     "run: wind-down until every VM returned",
+	StepCounters:     "counters: host facts, vSphere performance counters",
 	StepChecks:       "checks: consistency after the run",
 	StepCollect:      "collect: VM results, merge",
 	StepReport:       "report: render, print the review",

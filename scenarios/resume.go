@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"vmbench/vsphere"
 )
@@ -153,9 +152,6 @@ func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
 	spec := r.Spec
 	if opts.Simulate {
 		spec = spec.Simulated()
-	}
-	if opts.StartDelay == 0 {
-		opts.StartDelay = 2 * time.Second
 	}
 	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true,
 		driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: r.ID, dir: r.Dir}

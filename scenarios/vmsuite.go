@@ -230,7 +230,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 		c.logf("%s: prepared in %s", p.Profile, time.Since(begin).Round(time.Millisecond))
 	}
 	begin := time.Now()
-	start := c.tl.now().Add(c.opts.StartDelay)
+	start := c.tl.now().Add(c.startDelay())
 	outs := make([]*workload.Output, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {

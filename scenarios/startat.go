@@ -1,0 +1,70 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/vsphere"
+)
+
+// The default margins between the end of prepare and the common start
+// (Options.StartDelay 0). In the margin each VM's driver opens its
+// connections and checks its data; a driver not ready by the common
+// start begins late and lateStarts says so.
+const (
+	// StartDelayRemote is the margin for drivers that reach their
+	// databases over the network or run as agents in the guests.
+	StartDelayRemote = 2 * time.Second
+	// StartDelayLocal is the margin in simulation with the drivers in
+	// this process (driver: harness), where nothing crosses a network.
+	StartDelayLocal = 500 * time.Millisecond
+)
+
+// lateStartSlack is how long after the common start a VM's first phase
+// may begin before lateStarts reports it: the scheduling noise of a busy
+// harness, well under one report interval.
+const lateStartSlack = 100 * time.Millisecond
+
+// startDelay is Options.StartDelay, or the default for where the drivers
+// run.
+func (c *campaign) startDelay() time.Duration {
+	if c.opts.StartDelay > 0 {
+		return c.opts.StartDelay
+	}
+	if _, guest := c.driver.(*guestDriver); c.opts.Simulate && !guest {
+		return StartDelayLocal
+	}
+	return StartDelayRemote
+}
+
+// lateStarts logs the VMs whose first phase (the precondition, or the
+// measure phase without one) began more than lateStartSlack after
+// startAt (plus, with guest drivers, the clock offset their clocks may
+// have): their windows are shifted from the others' by that much. It
+// returns the lines it logged.
+func (c *campaign) lateStarts(startAt time.Time, vms []vsphere.VM, results []*oltp.Result) []string {
+	slack := lateStartSlack
+	if _, guest := c.driver.(*guestDriver); guest {
+		slack += c.maxClockOffset()
+	}
+	var lines []string
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		first := r.Start
+		if r.Precondition != nil && !r.Precondition.Start.IsZero() {
+			first = r.Precondition.Start
+		}
+		if late := first.Sub(startAt); !first.IsZero() && late > slack {
+			lines = append(lines, fmt.Sprintf("%s began %.3f s after the common start", vms[i].Name, late.Seconds()))
+		}
+	}
+	if len(lines) > 0 {
+		c.logf("warning: %s (its driver was not ready within the %s margin): those windows are shifted from the others' by as much",
+			strings.Join(lines, "; "), c.startDelay())
+	}
+	return lines
+}
