@@ -84,15 +84,18 @@ AGENT_DIR       ?= bin/agents
 .PHONY: test test-deps test-deps-db test-deps-pg test-deps-sshd test-deps-chromium vet lint fuzz build agents bench clean
 
 # The SQLite data tests (a TPC-C warehouse is 600,000 rows) skip themselves
-# under -race, where modernc.org/sqlite runs about 25 times slower; the
-# second step runs them without it.
-SQLITE_PKGS ?= ./tpcc/ ./cmd/vmbench/
+# under -race, where modernc.org/sqlite runs about 25 times slower, and so
+# do the tests named *NoRace* (golden.SkipUnderRace: a cost under -race out
+# of proportion, their concurrent code race-tested by others); the second
+# step runs both without it.
+NORACE_PKGS ?= ./tpcc/ ./cmd/vmbench/ ./scenarios/
+NORACE_RUN  ?= SQLite|NoRace
 
 test: test-deps
 	$(GO) vet $(PKGS)
 	$(MAKE) --no-print-directory lint
 	$(GO) test $(TESTFLAGS) $(PKGS)
-	$(GO) test -count=1 -timeout 10m -run SQLite $(SQLITE_PKGS)
+	$(GO) test -count=1 -timeout 10m -run '$(NORACE_RUN)' $(NORACE_PKGS)
 	$(MAKE) --no-print-directory fuzz
 
 vet:

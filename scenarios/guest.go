@@ -185,7 +185,7 @@ func (d *guestDriver) setup(ctx context.Context) error {
 			if err := t.Upload(gctx, bin, d.agents[i], 0o755); err != nil {
 				return fmt.Errorf("uploading the agent to %s: %w", t.Name(), err)
 			}
-			return nil
+			return d.clearRunDirs(gctx, i)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -376,6 +376,23 @@ func (d *guestDriver) step(ctx context.Context, vm int, w guestWork, verb worklo
 		return nil, fmt.Errorf("agent on %s is %s but left no %s", t.Name(), st.State, agent.ResultFile)
 	}
 	return out, nil
+}
+
+// clearRunDirs stops the agents a killed campaign left running in VM
+// vm's run directories and removes those directories, before any step:
+// so that no common start waits for a stop's grace (a step only finds an
+// agent of its own campaign, which it never reuses a directory of).
+func (d *guestDriver) clearRunDirs(ctx context.Context, vm int) error {
+	for _, verb := range []workload.Verb{workload.VerbPrepare, workload.VerbCheck, workload.VerbRun, workload.VerbCleanup} {
+		dir := string(verb)
+		if err := d.stopLeftAgent(ctx, vm, dir); err != nil {
+			return err
+		}
+		if err := d.targets[vm].RemoveAll(ctx, dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stopLeftAgent stops an agent that still holds run directory dir on VM

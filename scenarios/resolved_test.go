@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/golden"
 	"vmbench/vsphere"
 	"vmbench/workload"
 
@@ -104,8 +105,24 @@ func serverOf(t *testing.T, dsn string) *dialect.Config {
 // A results directory's campaign.yaml is what ran: placement given by
 // flags (datacenter, pool, folder, network, datastores), the simulated
 // sizes and the database server are recorded, and the file reloads and
-// runs the same campaign again.
+// runs the same campaign again. Under -race the main job's campaign
+// file; TestResolvedEveryCampaignFileNoRace runs them all.
 func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
+	resolvedReruns(t, []string{"sysbench-8vm.yaml"})
+}
+
+// TestResolvedEveryCampaignFileNoRace is TestResolvedCampaignReloadsAndRerunsTheSame
+// for every campaign file of this directory.
+func TestResolvedEveryCampaignFileNoRace(t *testing.T) {
+	golden.SkipUnderRace(t, "vcsim under the race detector takes minutes for all the campaign files (16 VMs twice)")
+	files, _ := filepath.Glob("*.yaml")
+	resolvedReruns(t, files)
+}
+
+// resolvedReruns runs each VM campaign file (the block suite's are left
+// out) twice in simulation, the second time from the campaign.yaml of
+// the first, and compares what the two recorded.
+func resolvedReruns(t *testing.T, files []string) {
 	sim, err := vsphere.StartSimulator(t.Context(), vsphere.SimOptions{Datastores: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +143,6 @@ func TestResolvedCampaignReloadsAndRerunsTheSame(t *testing.T) {
 	flags := vsphere.Config{URL: sim.Config().URL, Insecure: true, Datacenter: "DC0", ResourcePool: "DC0_C0/Resources",
 		Folder: "bench", Network: "VM Network", Datastore: "LocalDS_1,LocalDS_0,LocalDS_3,LocalDS_2", Template: vsphere.SimTemplate}
 	server := &dialect.Config{Driver: dialect.MySQL, Host: "127.0.0.1", Port: 3306, User: "root", Password: "not-recorded"}
-	files, _ := filepath.Glob("*.yaml")
 	for _, file := range files {
 		if b, _ := os.ReadFile(file); strings.Contains(string(b), "\nkind:") {
 			continue // the block suite has its own loader

@@ -17,6 +17,7 @@ import (
 // VM instead of loading and says so in the review; a data set of another
 // shape is refused, naming the difference. On SQLite and on MariaDB.
 func TestCampaignPrebuiltData(t *testing.T) {
+	t.Parallel()
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		dataDir, res := t.TempDir(), t.TempDir()
 		campaign := tinyCampaign + "data: {source: prebuilt, dir: " + dataDir + "}\n"

@@ -26,6 +26,7 @@ import (
 // the loader VM filled, as the restored vDisk would hold it; the vDisk
 // copies are checked on the simulated datastores.
 func TestPrebuiltDataOnVSphere(t *testing.T) {
+	t.Parallel()
 	sim := startSimulator(t, 2)
 	srv := testdb.Shared(t)
 	dataDir, res := t.TempDir(), t.TempDir()

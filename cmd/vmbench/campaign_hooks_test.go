@@ -47,6 +47,7 @@ func hookTimes(t *testing.T, text string) (codes []int, from, to []time.Time) {
 // data and ended before the VM's measure phase began, after-run began
 // after it ended, and nothing is left behind.
 func TestCampaignHooksSimulated(t *testing.T) {
+	t.Parallel()
 	for _, driver := range []string{"harness", "guest"} {
 		t.Run(driver, func(t *testing.T) {
 			name := "hooks" + driver

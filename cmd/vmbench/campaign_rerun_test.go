@@ -37,6 +37,7 @@ func yamlBody(t *testing.T, path string) string {
 // refused) and on the --db-dsn server, which it names without the
 // password, and the rerun records the same campaign.
 func TestResultsCampaignYAMLReruns(t *testing.T) {
+	t.Parallel()
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		first, second := t.TempDir(), t.TempDir()
 		runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), first, dsnArgs(dsn)...)

@@ -90,6 +90,7 @@ func journalSteps(t *testing.T, dir string) []string {
 // databases prepared again and the run done again, then a complete
 // directory, the VMs destroyed and nothing left in the manifest.
 func TestResumeAfterKillInMeasure(t *testing.T) {
+	t.Parallel()
 	sim, dir, id, log := killedInMeasure(t)
 	if l := strings.Join(log, "\n"); strings.Contains(l, "in-process simulator") || !strings.Contains(l, ": sqlite ") {
 		t.Fatalf("the campaign did not run on the test's vcsim with SQLite databases:\n%s", l)
@@ -270,6 +271,7 @@ func TestResumeRefusesARunningCampaign(t *testing.T) {
 // data disk restored again (shut down, restored, up again) before the
 // prepare step copies and checks the data: the stopped run had changed it.
 func TestResumeRestoresPrebuiltDataAgain(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a campaign in a child process")
 	}
@@ -320,6 +322,7 @@ func TestResumeRestoresPrebuiltDataAgain(t *testing.T) {
 // however slow the machine: the stop's SIGTERM cannot reach them, and
 // they are killed after its grace.
 func TestResumeStopsAgentsLeftRunning(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a campaign in a child process")
 	}
@@ -351,6 +354,12 @@ func TestResumeStopsAgentsLeftRunning(t *testing.T) {
 	code, _, stderr := runCLI(t, nil, "campaign", "resume", dir, "--url", cfg.URL, "-k")
 	if code != 0 || strings.Count(stderr, "killed the agent in") != 2 {
 		t.Fatalf("resume: exit %d\n%s", code, stderr)
+	}
+	// Stopped with the agents' upload, not after the common start was
+	// set: the stop's grace would make every VM start late.
+	if strings.LastIndex(stderr, "killed the agent in") > strings.Index(stderr, "common start at") ||
+		strings.Contains(stderr, "after the common start") {
+		t.Errorf("the old agents were stopped after the common start:\n%s", stderr)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {

@@ -35,6 +35,7 @@ simulate:
 // brackets each VM. Nothing is left behind, and vmbench report renders
 // the directory again.
 func TestVMSuiteCampaign(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	stdout, stderr := runSimulatedCampaign(t, writeFile(t, "s.yaml", vmSuiteFile), res)
 	for _, want := range []string{"uploaded to 2 guests", "4k-random-read: ran in 2 VMs", "destroyed 2 VMs"} {

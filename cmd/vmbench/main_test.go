@@ -82,10 +82,15 @@ func writeFile(t *testing.T, name, body string) string {
 // campaign gets its databases: an embedded SQLite file per VM (dsn ""),
 // and a database per VM on the test MariaDB server and on the test
 // PostgreSQL server (dsn is its --db-dsn).
+//
+// The subtests run in parallel (with -parallel, by default as many as
+// GOMAXPROCS): test must not change the process's environment or globals,
+// and must look only for what its own campaign made (its results
+// directory's name is its campaign's id).
 func eachCampaignDatabase(t *testing.T, test func(t *testing.T, dsn string)) {
-	t.Run("embedded sqlite", func(t *testing.T) { test(t, "") })
-	t.Run("databases on a MariaDB server", func(t *testing.T) { test(t, serverDSN(t, testdb.Shared(t))) })
-	t.Run("databases on a PostgreSQL server", func(t *testing.T) { test(t, postgresDSN(testdb.SharedPostgres(t))) })
+	t.Run("embedded sqlite", func(t *testing.T) { t.Parallel(); test(t, "") })
+	t.Run("databases on a MariaDB server", func(t *testing.T) { t.Parallel(); test(t, serverDSN(t, testdb.Shared(t))) })
+	t.Run("databases on a PostgreSQL server", func(t *testing.T) { t.Parallel(); test(t, postgresDSN(testdb.SharedPostgres(t))) })
 }
 
 // postgresDSN is the --db-dsn of the test PostgreSQL srv, as its
@@ -136,6 +141,7 @@ func mergedResult(t *testing.T, parent, name string) *oltp.Result {
 }
 
 func TestCampaignSimulateEndToEnd(t *testing.T) {
+	t.Parallel()
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
 		res := t.TempDir()
 		stdout, stderr := runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), res, dsnArgs(dsn)...)

@@ -58,7 +58,13 @@ func TestTPCCCampaignSimulateSQLite(t *testing.T) {
 	tpccCampaign(t)
 }
 
-func TestTPCCCampaignSimulateMariaDB(t *testing.T) {
+// TestTPCCCampaignSimulateMariaDBNoRace: loading a warehouse per VM
+// takes minutes under -race; the tpcc package race-tests its terminals
+// and loader against MariaDB, and the sysbench campaigns the campaign's
+// own concurrency.
+func TestTPCCCampaignSimulateMariaDBNoRace(t *testing.T) {
+	t.Parallel()
+	golden.SkipUnderRace(t, "loading a TPC-C warehouse per VM under the race detector takes minutes")
 	tpccCampaign(t, dsnArgs(serverDSN(t, testdb.Shared(t)))...)
 }
 

@@ -53,6 +53,18 @@ func RaceEnabled() bool {
 	return false
 }
 
+// SkipUnderRace skips t when the test binary runs under the race
+// detector, saying why. Such a test's name must contain "NoRace" (or
+// "SQLite"): make test's second step runs those names without -race.
+// For tests whose cost under -race is out of proportion and whose
+// concurrent code other tests cover with -race.
+func SkipUnderRace(t testing.TB, why string) {
+	t.Helper()
+	if RaceEnabled() {
+		t.Skipf("%s; make test runs it without -race (go test -run 'SQLite|NoRace')", why)
+	}
+}
+
 // AddSeedFiles adds every file matching pattern (filepath.Glob, relative
 // to the package) to f's seed corpus, and fails when none matches: a fuzz
 // test seeded from the project's own inputs (campaign files, vdbench
