@@ -59,6 +59,11 @@ type ChartOptions struct {
 	YLabel string
 	// PointLabels writes each point's Label beside it.
 	PointLabels bool
+	// LogLatency makes the y axis logarithmic whatever the latencies'
+	// span, reaching from under 100 µs to over 1 ms at least, so that a
+	// service-time curve stays readable beside a from-intended-start one
+	// decades above it, with both reference lines drawn.
+	LogLatency bool
 }
 
 // Reference latencies drawn as horizontal lines when the y axis covers
@@ -85,15 +90,19 @@ var palette = []color.RGBA{
 // viewers without Liberation fonts replace with their own sans-serif.
 const fontVariant = "Sans"
 
-var grey = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+var (
+	grey     = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+	darkGrey = color.RGBA{R: 0x50, G: 0x50, B: 0x50, A: 0xff} // text on a shaded span
+)
 
 // LatencyChart writes an SVG chart of latency (y) against IOPS (x): one
 // line with a dot per point for each curve, saturated points drawn as
 // crosses, a legend, and dashed reference lines at 100 µs and 1 ms when
 // the y axis covers them. Latency is in µs when every point is under
 // 1 ms, else in ms; the y axis is logarithmic when the latencies span
-// more than two decades (points of zero latency are then left out). The
-// output depends only on the arguments.
+// more than two decades or ChartOptions.LogLatency is set (points of
+// zero latency are then left out). The output depends only on the
+// arguments.
 func LatencyChart(w io.Writer, title string, curves []Curve, opts ChartOptions) error {
 	p, err := latencyPlot(title, curves, opts)
 	if err != nil {
@@ -115,7 +124,7 @@ func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, e
 	if math.IsNaN(maxIOPS) || math.IsInf(maxIOPS, 0) || maxIOPS < 0 {
 		return nil, fmt.Errorf("report: latency chart: IOPS %v is not a rate", maxIOPS)
 	}
-	ax := newLatencyAxis(curves, lo, hi)
+	ax := newLatencyAxis(curves, lo, hi, opts.LogLatency)
 	p := newStyledPlot(title, opts, ax.unitName)
 
 	xMin, xMax := 0.0, maxIOPS*1.08
@@ -165,8 +174,16 @@ type latencyAxis struct {
 
 // newLatencyAxis chooses the y axis of curves, whose latencies range from
 // lo to hi: µs when hi is under 1 ms, else ms; logarithmic when the
-// latencies span more than logDecades decades.
-func newLatencyAxis(curves []Curve, lo, hi time.Duration) latencyAxis {
+// latencies span more than logDecades decades, or when forceLog is set
+// (the range then covers both reference lines too).
+func newLatencyAxis(curves []Curve, lo, hi time.Duration, forceLog bool) latencyAxis {
+	if forceLog && hi > 0 {
+		lo = min(max(minPositive(curves), 1), referenceLines[0])
+		hi = max(hi, referenceLines[len(referenceLines)-1])
+		ax := latencyAxis{unit: time.Millisecond, unitName: "ms", log: true}
+		ax.min, ax.max = ax.value(lo)/1.3, ax.value(hi)*1.3
+		return ax
+	}
 	ax := latencyAxis{unit: time.Microsecond, unitName: "µs"}
 	if hi >= time.Millisecond {
 		ax.unit, ax.unitName = time.Millisecond, "ms"
@@ -313,14 +330,23 @@ func dashedGuide(p *plot.Plot, line plotter.XYs, at plotter.XY, name string) (*p
 	}
 	l.Color, l.Width = grey, vg.Points(1)
 	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	label, err := guideLabel(at, name)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(l, label)
+	return label, nil
+}
+
+// guideLabel is name written small in dark grey at at.
+func guideLabel(at plotter.XY, name string) (*plotter.Labels, error) {
 	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{at}, Labels: []string{name}})
 	if err != nil {
 		return nil, err
 	}
 	label.TextStyle[0].Font.Size = vg.Points(8)
 	label.TextStyle[0].Font.Variant = fontVariant
-	label.TextStyle[0].Color = grey
-	p.Add(l, label)
+	label.TextStyle[0].Color = darkGrey
 	return label, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +65,8 @@ func TestLatencyChartGolden(t *testing.T) {
 // svgDoc is what the structural checks read from a chart.
 type svgDoc struct {
 	texts []string
+	// textX is each text's x (its left end: gonum aligns before writing).
+	textX []float64
 	paths []svgPath
 }
 
@@ -88,6 +91,13 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 			case "text":
 				inText = true
 				doc.texts = append(doc.texts, "")
+				x := 0.0
+				for _, a := range el.Attr {
+					if a.Name.Local == "x" {
+						x, _ = strconv.ParseFloat(a.Value, 64)
+					}
+				}
+				doc.textX = append(doc.textX, x)
 			case "path":
 				var p svgPath
 				for _, a := range el.Attr {

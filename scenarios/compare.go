@@ -372,7 +372,7 @@ func compareCharts(heading string, names []string, tests []*testFigures, ref *Re
 		if c == nil || err != nil {
 			return nil, err
 		}
-		c.Alt = "mean latency (service time, and from the intended start where measured) against achieved IOPS of " + strings.Join(names, ", ") + " on one chart, with the 100 µs and 1 ms lines where the axis reaches them"
+		c.Alt = "mean latency (service time, and from the intended start where measured) on a logarithmic axis against achieved IOPS of " + strings.Join(names, ", ") + " on one chart, with the 100 µs and 1 ms lines"
 		return []report.Chart{*c}, nil
 	}
 	var tps, pct []report.Series

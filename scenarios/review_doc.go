@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"vmbench/oltp"
 	"vmbench/report"
@@ -210,8 +211,8 @@ func hasIntervals(rs []*oltp.Result) bool {
 }
 
 // tpsChart draws TPS over time per VM and summed over the VMs across the
-// precondition and the measurement, with a mark where the measurement
-// starts.
+// precondition and the measurement, from the run's start, with the
+// precondition shaded and a mark where the measurement starts.
 func tpsChart(rv *Review) (report.Chart, error) {
 	var series []report.Series
 	for _, r := range rv.perVM {
@@ -223,17 +224,33 @@ func tpsChart(rv *Review) (report.Chart, error) {
 		series = append(series, sum)
 	}
 	c := report.Chart{Title: "TPS over time",
-		Alt: fmt.Sprintf("TPS of each of %d VMs and their sum per report interval, precondition then measurement (from %.0f s)", len(rv.perVM), mark)}
+		Alt: fmt.Sprintf("TPS of each of %d VMs and their sum per report interval from the run's start, %s; %s", len(rv.perVM), phaseWords(mark), partialWords)}
 	return c, drawTPS(&c, series, mark)
 }
 
-// drawTPS draws series of TPS over time into c, with the mark where the
+// partialWords says how the TPS charts treat a phase's last interval.
+const partialWords = "a phase's last interval shorter than the report interval (the run ending between two reports) is left out"
+
+// phaseWords says where the measurement starts on a TPS chart.
+func phaseWords(mark float64) string {
+	if mark > 0 {
+		return fmt.Sprintf("the precondition shaded, the measurement from %s s", trimSeconds(mark))
+	}
+	return "no precondition"
+}
+
+// trimSeconds writes s seconds with at most one decimal.
+func trimSeconds(s float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", s), ".0") }
+
+// drawTPS draws series of TPS over time into c on an axis from 0 (the
+// run's start), with the precondition shaded and a mark where the
 // measurement starts when mark is positive.
 func drawTPS(c *report.Chart, series []report.Series, mark float64) error {
 	var b bytes.Buffer
-	opts := report.LineOptions{XLabel: "time since the precondition started (s)", YLabel: "TPS"}
+	opts := report.LineOptions{XLabel: "time since the run started (s)", YLabel: "TPS", FromZero: true}
 	if mark > 0 {
-		opts.Marks = []report.Tick{{Value: mark, Label: "measurement"}}
+		opts.Spans = []report.Span{{From: 0, To: mark, Label: "precondition"}}
+		opts.Marks = []report.Tick{{Value: mark, Label: "measure"}}
 	}
 	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
 		return fmt.Errorf("TPS chart: %w", err)
@@ -263,14 +280,12 @@ func tpsSeries(rv *Review) (sum report.Series, mark float64) {
 }
 
 // tpsPoints are r's TPS per report interval, the precondition's first,
-// at the end of each interval in seconds from the precondition's start,
-// and where the measurement starts (0 without a precondition).
+// at the end of each interval in seconds from the run's start (the
+// precondition's), and where the measurement starts (0 without a
+// precondition). Each phase's full intervals only (chartIntervals).
 func tpsPoints(r *oltp.Result) (pts []report.XY, measureStart float64) {
 	add := func(ivs []oltp.Interval, offset float64) {
-		for _, iv := range ivs {
-			if iv.Length <= 0 {
-				continue
-			}
+		for _, iv := range chartIntervals(ivs) {
 			var n int64
 			for _, op := range iv.Ops {
 				n += op.Latency.Count
@@ -287,6 +302,32 @@ func tpsPoints(r *oltp.Result) (pts []report.XY, measureStart float64) {
 	}
 	add(r.Intervals, measureStart)
 	return pts, measureStart
+}
+
+// partialShare is how short of the report interval a phase's last
+// interval may fall and still be charted: under 90% of it, it is a
+// remainder (the phase ended between two reports).
+const partialShare = 0.9
+
+// chartIntervals are the intervals of a phase a TPS chart draws: those of
+// positive length, without the last when it is shorter than partialShare
+// of the report interval (the longest interval planned or run). Such a
+// remainder holds only the run's end (tpcc's terminals stopping,
+// transactions cut off), and its rate, though divided by its own length,
+// plotted as a drop the server never had: it is left out, not scaled.
+func chartIntervals(ivs []oltp.Interval) []oltp.Interval {
+	var out []oltp.Interval
+	var nominal time.Duration
+	for _, iv := range ivs {
+		if iv.Length > 0 {
+			out = append(out, iv)
+			nominal = max(nominal, iv.Length, iv.Planned)
+		}
+	}
+	if n := len(out); n > 1 && float64(out[n-1].Length) < partialShare*float64(nominal) {
+		out = out[:n-1]
+	}
+	return out
 }
 
 // chartPercentiles are the percentiles a latency-percentile chart draws,

@@ -89,9 +89,9 @@ func curveChart(title string, curves []report.Curve) (*report.Chart, error) {
 		names[i] = c.Name
 	}
 	var b bytes.Buffer
-	if err := report.LatencyChart(&b, title+": latency vs IOPS", curves, report.ChartOptions{YLabel: "mean latency", PointLabels: true}); err != nil {
+	if err := report.LatencyChart(&b, title+": latency vs IOPS", curves, report.ChartOptions{YLabel: "mean latency", PointLabels: true, LogLatency: true}); err != nil {
 		return nil, err
 	}
 	return &report.Chart{Title: title + ": latency vs IOPS", SVG: b.Bytes(),
-		Alt: fmt.Sprintf("mean latency against achieved IOPS at each curve point (%s), with the 100 µs and 1 ms lines where the axis reaches them", strings.Join(names, "; "))}, nil
+		Alt: fmt.Sprintf("mean latency on a logarithmic axis against achieved IOPS at each curve point (%s), with the 100 µs and 1 ms lines", strings.Join(names, "; "))}, nil
 }

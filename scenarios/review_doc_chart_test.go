@@ -1,0 +1,73 @@
+package scenarios
+
+import (
+	"testing"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/oltp/hist"
+)
+
+// TestChartIntervals: a phase's last interval shorter than 90% of the
+// report interval is left out of the TPS chart; a full last one, a single
+// one and empty ones are handled.
+func TestChartIntervals(t *testing.T) {
+	s := time.Second
+	iv := func(at, length, planned time.Duration) oltp.Interval {
+		return oltp.Interval{At: at, Length: length, Planned: planned}
+	}
+	for _, c := range []struct {
+		name string
+		ivs  []oltp.Interval
+		want []time.Duration // the At of each kept
+	}{
+		{"all full", []oltp.Interval{iv(10*s, 10*s, 10*s), iv(20*s, 10*s, 10*s), iv(30*s, 10*s, 10*s)}, []time.Duration{10 * s, 20 * s, 30 * s}},
+		{"tpcc's remainder", []oltp.Interval{iv(10*s, 10*s, 10*s), iv(20*s, 10*s, 10*s), iv(21*s, s, s)}, []time.Duration{10 * s, 20 * s}},
+		{"late edge kept", []oltp.Interval{iv(10*s, 10*s, 10*s), iv(20*s, 9500*time.Millisecond, 10*s)}, []time.Duration{10 * s, 20 * s}},
+		{"one short interval kept", []oltp.Interval{iv(3*s, 3*s, 3*s)}, []time.Duration{3 * s}},
+		{"zero length skipped", []oltp.Interval{iv(10*s, 10*s, 10*s), iv(10*s, 0, 0), iv(20*s, 10*s, 10*s)}, []time.Duration{10 * s, 20 * s}},
+		{"none", nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := chartIntervals(c.ivs)
+			var at []time.Duration
+			for _, g := range got {
+				at = append(at, g.At)
+			}
+			if len(at) != len(c.want) {
+				t.Fatalf("kept %v, want %v", at, c.want)
+			}
+			for i := range at {
+				if at[i] != c.want[i] {
+					t.Fatalf("kept %v, want %v", at, c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestTPSPointsFromRunStart: the precondition's points come first, from
+// the run's start, the measurement's after the mark, neither phase's
+// remainder charted.
+func TestTPSPointsFromRunStart(t *testing.T) {
+	s := time.Second
+	ops := func(n int64) []oltp.OpResult { return []oltp.OpResult{{Name: "tx", Latency: hist.Snapshot{Count: n}}} }
+	r := &oltp.Result{
+		Precondition: &oltp.Result{Elapsed: 12 * s, Intervals: []oltp.Interval{
+			{At: 5 * s, Length: 5 * s, Ops: ops(500)}, {At: 10 * s, Length: 5 * s, Ops: ops(550)}, {At: 12 * s, Length: 2 * s, Ops: ops(20)}}},
+		Intervals: []oltp.Interval{{At: 5 * s, Length: 5 * s, Ops: ops(600)}, {At: 10 * s, Length: 5 * s, Ops: ops(610)}, {At: 10500 * time.Millisecond, Length: 500 * time.Millisecond, Ops: ops(3)}},
+	}
+	pts, mark := tpsPoints(r)
+	if mark != 12 {
+		t.Errorf("measurement starts at %v s, want 12", mark)
+	}
+	want := [][2]float64{{5, 100}, {10, 110}, {17, 120}, {22, 122}}
+	if len(pts) != len(want) {
+		t.Fatalf("points %v, want %v", pts, want)
+	}
+	for i, w := range want {
+		if pts[i].X != w[0] || pts[i].Y != w[1] {
+			t.Errorf("point %d: %v, want %v", i, pts[i], w)
+		}
+	}
+}
