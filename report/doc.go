@@ -59,13 +59,15 @@ type TableBlock struct {
 	Table   *Table `json:"table"`
 }
 
-// MarshalJSON writes the table as its headers, rows and notes.
+// MarshalJSON writes the table as its headers (units in them), rows and
+// notes: a Numeric column's cells as JSON numbers (null where there is
+// none), the others as strings.
 func (t *Table) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Columns []string   `json:"columns"`
-		Rows    [][]string `json:"rows"`
-		Notes   []string   `json:"notes,omitempty"`
-	}{t.header(), t.Rows, t.Notes})
+		Columns []string `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+		Notes   []string `json:"notes,omitempty"`
+	}{t.header(), t.jsonRows(), t.Notes})
 }
 
 // Chart is a drawn chart: an SVG document (LatencyChart, LineChart) and
@@ -141,7 +143,8 @@ func mdFacts(b *strings.Builder, fs []Fact) {
 
 // WriteCSV writes every table of d for spreadsheets, one after the
 // other: a row holding the section heading and the caption, the header
-// row, the rows, then an empty record. Records end in CRLF (RFC 4180).
+// row, the rows (Numeric columns' cells as plain numbers), then an empty
+// record. Records end in CRLF (RFC 4180).
 func (d *Document) WriteCSV(w io.Writer) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
@@ -151,7 +154,7 @@ func (d *Document) WriteCSV(w io.Writer) error {
 			if err := t.Table.check(); err != nil {
 				return fmt.Errorf("%s: %s: %w", s.Heading, t.Caption, err)
 			}
-			recs := append([][]string{{s.Heading + ": " + t.Caption}, t.Table.header()}, t.Table.Rows...)
+			recs := append([][]string{{s.Heading + ": " + t.Caption}, t.Table.header()}, t.Table.csvRows()...)
 			if err := cw.WriteAll(append(recs, []string{""})); err != nil {
 				return err
 			}

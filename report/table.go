@@ -31,6 +31,12 @@ type Column struct {
 	// Gap is the number of spaces before this column in text (none before
 	// the first); 0 takes the Table's Gap.
 	Gap int
+	// Numeric says each cell is one number as shown (grouped by Grouped,
+	// or signed: "+34.6"), its unit in Header: CSV writes it plain
+	// ("3152.9", no separators) and JSON as a number with the digits
+	// shown; a cell that is no number ("", "–", "n/a") is empty in CSV
+	// and null in JSON. Text and Markdown show cells as they are.
+	Numeric bool
 }
 
 // Table is a header row of Columns, rows of cells and notes under them,
@@ -169,8 +175,8 @@ func writeNotes(b *strings.Builder, notes []string, bullet string) {
 
 // WriteCSV writes the header and the rows as CSV as RFC 4180 has it:
 // fields with commas, quotes or line breaks quoted, records ended by CRLF.
-// The cells are the text ones ("7,567.3" is quoted). The notes are left
-// out. It fails, writing nothing, when a row's cells do not match the
+// Numeric columns' cells are plain numbers ("7567.3", never quoted); the
+// others are as they are. The notes are left out. It fails, writing nothing, when a row's cells do not match the
 // columns.
 func (t *Table) WriteCSV(w io.Writer) error {
 	if err := t.check(); err != nil {
@@ -182,7 +188,7 @@ func (t *Table) WriteCSV(w io.Writer) error {
 	if err := cw.Write(t.header()); err != nil {
 		return err
 	}
-	if err := cw.WriteAll(t.Rows); err != nil {
+	if err := cw.WriteAll(t.csvRows()); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, b.String())

@@ -119,14 +119,17 @@ type entry struct {
 	test  testFigures
 }
 
-// compareDocument lays inputs' tests side by side (see BuildDocument).
+// compareDocument lays inputs' tests side by side (see BuildDocument),
+// with every input's warnings at the top, each labelled with the input:
+// its review directory's (failed or skipped campaigns) and its tests'
+// (simulated, client-bound, incomplete, interrupted VMs).
 func compareDocument(inputs []*Input, opts DocumentOptions) (*report.Document, error) {
 	names := make([]string, len(inputs))
 	for i, in := range inputs {
 		names[i] = in.Name
 	}
 	d := &report.Document{Title: "Comparison: " + strings.Join(names, " vs "),
-		Subtitle: fmt.Sprintf("Each figure of %s and its change from %s (the first input), as reviews write it: \"34.6%% higher\".",
+		Subtitle: fmt.Sprintf("Each figure of %s and its change from %s (the first input) in percent: +34.6 is what reviews write as \"34.6%% higher\".",
 			strings.Join(names[1:], ", "), names[0])}
 	groups, order, err := groupTests(inputs)
 	if err != nil {
@@ -258,10 +261,10 @@ func compareSection(es []entry, opts DocumentOptions) (*report.Section, error) {
 	sec := &report.Section{ID: sectionID("cmp " + heading), Heading: heading, Figures: map[string]float64{}}
 	t := &report.Table{Columns: []report.Column{{Header: "figure"}}}
 	for _, e := range es {
-		t.Columns = append(t.Columns, report.Column{Header: e.input, Align: report.Right})
+		t.Columns = append(t.Columns, report.Column{Header: e.input, Align: report.Right, Numeric: true})
 	}
 	for _, e := range es[1:] {
-		t.Columns = append(t.Columns, report.Column{Header: e.input + " vs " + es[0].input, Align: report.Right})
+		t.Columns = append(t.Columns, report.Column{Header: changeHeader(e.input, len(es) > 2), Align: report.Right, Numeric: true})
 	}
 	for _, name := range figureNames(es) {
 		row := []string{name}
@@ -283,6 +286,7 @@ func compareSection(es []entry, opts DocumentOptions) (*report.Section, error) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Notes = []string{changeNote(es[0].input)}
 	sec.Tables = []report.TableBlock{{Caption: "Figures side by side, with the change from " + es[0].input, Table: t}}
 	names := make([]string, len(es))
 	tests := make([]*testFigures, len(es))
@@ -454,9 +458,10 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: %s.", ref.Server, row.Config, b.String(), why))
 			continue
 		}
-		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right}}}
+		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right, Numeric: true}}}
 		for _, n := range names {
-			t.Columns = append(t.Columns, report.Column{Header: n, Align: report.Right}, report.Column{Header: n + " vs published", Align: report.Right})
+			t.Columns = append(t.Columns, report.Column{Header: n, Align: report.Right, Numeric: true},
+				report.Column{Header: changeHeader(n, len(names) > 1), Align: report.Right, Numeric: true})
 		}
 		for _, f := range row.Figures {
 			r := []string{f.Label(), opts.num(f)}
@@ -470,7 +475,7 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 			}
 			t.Rows = append(t.Rows, r)
 		}
-		t.Notes = []string{"Published: " + ref.Source + "."}
+		t.Notes = []string{"Published: " + ref.Source + ".", changeNote("the published figure")}
 		if row.VMs > 0 {
 			t.Notes[0] += " The reviews' aggregate latencies are the mean of the per-VM values: compare them with the published aggregation."
 		}

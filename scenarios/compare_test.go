@@ -49,9 +49,9 @@ func TestCompareKnownDifference(t *testing.T) {
 	}
 	rows := comparisonTable(t, d)
 	for fig, want := range map[string][]string{
-		"aggregate TPS":               {"7,300.0", "9,825.0", "34.6% higher"},
-		"per-VM TPS min":              {"3,600.0", "4,845.0", "34.6% higher"},
-		"avg latency, published (ms)": {"8.70", "6.52", "25.0% lower"},
+		"aggregate TPS":               {"7,300.0", "9,825.0", "+34.6"},
+		"per-VM TPS min":              {"3,600.0", "4,845.0", "+34.6"},
+		"avg latency, published (ms)": {"8.70", "6.52", "-25.0"},
 	} {
 		if got := rows[fig]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("%s: %q, want %q", fig, got, want)
@@ -100,7 +100,7 @@ func TestChange(t *testing.T) {
 	for _, c := range []struct {
 		base, v float64
 		want    string
-	}{{100, 134.6, "34.6% higher"}, {100, 88, "12.0% lower"}, {100, 100.04, "same"}, {0, 5, "n/a"}} {
+	}{{100, 134.6, "+34.6"}, {100, 88, "-12.0"}, {100, 100.04, "0.0"}, {100, 99.96, "0.0"}, {0, 5, "n/a"}} {
 		if got := change(c.base, c.v); got != c.want {
 			t.Errorf("change(%g, %g) = %q, want %q", c.base, c.v, got, c.want)
 		}
@@ -147,7 +147,7 @@ func TestSingleReportWithReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := d.Sections[0].Tables[len(d.Sections[0].Tables)-1]
-	if want := "aggregate TPS|5,840.0|7,300.0|25.0% higher"; !strings.HasPrefix(tbl.Caption, "Reference: test server") || strings.Join(tbl.Table.Rows[0], "|") != want {
+	if want := "aggregate TPS|5,840.0|7,300.0|+25.0"; !strings.HasPrefix(tbl.Caption, "Reference: test server") || strings.Join(tbl.Table.Rows[0], "|") != want {
 		t.Errorf("reference table %q %q, want %q", tbl.Caption, tbl.Table.Rows, want)
 	}
 	// Same VM count, another protocol: shown, not compared.

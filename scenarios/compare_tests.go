@@ -219,8 +219,9 @@ func protocolDiff(a, b map[string]string) string {
 	return strings.Join(d, "; ")
 }
 
-// change is how v compares with base, as reviews write it: "34.6%
-// higher", "12.0% lower", "same" (within 0.05%); "n/a" when base is 0.
+// change is how v compares with base in percent, signed and compact as
+// a table cell: "+34.6" (34.6% higher), "-12.0" (12.0% lower), "0.0"
+// (within 0.05%); "n/a" when base is 0.
 func change(base, v float64) string {
 	if base == 0 {
 		return "n/a"
@@ -228,9 +229,23 @@ func change(base, v float64) string {
 	pct := (v - base) / base * 100
 	switch {
 	case pct >= 0.05:
-		return fmt.Sprintf("%.1f%% higher", pct)
+		return fmt.Sprintf("+%.1f", pct)
 	case pct <= -0.05:
-		return fmt.Sprintf("%.1f%% lower", -pct)
+		return fmt.Sprintf("%.1f", pct)
 	}
-	return "same"
+	return "0.0"
+}
+
+// changeHeader is the header of a change column: "change (%)", or
+// "change, NAME (%)" when several inputs have one.
+func changeHeader(name string, several bool) string {
+	if several {
+		return "change, " + name + " (%)"
+	}
+	return "change (%)"
+}
+
+// changeNote explains a table's change columns.
+func changeNote(base string) string {
+	return "change (%): from " + base + "; +34.6 is 34.6% higher, -12.0 is 12.0% lower, 0.0 within 0.05%; n/a where the base is 0."
 }

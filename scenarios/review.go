@@ -296,10 +296,10 @@ func (rv *Review) table(f form) *report.Table {
 	}
 	t := &report.Table{Columns: []report.Column{{Header: "VM"}, {Header: "datastore"}}}
 	for _, h := range []string{"TPS", "avg (ms)", "p95 (ms)", "p99 (ms)", "retries", "errors", reconn} {
-		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right})
+		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right, Numeric: true})
 	}
 	for _, c := range rv.Columns {
-		t.Columns = append(t.Columns, report.Column{Header: c.Header, Align: report.Right})
+		t.Columns = append(t.Columns, report.Column{Header: c.Header, Align: report.Right, Numeric: true})
 	}
 	bound := rv.anyClientBound()
 	if bound {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -57,7 +58,8 @@ var (
 )
 
 // jsonTables are the tables of a Document's JSON (WriteJSON), header
-// row first, in document order.
+// row first, in document order; a number cell as its JSON text, null as
+// "".
 func jsonTables(t *testing.T, d *report.Document) [][][]string {
 	t.Helper()
 	var b bytes.Buffer
@@ -68,22 +70,59 @@ func jsonTables(t *testing.T, d *report.Document) [][][]string {
 		Sections []struct {
 			Tables []struct {
 				Table struct {
-					Columns []string   `json:"columns"`
-					Rows    [][]string `json:"rows"`
+					Columns []string `json:"columns"`
+					Rows    [][]any  `json:"rows"`
 				} `json:"table"`
 			} `json:"tables"`
 		} `json:"sections"`
 	}
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+	dec := json.NewDecoder(&b)
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
 	var out [][][]string
 	for _, s := range doc.Sections {
 		for _, tb := range s.Tables {
-			out = append(out, append([][]string{tb.Table.Columns}, tb.Table.Rows...))
+			rows := [][]string{tb.Table.Columns}
+			for _, r := range tb.Table.Rows {
+				cells := make([]string, len(r))
+				for i, c := range r {
+					switch v := c.(type) {
+					case string:
+						cells[i] = v
+					case json.Number:
+						cells[i] = v.String()
+					case nil:
+					default:
+						t.Fatalf("JSON cell %v is %T, not a string, number or null", c, c)
+					}
+				}
+				rows = append(rows, cells)
+			}
+			out = append(out, rows)
 		}
 	}
 	return out
+}
+
+// sameCells reports where the page's table and the JSON's differ, cell
+// by cell (sameNumber); "" when they agree.
+func sameCells(page, js [][]string) string {
+	if len(page) != len(js) {
+		return fmt.Sprintf("%d rows in the page, %d in the JSON", len(page), len(js))
+	}
+	for i := range page {
+		if len(page[i]) != len(js[i]) {
+			return fmt.Sprintf("row %d: %q in the page, %q in the JSON", i, page[i], js[i])
+		}
+		for j := range page[i] {
+			if !sameNumber(page[i][j], js[i][j]) {
+				return fmt.Sprintf("row %d cell %d: %q in the page, %q in the JSON", i, j, page[i][j], js[i][j])
+			}
+		}
+	}
+	return ""
 }
 
 // checkInBrowser loads the document's HTML in headless Chromium: no
@@ -125,8 +164,8 @@ func checkInBrowser(t *testing.T, bin, name string, d *report.Document) {
 		t.Fatalf("%s: %d tables in the page, %d in the JSON", name, len(got), len(want))
 	}
 	for i := range want {
-		if g, w := flatten(got[i]), flatten(want[i]); g != w {
-			t.Errorf("%s: table %d in the page:\n%s\nin the JSON:\n%s", name, i, g, w)
+		if diff := sameCells(got[i], want[i]); diff != "" {
+			t.Errorf("%s: table %d: %s", name, i, diff)
 		}
 	}
 	shot, pdf := filepath.Join(dir, name+".png"), filepath.Join(dir, name+".pdf")
@@ -138,14 +177,6 @@ func checkInBrowser(t *testing.T, bin, name string, d *report.Document) {
 		}
 	}
 	t.Logf("%s: screenshot %s, print %s", name, shot, pdf)
-}
-
-func flatten(rows [][]string) string {
-	var b strings.Builder
-	for _, r := range rows {
-		b.WriteString(strings.Join(r, " | ") + "\n")
-	}
-	return b.String()
 }
 
 // TestReportInBrowser renders a VM campaign's report, a comparison with

@@ -86,10 +86,15 @@ func markdownTable(md string) [][]string {
 	return rows
 }
 
-// sameNumber reports whether a cell as shown (grouped) and as in CSV
-// (plain) are the same figure, or the same text when not numbers.
+// sameNumber reports whether a cell as shown (grouped, or signed:
+// "+34.6") and as in CSV or JSON (plain) are the same figure, or the same
+// text when not numbers; a shown cell that is no number ("–", "n/a") is
+// empty in plain form.
 func sameNumber(shown, plain string) bool {
 	if shown == plain {
+		return true
+	}
+	if _, err := strconv.ParseFloat(strings.ReplaceAll(shown, ",", ""), 64); err != nil && plain == "" {
 		return true
 	}
 	a, errA := strconv.ParseFloat(strings.ReplaceAll(shown, ",", ""), 64)
