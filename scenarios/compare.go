@@ -137,6 +137,9 @@ func compareDocument(inputs []*Input, opts DocumentOptions) (*report.Document, e
 	}
 	for _, in := range inputs {
 		d.Facts = append(d.Facts, report.Fact{Name: in.Name, Value: inputFacts(in)})
+		for _, w := range in.Warnings { // a review directory's failed or skipped campaigns
+			d.Warnings = append(d.Warnings, in.Name+": "+w)
+		}
 		for _, rep := range in.Reports {
 			d.Warnings = append(d.Warnings, rep.warnings(in.Name)...)
 		}
