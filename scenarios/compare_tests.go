@@ -179,7 +179,8 @@ func (r *Report) oltpTest() (testFigures, error) {
 		ms(figAvgPub, rv.AvgPublishedMs), ms(figAvgExact, rv.AvgExactMs), ms(figP99Pub, rv.P99PublishedMs), ms(figP99Exact, rv.P99ExactMs)}
 	for i, c := range rv.Columns {
 		if c.Value != nil {
-			t.figures = append(t.figures, report.Figure{Name: c.Header, Value: rv.Figures[i], Digits: c.Digits})
+			t.figures = append(t.figures, report.Figure{Name: PublishedLabel(c.Header), Value: rv.Figures[i], Digits: c.Digits},
+				report.Figure{Name: MergedLabel(c.Header), Value: rv.MergedFigures[i], Digits: c.Digits})
 		}
 	}
 	if hasIntervals(rv.perVM) {

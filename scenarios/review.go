@@ -89,9 +89,14 @@ type Review struct {
 	// Columns are the tool's own review columns (workload.Reviewer:
 	// tpcc's tpmC and NOPM), printed after the common ones; the review
 	// never names a tool's ops or counters. Figures are their sums over
-	// the VMs, shown in the published aggregate row (as TPS is summed).
-	Columns []workload.Column
-	Figures []float64
+	// the VMs, shown in the published aggregate row (as TPS is summed);
+	// MergedFigures are their values of the merged Result (all VMs over
+	// their merged window, as the tool's own report of it gives them),
+	// shown in the exact row. The two differ a little (tpmC by about 1%):
+	// each is labelled (PublishedLabel, MergedLabel).
+	Columns       []workload.Column
+	Figures       []float64
+	MergedFigures []float64
 	// FromIntended is set when the latency columns are measured from the
 	// intended start (open loop) or the submission (terminal-driven)
 	// rather than as service time.
@@ -166,6 +171,7 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 	rv := &Review{Campaign: campaign, Workload: merged.Workload, Measured: perVM[0].Measured + ", in each VM" + driverNote(perVM), Elapsed: merged.Elapsed,
 		Columns: cols, perVM: perVM, merged: merged}
 	rv.Figures = make([]float64, len(cols))
+	rv.MergedFigures = figures(cols, merged)
 	if c := merged.Client; c != nil {
 		var n int64
 		for _, op := range merged.Ops {
@@ -325,7 +331,7 @@ func (rv *Review) table(f form) *report.Table {
 		published = append(published, bold(c))
 	}
 	exact := []string{"aggregate, exact", "", f.num(rv.TPSSum, 1), f2(rv.AvgExactMs), f2(rv.P95ExactMs), f2(rv.P99ExactMs), "", "", ""}
-	exact = append(exact, make([]string, len(rv.Columns))...)
+	exact = append(exact, rv.cells(f, rv.MergedFigures)...)
 	if bound {
 		published = append(published, clientMark(rv.ClientBound))
 		exact = append(exact, clientMark(rv.ClientBound))
@@ -353,10 +359,18 @@ func (rv *Review) notes(f form) []string {
 	if rv.FromIntended {
 		l = append(l, "Latencies are measured from each intended start or submission (queueing included), not as service time.")
 	}
+	var tool []string
 	for _, c := range rv.Columns {
 		if c.Note != "" {
 			l = append(l, c.Note)
 		}
+		if c.Value != nil {
+			tool = append(tool, c.Header)
+		}
+	}
+	if len(tool) > 0 {
+		l = append(l, fmt.Sprintf("%s: the published row is the sum of the VMs' figures (the reviews' aggregation: %q); the exact row is the figure of all VMs' merged window (%q, as the tool's report of the merged Result gives it).",
+			strings.Join(tool, ", "), PublishedLabel(tool[0]), MergedLabel(tool[0])))
 	}
 	if rv.anyClientBound() {
 		l = append(l, fmt.Sprintf("%s: the client (on the aggregate rows, the clients together) used more than %.0f%% of the CPU available to it over the measured phase, so that row's figures may be the client's limit, not the server's.",
@@ -367,6 +381,14 @@ func (rv *Review) notes(f form) []string {
 	}
 	return l
 }
+
+// PublishedLabel names a tool figure as the review's published row gives
+// it: "tpmC (sum of VMs, as published)".
+func PublishedLabel(header string) string { return header + " (sum of VMs, as published)" }
+
+// MergedLabel names a tool figure as the review's exact row gives it, of
+// the merged Result: "tpmC (merged window)".
+func MergedLabel(header string) string { return header + " (merged window)" }
 
 // clientBoundMark is the review's client cell of a client-bound row.
 const clientBoundMark = "CLIENT-BOUND"

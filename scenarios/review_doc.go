@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -99,11 +100,14 @@ func (r *Report) oltpSection(f form) (*report.Section, error) {
 		return nil, err
 	}
 	s.Charts = append(s.Charts, pct)
-	pre, err := r.toolReport()
+	if tf := rv.toolFigures(); tf != nil {
+		s.Tables = append(s.Tables, *tf)
+	}
+	tables, pre, err := r.toolReport()
 	if err != nil {
 		return nil, err
 	}
-	s.Pre = pre
+	s.Tables, s.Pre = append(s.Tables, tables...), pre
 	return s, nil
 }
 
@@ -149,7 +153,8 @@ func (rv *Review) figureMap() map[string]float64 {
 		"p95_exact_ms": rv.P95ExactMs, "p99_published_ms": rv.P99PublishedMs, "p99_exact_ms": rv.P99ExactMs}
 	for i, c := range rv.Columns {
 		if c.Value != nil {
-			m[c.Header] = rv.Figures[i]
+			m[PublishedLabel(c.Header)] = rv.Figures[i]
+			m[MergedLabel(c.Header)] = rv.MergedFigures[i]
 		}
 	}
 	return m
@@ -172,31 +177,78 @@ func hostFacts(merged *oltp.Result) []report.Fact {
 	return out
 }
 
+// tableReporter is a tool's Config whose own report opens with a table
+// (tpcc's per-transaction table, tpcc.TransactionTable): the HTML report
+// shows that table as a table, from the same Result and the same code,
+// and the rest of the report as text.
+type tableReporter interface {
+	ReportTable(o *workload.Output) (*report.Table, error)
+	WriteReportSummary(w io.Writer, o *workload.Output) error
+}
+
 // toolReport is the tool's own report of the merged Result (tpcc's
 // per-transaction table, tpmC, NOPM and audit), when the tool has one
-// (workload.Reporter); none for a tool without.
-func (r *Report) toolReport() ([]report.PreBlock, error) {
+// (workload.Reporter): its table as a table when it has one
+// (tableReporter), the rest as preformatted text; none for a tool
+// without.
+func (r *Report) toolReport() ([]report.TableBlock, []report.PreBlock, error) {
 	file := filepath.Join(r.Dir, "campaign.yaml")
 	spec, err := Load(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if spec.Workload.Tool != "tpcc" {
-		return nil, nil // sysbench's report repeats the review table
+		return nil, nil, nil // sysbench's report repeats the review table
 	}
 	cfg, err := toolConfig(file, spec.Workload)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rep, ok := cfg.(workload.Reporter)
-	if !ok {
-		return nil, nil
-	}
+	tool, out := spec.Workload.Tool, &workload.Output{Result: r.Review.merged}
 	var b bytes.Buffer
-	if err := rep.WriteReport(&b, &workload.Output{Result: r.Review.merged}); err != nil {
-		return nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, spec.Workload.Tool, err)
+	var tables []report.TableBlock
+	switch rep := cfg.(type) {
+	case tableReporter:
+		t, err := rep.ReportTable(out)
+		if err == nil && t != nil {
+			tables = []report.TableBlock{{Caption: tool + "'s report of all VMs merged: per transaction (response times)", Table: t}}
+		}
+		if err == nil {
+			err = rep.WriteReportSummary(&b, out)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, tool, err)
+		}
+	case workload.Reporter:
+		if err := rep.WriteReport(&b, out); err != nil {
+			return nil, nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, tool, err)
+		}
+	default:
+		return nil, nil, nil
 	}
-	return []report.PreBlock{{Caption: spec.Workload.Tool + "'s report of all VMs merged: per transaction, tpmC, NOPM and the audit of the inputs", Text: b.String()}}, nil
+	return tables, []report.PreBlock{{Caption: tool + "'s report of all VMs merged: tpmC and NOPM of the merged window, errors and the audit of the inputs", Text: b.String()}}, nil
+}
+
+// toolFigures is a table of the tool's review figures side by side as
+// the review table's two aggregate rows give them: summed over the VMs
+// (the published aggregation) and of the merged window, with the
+// difference; nil when the tool has none.
+func (rv *Review) toolFigures() *report.TableBlock {
+	t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "sum of VMs, as published", Align: report.Right, Numeric: true},
+		{Header: "merged window", Align: report.Right, Numeric: true}, {Header: "merged vs sum (%)", Align: report.Right, Numeric: true}}}
+	for i, c := range rv.Columns {
+		if c.Value == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{c.Header, report.Grouped(rv.Figures[i], c.Digits), report.Grouped(rv.MergedFigures[i], c.Digits),
+			change(rv.Figures[i], rv.MergedFigures[i])})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.Notes = []string{"The published row of the review table sums each VM's own figure; the merged window is all VMs' transactions over their merged measured window, " +
+		"the figure of the tool's report below. Windows that do not line up exactly make them differ a little."}
+	return &report.TableBlock{Caption: "Headline figures: sum of VMs (as published) and merged window", Table: t}
 }
 
 // hasIntervals reports whether a Result of rs has a report interval,

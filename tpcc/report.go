@@ -118,16 +118,46 @@ func atRounded(rep oltp.IntervalReport) time.Duration {
 
 // WriteReport writes the report of res: per transaction its count, TPM,
 // average, p50, p90, p95, p99, p99.9 and max response time in ms and its
-// 90th-percentile limit (TPC-C 5.2.5.3) as PASS or FAIL; then TPS, tpmC,
-// NOPM beside the client's count, efficiency, errors, what was measured and
-// the audit of clause 9.2.
+// 90th-percentile limit (TPC-C 5.2.5.3) as PASS or FAIL (TransactionTable);
+// then TPS, tpmC, NOPM beside the client's count, efficiency, errors, what
+// was measured and the audit of clause 9.2 (WriteSummary).
 func WriteReport(w io.Writer, res *oltp.Result) error {
+	t, err := TransactionTable(res, false)
+	if err != nil {
+		return err
+	}
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	return WriteSummary(w, res)
+}
+
+// transactionHeaders are the per-transaction table's columns after the
+// first ("Transaction"): as the text report prints them, and with each
+// latency's unit for HTML, Markdown and CSV.
+var transactionHeaders = [2][]string{
+	{"Count", "TPM", "Avg(ms)", "p50", "p90", "p95", "p99", "p99.9", "Max(ms)", "90th limit"},
+	{"count", "TPM", "avg (ms)", "p50 (ms)", "p90 (ms)", "p95 (ms)", "p99 (ms)", "p99.9 (ms)", "max (ms)", "90th limit"},
+}
+
+// TransactionTable is res's per-transaction table: a row per transaction
+// type measured with its count, transactions per minute, mean, p50, p90,
+// p95, p99, p99.9 and max response time in ms (two decimals), and its
+// 90th-percentile limit with PASS, FAIL or "-" (none ran). units puts
+// each latency's unit in its header ("p90 (ms)", for HTML and CSV);
+// without it the headers are the text report's. The numeric columns are
+// marked Numeric. An error names a transaction whose histogram does not
+// decode.
+func TransactionTable(res *oltp.Result, units bool) (*report.Table, error) {
+	headers := transactionHeaders[0]
+	if units {
+		headers = transactionHeaders[1]
+	}
 	t := &report.Table{Columns: []report.Column{{Header: "Transaction"}}}
-	for _, h := range []string{"Count", "TPM", "Avg(ms)", "p50", "p90", "p95", "p99", "p99.9", "Max(ms)", "90th limit"} {
-		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right})
+	for i, h := range headers {
+		t.Columns = append(t.Columns, report.Column{Header: h, Align: report.Right, Numeric: i < len(headers)-1})
 	}
 	mins := res.Elapsed.Minutes()
-	service := hist.New()
 	for i, name := range OpNames {
 		op := res.Op(name)
 		if op == nil {
@@ -135,14 +165,7 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 		}
 		h, err := responseHist(op)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if op.Intended != nil {
-			s, err := op.Latency.Histogram()
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			service.Merge(s)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		verdict := "PASS"
 		switch {
@@ -160,8 +183,25 @@ func WriteReport(w io.Writer, res *oltp.Result) error {
 			f(h.Mean()), f(h.Percentile(50)), f(h.Percentile(90)), f(h.Percentile(95)), f(h.Percentile(99)),
 			f(h.Percentile(99.9)), f(h.Max()), limitWords(ResponseLimits[i]) + " " + verdict})
 	}
-	if err := t.WriteText(w); err != nil {
-		return err
+	return t, nil
+}
+
+// WriteSummary writes what WriteReport prints after the per-transaction
+// table: the service time beside the response times (terminal-driven
+// runs), TPS, tpmC, NOPM, efficiency, errors, what was measured, the
+// client's CPU, an interruption and the audit of clause 9.2.
+func WriteSummary(w io.Writer, res *oltp.Result) error {
+	service := hist.New()
+	for _, name := range OpNames {
+		op := res.Op(name)
+		if op == nil || op.Intended == nil {
+			continue
+		}
+		s, err := op.Latency.Histogram()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		service.Merge(s)
 	}
 	if service.Count() > 0 {
 		fmt.Fprintf(w, "Response times above count from each submission; service time (a connection held): avg %.2f ms, p90 %.2f ms, p99 %.2f ms\n",

@@ -10,6 +10,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/report"
 	"vmbench/workload"
 )
 
@@ -169,6 +170,29 @@ func (c *toolConfig) ReviewColumns() []workload.Column {
 // prints while it runs: the header (see Run), the precondition's start and
 // end and an interval line per --report-interval (WriteInterval).
 func (c *toolConfig) IntervalWriter(w io.Writer) workload.Observer { return &reportWriter{w: w, c: c} }
+
+// ReportTable is the per-transaction table of o's Result with the units
+// in its headers (TransactionTable): what an HTML report shows as a table
+// before WriteReportSummary's text; nil for no Result.
+func (c *toolConfig) ReportTable(o *workload.Output) (*report.Table, error) {
+	if o == nil || o.Result == nil {
+		return nil, nil
+	}
+	return TransactionTable(o.Result, true)
+}
+
+// WriteReportSummary writes WriteReport's text without the
+// per-transaction table (WriteSummary), said to be the precondition's
+// when nothing was measured.
+func (c *toolConfig) WriteReportSummary(w io.Writer, o *workload.Output) error {
+	if o == nil || o.Result == nil {
+		return nil
+	}
+	if o.Result.Phase != oltp.PhaseMeasure {
+		fmt.Fprintf(w, "Interrupted during the precondition: nothing was measured. What ran in the precondition:\n")
+	}
+	return WriteSummary(w, o.Result)
+}
 
 // WriteReport writes the report of o (package WriteReport) after a blank
 // line, said to be the precondition's when nothing was measured.
