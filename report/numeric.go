@@ -25,35 +25,38 @@ func numericValue(cell string) (plain string, ok bool) {
 // plain numbers (no separators, no '+'), empty where not a number; the
 // other cells as they are.
 func (t *Table) csvRows() [][]string {
-	out := make([][]string, len(t.Rows))
-	for i, r := range t.Rows {
-		out[i] = make([]string, len(r))
-		for j, c := range r {
-			out[i][j] = c
-			if j < len(t.Columns) && t.Columns[j].Numeric {
-				out[i][j], _ = numericValue(c)
-			}
+	return mapCells(t, func(c string, numeric bool) string {
+		if !numeric {
+			return c
 		}
-	}
-	return out
+		v, _ := numericValue(c)
+		return v
+	})
 }
 
 // jsonRows are t's rows as JSON writes them: a Numeric column's cells as
 // numbers with the digits shown (json.Number), null where not a number;
 // the other cells as strings.
 func (t *Table) jsonRows() [][]any {
-	out := make([][]any, len(t.Rows))
+	return mapCells(t, func(c string, numeric bool) any {
+		if !numeric {
+			return c
+		}
+		if v, ok := numericValue(c); ok {
+			return json.Number(v)
+		}
+		return nil
+	})
+}
+
+// mapCells is t's rows with each cell mapped by f, told whether the
+// cell's column is Numeric.
+func mapCells[T any](t *Table, f func(cell string, numeric bool) T) [][]T {
+	out := make([][]T, len(t.Rows))
 	for i, r := range t.Rows {
-		out[i] = make([]any, len(r))
+		out[i] = make([]T, len(r))
 		for j, c := range r {
-			out[i][j] = c
-			if j < len(t.Columns) && t.Columns[j].Numeric {
-				if v, ok := numericValue(c); ok {
-					out[i][j] = json.Number(v)
-				} else {
-					out[i][j] = nil
-				}
-			}
+			out[i][j] = f(c, j < len(t.Columns) && t.Columns[j].Numeric)
 		}
 	}
 	return out
