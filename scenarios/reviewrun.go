@@ -45,8 +45,9 @@ type ReviewCampaignOutcome struct {
 // continue, then writes review.json and the review's report (report.html,
 // report.md, report.csv: BuildDocument of the review directory, with a
 // warning per failed or skipped campaign). opts applies to every campaign
-// (opts.ResultsDir is replaced by the review directory). The error joins
-// the campaigns' errors.
+// (opts.ResultsDir is replaced by the review directory; opts.DBServer, a
+// --db-dsn server, holds every OLTP campaign's VM databases and is not
+// given to block suites). The error joins the campaigns' errors.
 func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcome, error) {
 	rd, err := CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
 	if err != nil {
@@ -104,7 +105,7 @@ func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
 	for i, c := range rf.Campaigns {
 		f, err := rf.Load(i)
 		if err == nil && f.Suite != nil {
-			err = CheckSuite(f.Suite, opts)
+			err = CheckSuite(f.Suite, suiteOptions(opts))
 		} else if err == nil {
 			if _, _, err = Check(f.Spec, opts); err == nil {
 				err = FindData(ctx, f.Spec, opts)
@@ -126,6 +127,7 @@ func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options)
 	}
 	var out *Outcome
 	if f.Suite != nil {
+		opts = suiteOptions(opts)
 		if err := CheckSuite(f.Suite, opts); err != nil {
 			return "", err
 		}
@@ -143,6 +145,13 @@ func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options)
 		return "", err
 	}
 	return filepath.Base(out.Dir), err
+}
+
+// suiteOptions are a review's opts for a block suite: no database server
+// (review run --db-dsn is for the OLTP campaigns' databases).
+func suiteOptions(opts Options) Options {
+	opts.DBServer = nil
+	return opts
 }
 
 // write writes review.json into the review directory.

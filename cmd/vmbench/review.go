@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vmbench/dialect"
 	"vmbench/scenarios"
 )
 
@@ -41,19 +43,28 @@ runs: a bad file is bad input (exit status 2) and nothing runs.
 
 With --simulate, every campaign runs as 'campaign run --simulate' does: an
 in-process vSphere simulator, an embedded SQLite database per VM and the
-files' scaled-down simulate: sizes. Against a real vCenter, connection and
-placement come from govc's environment or the flags, as for 'campaign run'.`
+files' scaled-down simulate: sizes. --db-dsn (with --simulate) puts every
+OLTP campaign's VM databases on that MySQL/MariaDB, PostgreSQL or SQL Server
+server instead, one database per VM as 'campaign run --simulate --db-dsn'
+does (block suites have no database); the server is connected to once before
+anything runs. A DSN without a password takes it from --db-password-file,
+else from the client's variable ($MYSQL_PWD, $PGPASSWORD, $SQLCMDPASSWORD).
+Against a real vCenter, connection and placement come from govc's
+environment or the flags, as for 'campaign run'.`
 
 func newReviewRunCmd(a *app) *cobra.Command {
 	var simulate bool
-	var resultsDir string
+	var resultsDir, dsn, pwFile string
 	var vf vsphereFlags
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run the review in FILE",
 		Long:  reviewRunLong,
 		Example: `  # the whole review, simulated, in a few minutes
-  vmbench review run scenarios/review-full.yaml --simulate`,
+  vmbench review run scenarios/review-full.yaml --simulate
+
+  # simulated, each VM's database on a local MariaDB
+  vmbench review run scenarios/review-full.yaml --simulate --db-dsn 'mysql://root@127.0.0.1:3306/'`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rf, err := scenarios.LoadReview(args[0])
@@ -70,6 +81,11 @@ func newReviewRunCmd(a *app) *cobra.Command {
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a)
 			}
+			server, err := reviewServer(cmd.Context(), a, simulate, dsn, pwFile)
+			if err != nil {
+				return err
+			}
+			opts.DBServer = server
 			if err := scenarios.CheckReview(cmd.Context(), rf, opts); err != nil {
 				return usageError{err}
 			}
@@ -86,6 +102,24 @@ func newReviewRunCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&simulate, "simulate", false, "run every campaign against an in-process vSphere simulator and local databases, with the files' simulate: sizes")
 	cmd.Flags().StringVar(&resultsDir, "results-dir", "results", "parent directory of the review directory")
+	cmd.Flags().StringVar(&dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB, PostgreSQL or SQL Server server for every OLTP campaign's VM databases, one database each, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
+	cmd.Flags().StringVar(&pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line")
 	vf.bind(cmd.Flags())
 	return cmd
+}
+
+// reviewServer checks review run's --db-dsn as campaign run does (only
+// with --simulate; a server without a database; connected to once) and
+// returns it for every campaign's Options, nil without one. Errors are
+// usage errors naming the flag.
+func reviewServer(ctx context.Context, a *app, simulate bool, dsn, pwFile string) (*dialect.Config, error) {
+	switch {
+	case dsn != "" && !simulate:
+		return nil, usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
+	case dsn == "" && pwFile != "":
+		return nil, usagef("--db-password-file: only with --db-dsn (it holds the password of that server)")
+	case dsn == "":
+		return nil, nil
+	}
+	return checkServerDSN(ctx, dsn, "--db-dsn", dsnPassword{file: pwFile, getenv: a.getenv})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"vmbench/internal/golden"
+	"vmbench/internal/testdb"
 	"vmbench/scenarios"
 )
 
@@ -120,4 +122,50 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestReviewRunDBDSN: review run --db-dsn is refused without --simulate
+// and with a DSN that is no server's (exit 2, nothing made); with
+// --simulate each OLTP campaign's VMs get their databases on that server,
+// as campaign run --db-dsn gives them (its campaign.yaml records the
+// server).
+func TestReviewRunDBDSN(t *testing.T) {
+	camp := writeFile(t, "tiny.yaml", tinyCampaign)
+	rf := writeFile(t, "r.yaml", "kind: review\nname: r\ncampaigns: [{file: "+camp+"}]\n")
+	pw := writeFile(t, "pw", "secret\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--db-dsn", "mysql://root@127.0.0.1:3306/"}, "--db-dsn: only with --simulate"},
+		{[]string{"--simulate", "--db-dsn", "sqlite:///tmp/x.db"}, "--db-dsn"},
+		{[]string{"--simulate", "--db-password-file", pw}, "--db-password-file: only with --db-dsn"},
+	} {
+		res := t.TempDir()
+		if code, _, stderr := runCLI(t, nil, append([]string{"review", "run", rf, "--results-dir", res}, c.args...)...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if left, _ := os.ReadDir(res); len(left) != 0 {
+			t.Errorf("%q: a refused review made %v", c.args, left)
+		}
+	}
+	if testing.Short() {
+		t.Skip("runs a campaign on a MariaDB server")
+	}
+	srv := testdb.Shared(t)
+	res := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "review", "run", rf, "--simulate", "--results-dir", res, "--db-dsn", serverDSN(t, srv)); code != 0 {
+		t.Fatalf("review run --db-dsn: exit %d\n%s", code, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(resultsDir(t, res), "tiny-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("the review directory holds %v, want one tiny-* results directory", dirs)
+	}
+	spec, err := os.ReadFile(filepath.Join(dirs[0], "campaign.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%s:%d", srv.Host(), srv.Port()); !strings.Contains(string(spec), want) {
+		t.Errorf("the campaign's campaign.yaml does not name the --db-dsn server %s:\n%s", want, spec)
+	}
 }
