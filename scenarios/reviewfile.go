@@ -3,7 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 
 	"go.yaml.in/yaml/v3"
@@ -25,6 +24,10 @@ type ReviewFile struct {
 	Campaigns []ReviewCampaign `yaml:"campaigns"`
 
 	path string // the file, for messages and relative campaign paths
+	// sources are the merged texts of the campaigns with an override, by
+	// index, kept by Load so that later errors (Check's) name the lines
+	// they came from (Explain).
+	sources map[int]*mergedSource
 }
 
 // ReviewCampaign is one campaign of a review: a campaign or block-suite
@@ -97,47 +100,35 @@ func (rf *ReviewFile) CampaignPath(i int) string {
 	return filepath.Join(filepath.Dir(rf.path), f)
 }
 
-// Load reads campaign i's file with its override merged over it.
+// Load reads campaign i's file with its override merged over it. An
+// error names the campaign file's line, or the review file's line of the
+// override, that it is about (Explain).
 func (rf *ReviewFile) Load(i int) (*File, error) {
 	c := rf.Campaigns[i]
 	path := rf.CampaignPath(i)
 	if c.Override.Kind == 0 {
 		return LoadAny(path)
 	}
-	var over map[string]any
-	if err := c.Override.Decode(&over); err != nil {
-		return nil, fmt.Errorf("override (line %d): %w", c.Override.Line, err)
-	}
 	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	merged, err := yaml.Marshal(mergeYAML(doc, over))
+	m, err := mergeOverride(path, b, rf.path, &c.Override)
 	if err != nil {
 		return nil, err
 	}
-	return loadAnyBytes(path+" (with the review's override)", merged)
+	if rf.sources == nil {
+		rf.sources = map[int]*mergedSource{}
+	}
+	rf.sources[i] = m
+	f, err := loadAnyBytes(m.label, m.text)
+	return f, m.explain(err)
 }
 
-// mergeYAML merges over onto base: mappings key by key, recursively; any
-// other value of over replaces base's.
-func mergeYAML(base, over map[string]any) map[string]any {
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]any{}
-	}
-	for k, v := range over {
-		bm, ok1 := out[k].(map[string]any)
-		om, ok2 := v.(map[string]any)
-		if ok1 && ok2 {
-			out[k] = mergeYAML(bm, om)
-			continue
-		}
-		out[k] = v
-	}
-	return out
+// Explain rewrites an error about campaign i as loaded (Load), such as
+// Check's, so that the lines it names are the campaign file's or the
+// review file's override's rather than the merged text's; err is
+// returned as it is for a campaign without an override.
+func (rf *ReviewFile) Explain(i int, err error) error {
+	return rf.sources[i].explain(err)
 }

@@ -1,24 +1,49 @@
 package scenarios
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
-func TestMergeYAML(t *testing.T) {
-	for _, c := range []struct {
-		name             string
-		base, over, want map[string]any
-	}{
-		{"nested maps merge key by key",
-			map[string]any{"simulate": map[string]any{"hosts": 1, "workload": map[string]any{"flags": map[string]any{"time": "20s", "tables": 4}}}},
-			map[string]any{"simulate": map[string]any{"workload": map[string]any{"flags": map[string]any{"time": "6s"}}}},
-			map[string]any{"simulate": map[string]any{"hosts": 1, "workload": map[string]any{"flags": map[string]any{"time": "6s", "tables": 4}}}}},
-		{"a list replaces", map[string]any{"profiles": []any{"a", "b"}}, map[string]any{"profiles": []any{"c"}}, map[string]any{"profiles": []any{"c"}}},
-		{"a new key is added", nil, map[string]any{"name": "x"}, map[string]any{"name": "x"}},
-	} {
-		if got := mergeYAML(c.base, c.over); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+// TestMergeOverride: an override merges into the campaign file node by
+// node (nested mappings key by key, a list or value replaced, a new key
+// added), and each line of the merged text knows where it came from.
+func TestMergeOverride(t *testing.T) {
+	base := "name: c\nsimulate:\n  hosts: 1\n  workload:\n    flags: {time: 20s, tables: 4}\nprofiles: [a, b]\n"
+	review := "override:\n  simulate:\n    workload:\n      flags: {time: 6s}\n  profiles: [c]\n  extra: x\n"
+	var doc struct {
+		Override yaml.Node `yaml:"override"`
+	}
+	if err := yaml.Unmarshal([]byte(review), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mergeOverride("c.yaml", []byte(base), "r.yaml", &doc.Override)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := yaml.Unmarshal(m.text, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"name": "c", "simulate": map[string]any{"hosts": 1, "workload": map[string]any{"flags": map[string]any{"time": "6s", "tables": 4}}},
+		"profiles": []any{"c"}, "extra": "x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged %v, want %v", got, want)
+	}
+	lines := strings.Split(string(m.text), "\n")
+	for n, l := range lines {
+		at := m.origin[n+1]
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "name:") && at != "c.yaml:1",
+			strings.Contains(l, "6s") && at != "r.yaml:4 (the override)",
+			strings.HasPrefix(l, "extra:") && at != "r.yaml:6 (the override)":
+			t.Errorf("line %d %q comes from %q", n+1, l, at)
 		}
 	}
 }
@@ -37,5 +62,44 @@ func TestLoadReviewFull(t *testing.T) {
 	}
 	if got := f.Spec.Simulated().Workload.Flags["time"]; got != "6s" {
 		t.Errorf("sysbench-4vm with the review's override: simulated time %v, want 6s", got)
+	}
+}
+
+// TestReviewOverrideErrorsNameTheirLines: an error in a campaign's
+// override names the review file and the override's own line, at load
+// (an unknown key) and at the check (a bad flag); an error in the
+// campaign file itself names that file's line.
+func TestReviewOverrideErrorsNameTheirLines(t *testing.T) {
+	dir := t.TempDir()
+	camp, err := os.ReadFile("sysbench-4vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("c.yaml", string(camp))
+	review := write("r.yaml", "kind: review\nname: r\ncampaigns:\n  - file: c.yaml\n    override:\n      vms:\n        cuont: 2\n")
+	if _, err := LoadReview(review); err == nil || !strings.Contains(err.Error(), review+":7 (the override)") || !strings.Contains(err.Error(), `"cuont"`) {
+		t.Errorf("unknown key in an override: %v, want %s:7", err, review)
+	}
+	review = write("r.yaml", "kind: review\nname: r\ncampaigns:\n  - file: c.yaml\n    override:\n      simulate:\n        workload:\n          flags:\n            threads: -3\n")
+	rf, err := LoadReview(review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckReview(t.Context(), rf, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), review+":9 (the override)") {
+		t.Errorf("bad flag in an override: %v, want %s:9", err, review)
+	}
+	bad := strings.Replace(string(camp), "  count: 4\n", "  count: 4\n  cuont: 4\n", 1)
+	c := write("c.yaml", bad)
+	line := strings.Count(bad[:strings.Index(bad, "  cuont")], "\n") + 1
+	if _, err := LoadReview(review); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s:%d", c, line)) {
+		t.Errorf("unknown key in the campaign file: %v, want %s:%d", err, c, line)
 	}
 }

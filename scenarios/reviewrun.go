@@ -112,7 +112,7 @@ func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
 			}
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("campaign %d (%s): %w", i+1, c.File, err))
+			errs = append(errs, fmt.Errorf("campaign %d (%s): %w", i+1, c.File, rf.Explain(i, err)))
 		}
 	}
 	return errors.Join(errs...)
@@ -125,26 +125,33 @@ func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options)
 	if err != nil {
 		return "", err
 	}
+	out, err := runLoaded(ctx, f, opts)
+	if out == nil {
+		return "", rf.Explain(i, err)
+	}
+	return filepath.Base(out.Dir), rf.Explain(i, err)
+}
+
+// runLoaded checks and runs a loaded campaign or block suite with opts.
+func runLoaded(ctx context.Context, f *File, opts Options) (*Outcome, error) {
 	var out *Outcome
+	var err error
 	if f.Suite != nil {
 		opts = suiteOptions(opts)
 		if err := CheckSuite(f.Suite, opts); err != nil {
-			return "", err
+			return nil, err
 		}
 		out, err = RunSuite(ctx, f.Suite, opts)
 	} else {
 		if _, _, err := Check(f.Spec, opts); err != nil {
-			return "", err
+			return nil, err
 		}
 		if err := FindData(ctx, f.Spec, opts); err != nil {
-			return "", err
+			return nil, err
 		}
 		out, err = Run(ctx, f.Spec, opts)
 	}
-	if out == nil {
-		return "", err
-	}
-	return filepath.Base(out.Dir), err
+	return out, err
 }
 
 // suiteOptions are a review's opts for a block suite: no database server
