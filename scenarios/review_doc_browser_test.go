@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,9 +131,9 @@ func sameCells(page, js [][]string) string {
 // console message (the page has no script, and its Content-Security-
 // Policy reports any load as one), every chart present with drawn paths
 // and text, the tables' cells those of the JSON, and a screenshot and a
-// PDF print written to the test's artifact directory (go test
-// -artifacts keeps them).
-func checkInBrowser(t *testing.T, bin, name string, d *report.Document) {
+// PDF print on each of papers (printOn) written to the test's artifact
+// directory (go test -artifacts keeps them).
+func checkInBrowser(t *testing.T, bin, name string, d *report.Document, papers ...paper) {
 	t.Helper()
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, name+".html")
@@ -168,15 +170,67 @@ func checkInBrowser(t *testing.T, bin, name string, d *report.Document) {
 			t.Errorf("%s: table %d: %s", name, i, diff)
 		}
 	}
-	shot, pdf := filepath.Join(dir, name+".png"), filepath.Join(dir, name+".pdf")
+	shot := filepath.Join(dir, name+".png")
 	runChromium(t, bin, page, "--window-size=1200,3000", "--hide-scrollbars", "--screenshot="+shot)
-	runChromium(t, bin, page, "--no-pdf-header-footer", "--print-to-pdf="+pdf)
-	for f, magic := range map[string]string{shot: "\x89PNG", pdf: "%PDF"} {
-		if b, err := os.ReadFile(f); err != nil || len(b) < 10000 || !strings.HasPrefix(string(b), magic) {
-			t.Errorf("%s: %s: %v (%d bytes)", name, f, err, len(b))
+	if b, err := os.ReadFile(shot); err != nil || len(b) < 10000 || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("%s: %s: %v (%d bytes)", name, shot, err, len(b))
+	}
+	for _, paper := range papers {
+		printOn(t, bin, name, b.String(), paper)
+	}
+	t.Logf("%s: screenshot %s", name, shot)
+}
+
+// paper is a paper size the page must print on: its CSS @page size and
+// its width and height in PostScript points (a PDF's MediaBox).
+type paper struct {
+	name, css     string
+	width, height float64
+}
+
+var (
+	a4     = paper{"a4", "A4", 595.28, 841.89}
+	letter = paper{"letter", "letter", 612, 792}
+)
+
+var (
+	pdfPage     = regexp.MustCompile(`/Type\s*/Page[^s]`)
+	pdfMediaBox = regexp.MustCompile(`/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]`)
+)
+
+// printOn prints page (the report's HTML) in Chromium on paper, its size
+// forced by an @page rule added to a copy, into <name>-<paper>.pdf in the
+// artifact directory, and checks the PDF has pages, every one of that
+// size. What it cannot check (no script runs in the page): that no table
+// or chart is wider than the printable width; the print style sets tables
+// and charts to at most that width.
+func printOn(t *testing.T, bin, name, page string, p paper) {
+	t.Helper()
+	dir := t.ArtifactDir()
+	src := filepath.Join(dir, name+"-"+p.name+".html")
+	sized := strings.Replace(page, "</head>", "<style>@page { size: "+p.css+"; }</style>\n</head>", 1)
+	if err := os.WriteFile(src, []byte(sized), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, name+"-"+p.name+".pdf")
+	runChromium(t, bin, src, "--no-pdf-header-footer", "--print-to-pdf="+out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := len(pdfPage.FindAll(b, -1))
+	boxes := pdfMediaBox.FindAllSubmatch(b, -1)
+	if pages == 0 || len(boxes) == 0 {
+		t.Fatalf("%s on %s: %d pages, %d media boxes in %s", name, p.name, pages, len(boxes), out)
+	}
+	for _, m := range boxes {
+		w, _ := strconv.ParseFloat(string(m[1]), 64)
+		h, _ := strconv.ParseFloat(string(m[2]), 64)
+		if math.Abs(w-p.width) > 1 || math.Abs(h-p.height) > 1 {
+			t.Errorf("%s on %s: a page of %.2f x %.2f pt, want %.2f x %.2f", name, p.name, w, h, p.width, p.height)
 		}
 	}
-	t.Logf("%s: screenshot %s, print %s", name, shot, pdf)
+	t.Logf("%s on %s: %d pages (%s)", name, p.name, pages, out)
 }
 
 // TestReportInBrowser renders a VM campaign's report, a comparison with
@@ -193,7 +247,7 @@ func TestReportInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkInBrowser(t, bin, "campaign", d)
+		checkInBrowser(t, bin, "campaign", d, a4)
 	})
 	t.Run("comparison", func(t *testing.T) {
 		ref, err := LookupReference("R750")
@@ -204,7 +258,7 @@ func TestReportInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkInBrowser(t, bin, "comparison", d)
+		checkInBrowser(t, bin, "comparison", d, a4, letter) // the widest tables
 	})
 	t.Run("suite", func(t *testing.T) {
 		t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
@@ -224,6 +278,6 @@ func TestReportInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkInBrowser(t, bin, "suite", d)
+		checkInBrowser(t, bin, "suite", d, letter)
 	})
 }
