@@ -356,9 +356,9 @@ func TestResumeStopsAgentsLeftRunning(t *testing.T) {
 		t.Fatalf("resume: exit %d\n%s", code, stderr)
 	}
 	// Stopped with the agents' upload, not after the common start was
-	// set: the stop's grace would make every VM start late.
-	if strings.LastIndex(stderr, "killed the agent in") > strings.Index(stderr, "common start at") ||
-		strings.Contains(stderr, "after the common start") {
+	// set: the stop's grace would make every VM start late. (A VM may
+	// still start late on a loaded machine, and is then said to.)
+	if strings.LastIndex(stderr, "killed the agent in") > strings.Index(stderr, "common start at") {
 		t.Errorf("the old agents were stopped after the common start:\n%s", stderr)
 	}
 	for _, pid := range pids {
