@@ -118,41 +118,8 @@ func TestCampaignPrebuiltData(t *testing.T) {
 			t.Fatalf("prepare-data with the data gone: exit %d\n%s", code, stderr)
 		}
 
-		// The plan counts the copy a restore makes beside the data disk.
-		if code, stdout, stderr := runCLI(t, nil, append([]string{"campaign", "plan", file, "--simulate"}, dsnArgs(dsn)...)...); code != 0 ||
-			!strings.Contains(stdout, "restore copy (GB)") || !strings.Contains(stdout, "the copy a restore of the data disk makes") {
-			t.Fatalf("plan: exit %d\n%s\n%s", code, stdout, stderr)
-		}
-
-		// A datastore without the data set's vDisk: refused before
-		// anything is created (the plan says so too); prepare-data puts it back.
-		if err := os.RemoveAll(filepath.Join(dataDir, "simulated", "LocalDS_1")); err != nil {
-			t.Fatal(err)
-		}
-		// Exit 1, as a preflight that finds the campaign does not fit.
-		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1: no <id>.json and .vmdk in "+filepath.Join(dataDir, "simulated", "LocalDS_1")) ||
-			!strings.Contains(stderr, "put it there with: vmbench campaign prepare-data "+file+" --simulate") {
-			t.Fatalf("run with a datastore lacking the data set: exit %d\n%s", code, stderr)
-		}
-		if after, _ := os.ReadDir(res); len(after) != len(before) {
-			t.Errorf("a refused run left a results directory: %v", after)
-		}
-		if code, stdout, _ := runCLI(t, nil, append([]string{"campaign", "plan", file, "--simulate"}, dsnArgs(dsn)...)...); code != 1 ||
-			!strings.Contains(stdout, "is not on datastore(s) LocalDS_1") {
-			t.Fatalf("plan with a datastore lacking the data set: exit %d\n%s", code, stdout)
-		}
-		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "data set "+id+" copied from LocalDS_0 to LocalDS_1") || !strings.Contains(stderr, "kept") {
-			t.Fatalf("prepare-data with a datastore lacking it: exit %d\n%s", code, stderr)
-		}
-		// Its vDisk alone gone: the same.
-		if err := os.Remove(filepath.Join(dataDir, "simulated", "LocalDS_1", id+".vmdk")); err != nil {
-			t.Fatal(err)
-		}
-		if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1") {
-			t.Fatalf("run with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
-		}
-		if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "copied from LocalDS_0 to LocalDS_1") {
-			t.Fatalf("prepare-data with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
+		if dsn == "" { // the vSphere half is the same whatever the database
+			datastoresLackingTheDataSet(t, file, dataDir, id, res, run, prepare)
 		}
 		// Damaged data fails the checks: made again; --force makes it again.
 		if dsn == "" {
@@ -205,5 +172,50 @@ func TestPrepareDataAfterKill(t *testing.T) {
 		if _, err := os.Stat(name); !os.IsNotExist(err) {
 			t.Errorf("%s, made by the killed prepare-data, is still there", name)
 		}
+	}
+}
+
+// datastoresLackingTheDataSet: the plan counts the copy a restore makes
+// beside the data disk; a datastore without the data set (its directory,
+// or its vDisk alone) refuses the run and the plan before anything is
+// created, and prepare-data puts it back.
+func datastoresLackingTheDataSet(t *testing.T, file, dataDir, id, res string, run func(string) (int, string, string), prepare []string) {
+	t.Helper()
+	before, _ := os.ReadDir(res)
+	// The plan counts the copy a restore makes beside the data disk.
+	if code, stdout, stderr := runCLI(t, nil, "campaign", "plan", file, "--simulate"); code != 0 ||
+		!strings.Contains(stdout, "restore copy (GB)") || !strings.Contains(stdout, "the copy a restore of the data disk makes") {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// A datastore without the data set's vDisk: refused before
+	// anything is created (the plan says so too); prepare-data puts it back.
+	if err := os.RemoveAll(filepath.Join(dataDir, "simulated", "LocalDS_1")); err != nil {
+		t.Fatal(err)
+	}
+	// Exit 1, as a preflight that finds the campaign does not fit.
+	if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1: no <id>.json and .vmdk in "+filepath.Join(dataDir, "simulated", "LocalDS_1")) ||
+		!strings.Contains(stderr, "put it there with: vmbench campaign prepare-data "+file+" --simulate") {
+		t.Fatalf("run with a datastore lacking the data set: exit %d\n%s", code, stderr)
+	}
+	if after, _ := os.ReadDir(res); len(after) != len(before) {
+		t.Errorf("a refused run left a results directory: %v", after)
+	}
+	if code, stdout, _ := runCLI(t, nil, "campaign", "plan", file, "--simulate"); code != 1 ||
+		!strings.Contains(stdout, "is not on datastore(s) LocalDS_1") {
+		t.Fatalf("plan with a datastore lacking the data set: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "data set "+id+" copied from LocalDS_0 to LocalDS_1") || !strings.Contains(stderr, "kept") {
+		t.Fatalf("prepare-data with a datastore lacking it: exit %d\n%s", code, stderr)
+	}
+	// Its vDisk alone gone: the same.
+	if err := os.Remove(filepath.Join(dataDir, "simulated", "LocalDS_1", id+".vmdk")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(file); code != 1 || !strings.Contains(stderr, "is not on datastore(s) LocalDS_1") {
+		t.Fatalf("run with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, nil, prepare...); code != 0 || !strings.Contains(stderr, "copied from LocalDS_0 to LocalDS_1") {
+		t.Fatalf("prepare-data with a datastore lacking the vDisk: exit %d\n%s", code, stderr)
 	}
 }

@@ -39,6 +39,9 @@ func yamlBody(t *testing.T, path string) string {
 func TestResultsCampaignYAMLReruns(t *testing.T) {
 	t.Parallel()
 	eachCampaignDatabase(t, func(t *testing.T, dsn string) {
+		if strings.HasPrefix(dsn, "mysql://") {
+			t.Skip("a MariaDB server's db-server record reruns in scenarios' TestResolvedCampaignReloadsAndRerunsTheSame; the same code records PostgreSQL's, tested here")
+		}
 		first, second := t.TempDir(), t.TempDir()
 		runSimulatedCampaign(t, writeFile(t, "tiny.yaml", tinyCampaign), first, dsnArgs(dsn)...)
 		ran := filepath.Join(resultsDir(t, first), "campaign.yaml")
