@@ -19,8 +19,8 @@ import (
 type suiteReview struct {
 	suite *Suite // suite.yaml, as run
 	info  *RunInfo
-	// headers are the tool's column titles (workload.RowReviewer).
-	headers []string
+	// columns are the tool's review columns (workload.RowReviewer).
+	columns []workload.RowColumn
 	rows    []suiteRow
 	// planned is the number of profiles the suite runs.
 	planned int
@@ -30,6 +30,8 @@ type suiteReview struct {
 type suiteRow struct {
 	profile, title string
 	cells, charts  []string
+	// notes are the tool's lines on the row, for under the table.
+	notes []string
 	// cut is set when the profile's run was interrupted (its figures are
 	// those measured until then).
 	cut bool
@@ -58,14 +60,14 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr := &suiteReview{suite: s, info: ri, planned: len(plans), headers: []string{"profile"}}
+	sr := &suiteReview{suite: s, info: ri, planned: len(plans), columns: []workload.RowColumn{{Header: "profile"}}}
 	for i, p := range plans {
 		rr, ok := p.Config.(workload.ResultReader)
 		if !ok {
 			return nil, fmt.Errorf("%s: the suite's tool %s does not read its results back (workload.ResultReader)", s.file(), suiteTool)
 		}
 		if rv, ok := p.Config.(workload.RowReviewer); ok && i == 0 {
-			sr.headers = rv.ReviewHeaders()
+			sr.columns = rv.ReviewColumns()
 		}
 		o, files, err := rr.ReadResults(dir, p.Profile)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -92,7 +94,8 @@ func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
 		}
 	}
 	if rr, ok := p.Config.(workload.RowReviewer); ok {
-		row.title, row.cells = rr.Title(), rr.ReviewRow(o)
+		rv := rr.ReviewRow(o)
+		row.title, row.cells, row.notes = rr.Title(), rv.Cells, rv.Notes
 	} else if o.Result != nil && o.Result.State() != oltp.StatusComplete {
 		row.cells[0] += " (interrupted)"
 	}
@@ -126,12 +129,21 @@ func (sr *suiteReview) engineWords() string {
 	return "I/O engine psync (vdbench's model): each thread one blocking pread/pwrite at a time"
 }
 
-// table is the review table: the tool's columns, and in Markdown a
-// column of links to each profile's charts, data and interval lines.
+// table is the review table: the tool's columns (numeric ones aligned
+// right, numbers in CSV and JSON) and the rows' notes under it, and in
+// Markdown a column of links to each profile's charts, data and
+// interval lines.
 func (sr *suiteReview) table(links bool) *report.Table {
 	t := &report.Table{}
-	for _, h := range sr.headers {
-		t.Columns = append(t.Columns, report.Column{Header: h})
+	for _, c := range sr.columns {
+		col := report.Column{Header: c.Header, Numeric: c.Numeric}
+		if c.Numeric {
+			col.Align = report.Right
+		}
+		t.Columns = append(t.Columns, col)
+	}
+	for _, r := range sr.rows {
+		t.Notes = append(t.Notes, r.notes...)
 	}
 	if links {
 		t.Columns = append(t.Columns, report.Column{Header: "charts"})

@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"vmbench/report"
 )
 
 // oneProfileSuite simulates one profile of two 2 s points (the max run
@@ -49,9 +52,13 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 	if err := rep.WriteText(&again); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(text.String(), "\n"+again.String()) || !strings.Contains(again.String(), "start IOPS @ latency") {
+	if !strings.HasSuffix(text.String(), "\n"+again.String()) || !strings.Contains(again.String(), "start latency (µs)") {
 		t.Errorf("printed table:\n%s\nrendered:\n%s", text.String(), again.String())
 	}
+	// The review table is the same in every form, and its numbers are the
+	// JSON's figures.
+	_, js, inPage := checkFormatsAgree(t, rep)
+	checkSuiteFigures(t, rep, js, inPage)
 
 	// A suite whose (only) profile was interrupted is incomplete too,
 	// though its first point is complete.
@@ -81,5 +88,27 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 	editFile(t, rec, `"version": 2`, `"version": 3`)
 	if _, err := Render(out.Dir); err == nil || !strings.Contains(err.Error(), rec+`: kind "vdbench-curve" version 3 is not a vdbench-curve record of version 1 to 2`) {
 		t.Errorf("a newer record: %v", err)
+	}
+}
+
+// checkSuiteFigures checks that each number of a block suite's review
+// table (the page's, header row first) is the JSON's figure of its
+// profile and column, to the digits shown, and that a cell without a
+// figure is not a number (a crossing in words, "–").
+func checkSuiteFigures(t *testing.T, rep *Report, js []byte, rows [][]string) {
+	t.Helper()
+	figs := firstFigures(t, js)
+	if len(rows) != len(rep.suite.rows)+1 || len(figs) == 0 {
+		t.Fatalf("%d rows for %d profiles, %d figures", len(rows)-1, len(rep.suite.rows), len(figs))
+	}
+	for i, r := range rep.suite.rows {
+		for j, cell := range rows[i+1][1:] {
+			f, ok := figs[r.profile+": "+rows[0][j+1]]
+			_, frac, _ := strings.Cut(cell, ".")
+			_, err := strconv.ParseFloat(strings.ReplaceAll(cell, ",", ""), 64)
+			if ok != (err == nil) || ok && report.Grouped(f, len(frac)) != cell {
+				t.Errorf("%s %s: cell %q, JSON figure %v (present: %v)", r.profile, rows[0][j+1], cell, f, ok)
+			}
+		}
 	}
 }

@@ -103,8 +103,10 @@ func sameNumber(shown, plain string) bool {
 }
 
 // TestReportFormatsAgree: the review table's every cell is the same in
-// report.html, report.md and report.csv (CSV plain, the others grouped),
-// and the JSON's aggregate figures are the numbers the page shows.
+// report.html, report.md, report.csv and the JSON (CSV and JSON plain,
+// the others grouped), and the JSON's aggregate figures are the numbers
+// the page shows. A block suite's is checked by checkFormatsAgree in
+// TestRenderSuiteByteForByte, on the suite it runs.
 func TestReportFormatsAgree(t *testing.T) {
 	for _, c := range fixtureCampaigns {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,57 +114,63 @@ func TestReportFormatsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := rep.Document()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var page, md, csvText, js bytes.Buffer
-			for _, w := range []func() error{func() error { return doc.WriteHTML(&page) }, func() error { return rep.WriteMarkdown(&md) },
-				func() error { return rep.WriteCSV(&csvText) }, func() error { return doc.WriteJSON(&js) }} {
-				if err := w(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			tables := htmlTables(page.String())
-			if len(tables) == 0 {
-				t.Fatalf("no table in the page:\n%s", page.String())
-			}
-			inPage, inMD := tables[0], markdownTable(md.String())
-			inCSV, err := csv.NewReader(&csvText).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(inPage) != len(inMD) || len(inPage) != len(inCSV) {
-				t.Fatalf("rows: page %d, report.md %d, report.csv %d", len(inPage), len(inMD), len(inCSV))
-			}
-			for i := range inPage {
-				if strings.Join(inPage[i], "|") != strings.Join(inMD[i], "|") {
-					t.Errorf("row %d: page %q, report.md %q", i, inPage[i], inMD[i])
-				}
-				for j := range inPage[i] {
-					if j >= len(inCSV[i]) || !sameNumber(inPage[i][j], inCSV[i][j]) {
-						t.Errorf("row %d cell %d: page %q, report.csv %q", i, j, inPage[i][j], inCSV[i])
-					}
-				}
-			}
-			checkJSONFigures(t, js.Bytes(), inPage)
+			_, js, inPage := checkFormatsAgree(t, rep)
+			checkJSONFigures(t, js, inPage)
 		})
 	}
+}
+
+// checkFormatsAgree checks that rep's review table (the first table of
+// each form) has the same cells in its page, report.md (whose extra last
+// column of links is left out), report.csv (plain numbers) and JSON
+// (numbers, null for none); it returns the document, its JSON and the
+// page's table, header row first.
+func checkFormatsAgree(t *testing.T, rep *Report) (*report.Document, []byte, [][]string) {
+	t.Helper()
+	doc, err := rep.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page, md, csvText, js bytes.Buffer
+	for _, w := range []func() error{func() error { return doc.WriteHTML(&page) }, func() error { return rep.WriteMarkdown(&md) },
+		func() error { return rep.WriteCSV(&csvText) }, func() error { return doc.WriteJSON(&js) }} {
+		if err := w(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tables := htmlTables(page.String())
+	if len(tables) == 0 {
+		t.Fatalf("no table in the page:\n%s", page.String())
+	}
+	inPage, inMD := tables[0], markdownTable(md.String())
+	inCSV, err := csv.NewReader(&csvText).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inPage) != len(inMD) || len(inPage) != len(inCSV) {
+		t.Fatalf("rows: page %d, report.md %d, report.csv %d", len(inPage), len(inMD), len(inCSV))
+	}
+	for i := range inPage {
+		if n := len(inPage[i]); len(inMD[i]) < n || strings.Join(inPage[i], "|") != strings.Join(inMD[i][:n], "|") {
+			t.Errorf("row %d: page %q, report.md %q", i, inPage[i], inMD[i])
+		}
+		for j := range inPage[i] {
+			if j >= len(inCSV[i]) || !sameNumber(inPage[i][j], inCSV[i][j]) {
+				t.Errorf("row %d cell %d: page %q, report.csv %q", i, j, inPage[i][j], inCSV[i])
+			}
+		}
+	}
+	if diff := sameCells(inPage, jsonTables(t, doc)[0]); diff != "" {
+		t.Errorf("page and JSON: %s", diff)
+	}
+	return doc, js.Bytes(), inPage
 }
 
 // checkJSONFigures checks that the JSON's tps_sum and published latencies
 // are the page's "aggregate, published" row.
 func checkJSONFigures(t *testing.T, js []byte, rows [][]string) {
 	t.Helper()
-	var d struct {
-		Sections []struct {
-			Figures map[string]float64 `json:"figures"`
-		} `json:"sections"`
-	}
-	if err := json.Unmarshal(js, &d); err != nil {
-		t.Fatal(err)
-	}
-	f := d.Sections[0].Figures
+	f := firstFigures(t, js)
 	var pub []string
 	for _, r := range rows {
 		if r[0] == "aggregate, published" {
@@ -173,6 +181,21 @@ func checkJSONFigures(t *testing.T, js []byte, rows [][]string) {
 	if pub == nil || strings.Join(pub[2:6], "|") != strings.Join(want, "|") {
 		t.Errorf("page's published row %q, JSON figures %q", pub, want)
 	}
+}
+
+// firstFigures are the figures of the first section of a Document's
+// JSON.
+func firstFigures(t *testing.T, js []byte) map[string]float64 {
+	t.Helper()
+	var d struct {
+		Sections []struct {
+			Figures map[string]float64 `json:"figures"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(js, &d); err != nil || len(d.Sections) == 0 {
+		t.Fatalf("JSON sections: %v", err)
+	}
+	return d.Sections[0].Figures
 }
 
 // TestDocumentWarnsIncomplete: a campaign that stopped before it merged

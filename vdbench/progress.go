@@ -13,7 +13,7 @@ import (
 )
 
 // CrossingText says where a crossing is, briefly: "at 123,456 IOPS",
-// "not reached (up to 98,765 IOPS)", "above at the start".
+// "not reached (up to 98,765 IOPS)", "above at the start (1,201 IOPS)".
 func CrossingText(c Crossing) string {
 	switch {
 	case c.AboveAtStart:

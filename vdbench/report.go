@@ -529,9 +529,11 @@ func WriteSummary(w io.Writer, s Summary) error {
 	return err
 }
 
-// StartText is the start point as the summary and the review show it:
-// "624 IOPS @ 12.449 ms", with "(saturated: 18% of 3,400 requested)"
-// when it achieved less than SaturationRatio of its request.
+// StartText is the start point as the summary shows it: "624 IOPS @
+// 12.449 ms", with "(saturated: 18% of 3,400 requested)" when it achieved
+// less than SaturationRatio of its request. The review row (ReviewRow)
+// gives the IOPS and the latency a column each, and the saturation a
+// note.
 func StartText(s Summary) string {
 	t := fmtIOPS(s.StartIOPS) + " IOPS @ " + fmtLatency(s.StartLatency)
 	if s.StartRequested > 0 && s.StartIOPS < SaturationRatio*s.StartRequested {

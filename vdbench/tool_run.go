@@ -258,33 +258,6 @@ func (c *Config) Title() string {
 	return c.name()
 }
 
-// ReviewHeaders implements workload.RowReviewer.
-func (c *Config) ReviewHeaders() []string {
-	return []string{"profile", "start IOPS @ latency", "crosses 100 µs", "crosses 1 ms", "peak @ latency"}
-}
-
-// ReviewRow implements workload.RowReviewer: the title (marked † for an
-// APPROXIMATION, and interrupted), the start, the two crossings and the
-// peak (GB/s for the 64K profiles, IOPS for the others).
-func (c *Config) ReviewRow(o *workload.Output) []string {
-	rec := recordOf(o)
-	s := Summarize(rec.curveResult())
-	title := c.Title()
-	if c.prof != nil && c.prof.Approximation {
-		title += " †"
-	}
-	if rec.Error != "" {
-		title += " (interrupted)"
-	}
-	peak := fmt.Sprintf("%s IOPS @ %s", fmtIOPS(s.PeakIOPS), fmtLatency(s.PeakLatency))
-	if strings.HasPrefix(c.name(), "64k-") {
-		peak = fmt.Sprintf("%.3g GB/s (%s IOPS) @ %s", s.PeakGBps, fmtIOPS(s.PeakIOPS), fmtLatency(s.PeakLatency))
-	}
-	start := StartText(s)
-	start = strings.Replace(start, " IOPS @ ", " @ ", 1) // the column says IOPS
-	return []string{title, start, CrossingText(s.Cross100us), CrossingText(s.Cross1ms), peak}
-}
-
 // WriteResults implements workload.ResultWriter: base.json (the
 // RunRecord), the charts (WriteCharts) and base.txt (every point's
 // interval lines, the curve table and the review summary). The interval

@@ -92,7 +92,7 @@ func TestConfigRunSimulated(t *testing.T) {
 		rec.Points[1].Result.Labels["profile"] != "4k-random-write" || rec.Points[1].Result.Ops[OpWrite].Latency.Count == 0 {
 		t.Errorf("output %+v", rec)
 	}
-	if row := cfg.ReviewRow(o); len(row) != len(cfg.ReviewHeaders()) || row[0] != "4K random write" {
+	if row := cfg.ReviewRow(o); len(row.Cells) != len(cfg.ReviewColumns()) || row.Cells[0] != "4K random write" {
 		t.Errorf("review row %q", row)
 	}
 	files, err := cfg.WriteResults(dir, "p", o)

@@ -139,10 +139,35 @@ type Preflighter interface {
 type RowReviewer interface {
 	// Title is the run's name in headings ("4K random read").
 	Title() string
-	// ReviewHeaders are the row's column titles; the first names the run.
-	ReviewHeaders() []string
-	// ReviewRow returns o's cells, one per ReviewHeaders entry.
-	ReviewRow(o *Output) []string
+	// ReviewColumns are the row's columns, the same for every run of the
+	// tool; the first names the run.
+	ReviewColumns() []RowColumn
+	// ReviewRow returns o's row: one cell per ReviewColumns entry, and
+	// notes on it.
+	ReviewRow(o *Output) ReviewRow
+}
+
+// RowColumn is one column of a RowReviewer's review table.
+type RowColumn struct {
+	// Header is the column's title, its unit in brackets ("peak latency
+	// (µs)"); a rate's name says its unit ("peak IOPS").
+	Header string
+	// Numeric says each cell is one number as shown, thousands grouped
+	// ("2,358,609", "212.4"), in the Header's unit: CSV writes it plain
+	// and JSON as a number with the digits shown. A cell in words where
+	// there is no figure ("not reached (up to 4,000 IOPS)", "–") is
+	// empty in CSV and null in JSON (report.Column.Numeric).
+	Numeric bool
+}
+
+// ReviewRow is one run's row of a RowReviewer's review table.
+type ReviewRow struct {
+	// Cells are finished text, one per ReviewColumns entry.
+	Cells []string
+	// Notes are lines printed under the table about this run (a start
+	// point that fell short of its request), each naming the run; nil
+	// for none.
+	Notes []string
 }
 
 // ResultWriter is a Config whose Output has files of its own beside a

@@ -126,7 +126,7 @@ func TestReportRerendersBlockSuite(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	text := checkRerender(t, resultsDir(t, res), "start IOPS @ latency", "64K sequential write", "GB/s")
+	text := checkRerender(t, resultsDir(t, res), "start latency (µs)", "64K sequential write", "GB/s")
 	if !strings.HasSuffix(stdout, "\n"+text) {
 		t.Errorf("the table the suite printed:\n%s\nis not the one rendered again:\n%s", stdout, text)
 	}

@@ -76,7 +76,7 @@ func TestVdbenchSuiteCampaignSimulated(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", want, stderr)
 		}
 	}
-	for _, want := range []string{"Starting RD=", "avg_2-2", "start IOPS @ latency", "4K random read", "GB/s"} {
+	for _, want := range []string{"Starting RD=", "avg_2-2", "start latency (µs)", "4K random read", "GB/s"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
