@@ -14,9 +14,19 @@ import (
 
 func readInputs(t *testing.T, names ...string) []*Input {
 	t.Helper()
+	dirs := make([]string, len(names))
+	for i, n := range names {
+		dirs[i] = fixtureDir(n)
+	}
+	return readDirs(t, dirs...)
+}
+
+// readDirs reads each directory as an input of a comparison (ReadInput).
+func readDirs(t *testing.T, dirs ...string) []*Input {
+	t.Helper()
 	var ins []*Input
-	for _, n := range names {
-		in, err := ReadInput(fixtureDir(n))
+	for _, d := range dirs {
+		in, err := ReadInput(d)
 		if err != nil {
 			t.Fatal(err)
 		}

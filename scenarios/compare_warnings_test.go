@@ -28,14 +28,7 @@ func TestCompareShowsEachInputsWarnings(t *testing.T) {
 	other := filepath.Join(root, "run-b")
 	writeFixture(t, fixtureCampaigns[1], other) // client-bound
 	editFile(t, filepath.Join(other, "vms", "sysbench-02.json"), `"phase": "measure",`, `"phase": "measure", "interrupted": true,`)
-	var ins []*Input
-	for _, d := range []string{rev, other} {
-		in, err := ReadInput(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, in)
-	}
+	ins := readDirs(t, rev, other)
 	d, err := BuildDocument(ins, DocumentOptions{})
 	if err != nil {
 		t.Fatal(err)

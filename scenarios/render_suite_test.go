@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,6 +60,7 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 	// JSON's figures.
 	_, js, inPage := checkFormatsAgree(t, rep)
 	checkSuiteFigures(t, rep, js, inPage)
+	checkSuiteComparison(t, out.Dir)
 
 	// A suite whose (only) profile was interrupted is incomplete too,
 	// though its first point is complete.
@@ -109,6 +111,53 @@ func checkSuiteFigures(t *testing.T, rep *Report, js []byte, rows [][]string) {
 			if ok != (err == nil) || ok && report.Grouped(f, len(frac)) != cell {
 				t.Errorf("%s %s: cell %q, JSON figure %v (present: %v)", r.profile, rows[0][j+1], cell, f, ok)
 			}
+		}
+	}
+}
+
+// checkSuiteComparison compares the block suite in dir with a copy whose
+// points achieved 25% more IOPS (its record edited, the latencies kept):
+// the comparison's IOPS figures change by +25.0, its latencies by 0.0,
+// computed from the figures' values, and the CSV has them as plain
+// numbers.
+func checkSuiteComparison(t *testing.T, dir string) {
+	t.Helper()
+	faster := filepath.Join(t.TempDir(), "faster")
+	if err := os.CopyFS(faster, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(faster, "4k-random-read.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rec["points"].([]any) {
+		p.(map[string]any)["achieved_iops"] = p.(map[string]any)["achieved_iops"].(float64) * 1.25
+	}
+	if b, err = json.Marshal(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ins := readDirs(t, dir, faster)
+	for _, plain := range []bool{false, true} {
+		d, err := BuildDocument(ins, DocumentOptions{Plain: plain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl := comparisonTable(t, d)
+		for fig, want := range map[string]string{"start IOPS": "+25.0", "peak IOPS": "+25.0", "start latency (µs)": "0.0", "peak latency (µs)": "0.0"} {
+			if r := tbl[fig]; len(r) != 3 || r[2] != want {
+				t.Errorf("%s (plain %v): %q, want a change of %s", fig, plain, r, want)
+			}
+		}
+		if r := tbl["peak IOPS"]; plain && len(r) == 3 && strings.Contains(r[0]+r[1], ",") {
+			t.Errorf("plain peak IOPS %q", r)
 		}
 	}
 }

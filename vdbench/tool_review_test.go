@@ -1,10 +1,12 @@
 package vdbench
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"vmbench/internal/golden"
 	"vmbench/report"
 	"vmbench/workload"
 )
@@ -25,9 +27,14 @@ func TestReviewRowAndFigures(t *testing.T) {
 		t.Errorf("columns %s", got)
 	}
 	out := func(c *CurveResult) *workload.Output { return &workload.Output{Record: &RunRecord{curve: c}} }
+	tbl := &report.Table{}
+	for _, c := range cols {
+		tbl.Columns = append(tbl.Columns, report.Column{Header: c.Header, Numeric: c.Numeric})
+	}
 	check := func(name string, o *workload.Output, want string, notes int) {
 		t.Helper()
 		row, figs := cfg.ReviewRow(o), cfg.ReviewFigures(o)
+		tbl.Rows, tbl.Notes = append(tbl.Rows, row.Cells), append(tbl.Notes, row.Notes...)
 		if got := strings.Join(row.Cells, "|"); got != want || len(row.Notes) != notes {
 			t.Errorf("%s: row %s, notes %q; want %s, %d notes", name, got, row.Notes, want, notes)
 		}
@@ -58,4 +65,14 @@ func TestReviewRowAndFigures(t *testing.T) {
 		t.Errorf("note %q", n)
 	}
 	check("no point", out(&CurveResult{}), "4K random read|–|–|–|–|–|–|–", 0)
+	// The rows as the review shows them and as CSV has them.
+	var b strings.Builder
+	if err := tbl.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n")
+	if err := tbl.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "review_row.golden"), []byte(b.String()))
 }
