@@ -54,7 +54,10 @@ func ServerVersion(ctx context.Context, cfg Config) (string, error) {
 //     of src is made in dst with CREATE TABLE ... LIKE (columns, indexes,
 //     engine; not foreign keys, which the workloads do not use) and
 //     filled with INSERT ... SELECT *, so the auto-increment counter ends
-//     past the copied ids. src and dst must be on one server.
+//     past the copied ids. src and dst must be on one server;
+//   - PostgreSQL: dst must exist and hold no tables; it is made again
+//     with CREATE DATABASE dst TEMPLATE src (see copyPostgres), which
+//     needs no session on src. src and dst must be on one server.
 //
 // SQL Server is not supported (a backup and restore is its way). Errors
 // name the statement that failed.
@@ -65,9 +68,12 @@ func CopyDatabase(ctx context.Context, src, dst Config) error {
 	switch src.Driver {
 	case SQLite:
 		return copySQLite(ctx, src, dst)
-	case MySQL:
+	case MySQL, Postgres:
 		if src.Host != dst.Host || src.Port != dst.Port {
 			return fmt.Errorf("copy from %s:%d to %s:%d: a database is copied within one server", src.Host, src.Port, dst.Host, dst.Port)
+		}
+		if src.Driver == Postgres {
+			return copyPostgres(ctx, src, dst)
 		}
 		return copyMySQL(ctx, src, dst)
 	}
@@ -101,28 +107,12 @@ func copyMySQL(ctx context.Context, src, dst Config) error {
 		return err
 	}
 	defer db.Close()
-	tables := func(schema string) ([]string, error) {
-		rows, err := db.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name", schema)
-		if err != nil {
-			return nil, fmt.Errorf("listing the tables of %s: %w", schema, err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var t string
-			if err := rows.Scan(&t); err != nil {
-				return nil, err
-			}
-			out = append(out, t)
-		}
-		return out, rows.Err()
-	}
-	if have, err := tables(dst.Database); err != nil {
+	if have, err := mysqlTables(ctx, db, dst.Database); err != nil {
 		return err
 	} else if len(have) > 0 {
 		return fmt.Errorf("copy to %s: it holds tables already (%s)", dst.Database, strings.Join(have, ", "))
 	}
-	names, err := tables(src.Database)
+	names, err := mysqlTables(ctx, db, src.Database)
 	if err != nil {
 		return err
 	}
@@ -139,4 +129,66 @@ func copyMySQL(ctx context.Context, src, dst Config) error {
 		}
 	}
 	return nil
+}
+
+// Tables returns the names of the base tables (not views) of the
+// database cfg names, sorted: MySQL and MariaDB from
+// information_schema.tables of the schema cfg.Database (connected without
+// a default database); PostgreSQL from information_schema.tables of the
+// current schema (public unless search_path says otherwise), connected to
+// cfg.Database itself, since each database has its own catalogue; SQLite
+// from sqlite_master, without its own sqlite_* tables (the file must
+// exist: Open would create it). A database that does not exist is Open's
+// error (IsUnknownDatabase on MySQL and PostgreSQL); SQL Server is not
+// supported.
+func Tables(ctx context.Context, cfg Config) ([]string, error) {
+	var q string
+	switch cfg.Driver {
+	case MySQL:
+		return tablesOf(ctx, cfg.WithDatabase(""), func(db *DB) ([]string, error) { return mysqlTables(ctx, db, cfg.Database) })
+	case Postgres:
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+	case SQLite:
+		if _, err := os.Stat(cfg.SQLitePath); err != nil {
+			return nil, fmt.Errorf("listing the tables of %s: %w", cfg.SQLitePath, err)
+		}
+		q = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+	default:
+		return nil, fmt.Errorf("listing the tables of a %s database is not supported", cfg.Driver)
+	}
+	return tablesOf(ctx, cfg, func(db *DB) ([]string, error) { return queryNames(ctx, db, cfg.Database, q) })
+}
+
+// tablesOf opens cfg, calls list with the pool and closes it.
+func tablesOf(ctx context.Context, cfg Config, list func(*DB) ([]string, error)) ([]string, error) {
+	db, err := Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return list(db)
+}
+
+// mysqlTables lists the base tables of schema on db's MySQL server.
+func mysqlTables(ctx context.Context, db *DB, schema string) ([]string, error) {
+	return queryNames(ctx, db, schema, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name", schema)
+}
+
+// queryNames runs q, whose rows are one name each, and returns the names;
+// errors name the database whose tables were listed.
+func queryNames(ctx context.Context, db *DB, database, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing the tables of %s: %w", database, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
 }

@@ -8,10 +8,11 @@ import (
 	"vmbench/internal/testdb"
 )
 
-// copyFixture makes tables a (with an index and 3 rows) and b (empty) in db.
-func copyFixture(t *testing.T, db *DB, autoInc string) {
+// copyFixture makes tables a (with an index and 3 rows) and b (empty) in
+// db; id is a's id column type ("INTEGER PRIMARY KEY AUTOINCREMENT").
+func copyFixture(t *testing.T, db *DB, id string) {
 	t.Helper()
-	mustExec(t, testContext(t), db, "CREATE TABLE a (id INTEGER PRIMARY KEY "+autoInc+", k INTEGER, c VARCHAR(10))",
+	mustExec(t, testContext(t), db, "CREATE TABLE a (id "+id+", k INTEGER, c VARCHAR(10))",
 		"CREATE INDEX k_1 ON a (k)", "INSERT INTO a (k, c) VALUES (1, 'x'), (2, 'y'), (3, 'z')", "CREATE TABLE b (id INTEGER)")
 }
 
@@ -35,12 +36,15 @@ func TestCopyDatabaseSQLite(t *testing.T) {
 	dir := t.TempDir()
 	src := Config{Driver: SQLite, SQLitePath: filepath.Join(dir, "src.db")}
 	dst := Config{Driver: SQLite, SQLitePath: filepath.Join(dir, "dst.db")}
-	copyFixture(t, mustOpen(t, ctx, src), "AUTOINCREMENT")
+	copyFixture(t, mustOpen(t, ctx, src), "INTEGER PRIMARY KEY AUTOINCREMENT")
 	if err := CopyDatabase(ctx, src, dst); err != nil {
 		t.Fatal(err)
 	}
 	if n, sum, next := copiedRows(t, mustOpen(t, ctx, dst)); n != 3 || sum != 6 || next != 4 {
 		t.Errorf("copy holds %d rows, sum %d, next id %d; want 3, 6, 4", n, sum, next)
+	}
+	if names, err := Tables(ctx, dst); err != nil || strings.Join(names, ",") != "a,b" {
+		t.Errorf("Tables = %v, %v; want [a b] (not sqlite_sequence)", names, err)
 	}
 	if err := CopyDatabase(ctx, src, dst); err == nil || !strings.Contains(err.Error(), "exists already") {
 		t.Errorf("a copy onto an existing file: %v", err)
@@ -58,7 +62,7 @@ func TestCopyDatabaseMySQL(t *testing.T) {
 	srv := testdb.Shared(t)
 	ctx := testContext(t)
 	src, dst := serverConfig(srv, srv.NewDatabase(t)), serverConfig(srv, srv.NewDatabase(t))
-	copyFixture(t, mustOpen(t, ctx, src), "AUTO_INCREMENT")
+	copyFixture(t, mustOpen(t, ctx, src), "INTEGER PRIMARY KEY AUTO_INCREMENT")
 	if err := CopyDatabase(ctx, src, dst); err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 	if b := opts.AgentBinary; b != "" {
 		errs = append(errs, checkAgentBinary(spec, opts))
 	}
-	errs = append(errs, checkConnLimit(spec, opts, cfg), checkHooks(spec, opts), checkPrebuiltEngine(spec, opts))
+	errs = append(errs, checkConnLimit(spec, opts, cfg), checkHooks(spec, opts))
 	layout, err := vsphere.LayoutFor(spec.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))

@@ -101,8 +101,9 @@ func (k DataKey) differences(other DataKey) []string {
 type DataSet struct {
 	Key DataKey `json:"key"`
 	// SQLiteFile is the data's file, in the key file's directory (SQLite);
-	// Database the data's database on Server (MySQL, MariaDB), Server
-	// "mysql://user@host:port/" without a password.
+	// Database the data's database on Server (MySQL, MariaDB, PostgreSQL),
+	// Server "mysql://user@host:port/" or "postgres://user@host:port/"
+	// without a password.
 	SQLiteFile string `json:"sqlite_file,omitempty"`
 	Database   string `json:"database,omitempty"`
 	Server     string `json:"server,omitempty"`
@@ -147,16 +148,11 @@ func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
 	if server == nil {
 		return fmt.Errorf("data set %s is on the server %s: give it with --db-dsn", d.Key.ID(), d.Server)
 	}
-	db, err := dialect.Open(ctx, server.WithDatabase(""))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = ?", d.Database).Scan(&n); err != nil {
+	tables, err := dialect.Tables(ctx, d.config(server))
+	if err != nil && !dialect.IsUnknownDatabase(err) {
 		return fmt.Errorf("data set %s: %w", d.Key.ID(), err)
 	}
-	if n == 0 {
+	if len(tables) == 0 {
 		return fmt.Errorf("data set %s: its database %s on %s has no tables (dropped?); make it again with vmbench campaign prepare-data", d.Key.ID(), d.Database, describeDB(*server))
 	}
 	return nil

@@ -45,17 +45,6 @@ func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
 	return nil
 }
 
-// checkPrebuiltEngine refuses data.source: prebuilt when the VMs'
-// databases are PostgreSQL's: a PostgreSQL data set can be neither found
-// on its server nor copied into each VM's database yet
-// (dialect.CopyDatabase), so it could not be restored.
-func checkPrebuiltEngine(spec *Spec, opts Options) error {
-	if !spec.prebuilt() || campaignDriver(spec, opts) != dialect.Postgres {
-		return nil
-	}
-	return spec.src.errorf("data.source", "data.source: prebuilt is not supported on PostgreSQL yet (its databases cannot be copied); use source: load")
-}
-
 // checkDataDir refuses a data.dir that cannot be a directory: one that
 // starts with "~" (YAML does not expand it), or whose nearest existing
 // path is not a directory.
