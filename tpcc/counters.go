@@ -20,9 +20,10 @@ var OpNames = []string{"new_order", "payment", "order_status", "delivery", "stoc
 // them through their hist.Handle; the audit reads them from the Result.
 const (
 	ctrRetries           = iota // transactions restarted after a deadlock, lock timeout or busy database
-	ctrDeadlocks                // MySQL 1213, SQL Server 1205
-	ctrLockTimeouts             // MySQL 1205, SQL Server 1222, SQLite busy
+	ctrDeadlocks                // MySQL 1213, SQL Server 1205, PostgreSQL 40P01
+	ctrLockTimeouts             // MySQL 1205, SQL Server 1222, PostgreSQL 55P03, SQLite busy
 	ctrReconnects               // connections lost and opened again
+	ctrSerialization            // PostgreSQL 40001 under REPEATABLE READ or SERIALIZABLE
 	ctrRollbacks                // New-Orders rolled back on purpose (unused item, TPC-C 2.4.1.4)
 	ctrOrderLines               // order lines of committed and rolled-back New-Orders
 	ctrRemoteLines              // of which supplied by another warehouse
@@ -36,7 +37,7 @@ const (
 )
 
 var counterNames = func() []string {
-	names := []string{"retries", "errors.deadlock", "errors.lock_timeout", "reconnects",
+	names := []string{"retries", "errors.deadlock", "errors.lock_timeout", "reconnects", "errors.serialization",
 		"new_order.rollbacks", "new_order.lines", "new_order.remote_lines", "payment.remote",
 		"payment.by_last_name", "order_status.by_last_name", "delivery.skipped", "delivery.districts"}
 	for n := 5; n <= 15; n++ {

@@ -6,31 +6,18 @@ import (
 	"testing"
 
 	"vmbench/dialect"
-	"vmbench/internal/testdb"
 )
 
-// pgConfig returns a 1-warehouse Config on a fresh database of the shared
-// throwaway PostgreSQL.
-func pgConfig(t *testing.T) Config {
-	t.Helper()
-	srv := testdb.SharedPostgres(t)
-	c := DefaultConfig()
-	c.Conn = dialect.Config{Driver: dialect.Postgres, Host: srv.Host(), Port: srv.Port(), User: srv.User(),
-		Database: srv.NewDatabase(t), Params: map[string]string{"sslmode": "disable"}}
-	c.Warehouses, c.Seed = 1, loadTestSeed
-	return c
-}
-
-// TestPostgres loads one warehouse into PostgreSQL (COPY), checks the
-// exact cardinality of every table and the consistency conditions, then
+// TestPostgres loads one warehouse into PostgreSQL (COPY, pgTemplate),
+// checks in a copy of it (pgCopy) the exact cardinality of every table and the consistency conditions, then
 // runs without and with waits under READ COMMITTED (runAndCheck: the
 // conditions hold after each run), then under SERIALIZABLE, where the
 // serialization failures of four threads on one warehouse are restarted
 // and counted as retries.
 func TestPostgres(t *testing.T) {
-	c := pgConfig(t)
+	out := pgTemplate(t).out
+	c := pgCopy(t)
 	ctx := loadTestContext(t)
-	out := loadPrepare(t, ctx, c)
 	if !strings.Contains(out, "by COPY") {
 		t.Errorf("prepare did not load by COPY:\n%s", out)
 	}

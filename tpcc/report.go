@@ -222,8 +222,12 @@ func WriteSummary(w io.Writer, res *oltp.Result) error {
 	} else {
 		fmt.Fprintf(w, "Efficiency: n/a (only meaningful with the specification's waits, --wait-scale 1)\n")
 	}
-	fmt.Fprintf(w, "Errors: %d deadlocks, %d lock timeouts, %d retries, %d reconnects; Delivery skipped %d of %d districts\n",
-		c(ctrDeadlocks), c(ctrLockTimeouts), c(ctrRetries), c(ctrReconnects), c(ctrDeliverySkipped), c(ctrDeliveryDistricts))
+	serial := "" // said only where it can happen and did
+	if n := c(ctrSerialization); n > 0 {
+		serial = fmt.Sprintf(", %d serialization failures", n)
+	}
+	fmt.Fprintf(w, "Errors: %d deadlocks, %d lock timeouts%s, %d retries, %d reconnects; Delivery skipped %d of %d districts\n",
+		c(ctrDeadlocks), c(ctrLockTimeouts), serial, c(ctrRetries), c(ctrReconnects), c(ctrDeliverySkipped), c(ctrDeliveryDistricts))
 	fmt.Fprintf(w, "Latency: %s\n", res.Measured)
 	if c := res.Client; c != nil {
 		var n int64

@@ -41,6 +41,7 @@ type sharedLoad struct {
 var (
 	mariaLoad  sharedLoad // 2 warehouses, seed loadTestSeed
 	sqliteLoad sharedLoad // 1 warehouse, seed loadTestSeed
+	pgLoad     sharedLoad // 1 warehouse, seed loadTestSeed, by COPY
 	// sqliteDir holds the SQLite load; it outlives every test, so it is
 	// named by the test binary's process, and the first use removes those
 	// of processes that have ended.
@@ -102,21 +103,62 @@ func mariaTemplate(t *testing.T) *sharedLoad {
 // loadTestSeed.
 func sqliteTemplate(t *testing.T) *sharedLoad {
 	t.Helper()
-	l := &sqliteLoad
-	l.once.Do(func() {
+	return sqliteLoad.prepared(t, "SQLite", func() Config {
 		c := DefaultConfig()
 		c.Conn.Driver, c.Conn.SQLitePath, c.Seed = dialect.SQLite, filepath.Join(sqliteDir(), "template.db"), loadTestSeed
-		l.cfg = c
+		return c
+	})
+}
+
+// pgTemplate returns the shared PostgreSQL load: 1 warehouse with seed
+// loadTestSeed, in a database of the shared throwaway PostgreSQL that
+// outlives the test that made it and that no test connects to (pgCopy
+// copies it with CREATE DATABASE ... TEMPLATE).
+func pgTemplate(t *testing.T) *sharedLoad {
+	t.Helper()
+	srv := testdb.SharedPostgres(t)
+	return pgLoad.prepared(t, "PostgreSQL", func() Config {
+		c := DefaultConfig()
+		c.Conn = dialect.Config{Driver: dialect.Postgres, Host: srv.Host(), Port: srv.Port(), User: srv.User(),
+			Database: "tpcc_template", Params: map[string]string{"sslmode": "disable"}}
+		c.Warehouses, c.Seed = 1, loadTestSeed
+		return c
+	})
+}
+
+// prepared runs Prepare once, on the first call, with the Config cfg
+// returns, and returns l; it fails the test when that load failed
+// (named as the shared <kind> load).
+func (l *sharedLoad) prepared(t *testing.T, kind string, cfg func() Config) *sharedLoad {
+	t.Helper()
+	l.once.Do(func() {
+		l.cfg = cfg()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		var out bytes.Buffer
-		l.err = Prepare(ctx, c, &out, false)
+		l.err = Prepare(ctx, l.cfg, &out, false)
 		l.out = out.String()
 	})
 	if l.err != nil {
-		t.Fatalf("the shared SQLite load: %v\n%s", l.err, l.out)
+		t.Fatalf("the shared %s load: %v\n%s", kind, l.err, l.out)
 	}
 	return l
+}
+
+// pgCopy returns the Config of a fresh database of the test holding a
+// copy of the shared PostgreSQL load (dialect.CopyDatabase: CREATE
+// DATABASE ... TEMPLATE, well under a second for a warehouse).
+func pgCopy(t *testing.T) Config {
+	t.Helper()
+	l := pgTemplate(t)
+	c := l.cfg
+	c.Conn = c.Conn.WithDatabase(testdb.SharedPostgres(t).NewDatabase(t))
+	start := time.Now()
+	if err := dialect.CopyDatabase(txnCtx(t), l.cfg.Conn, c.Conn); err != nil {
+		t.Fatalf("copying the shared PostgreSQL load: %v", err)
+	}
+	t.Logf("copied the shared PostgreSQL load in %v", time.Since(start).Round(time.Millisecond))
+	return c
 }
 
 // warehouseColumn is each table's warehouse column ("" for none).

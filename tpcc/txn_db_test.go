@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +30,12 @@ type txnEnv struct {
 
 func newTxnEnv(t *testing.T) *txnEnv {
 	t.Helper()
-	cfg := mariaCopy(t, 2)
+	return newTxnEnvOn(t, mariaCopy(t, 2))
+}
+
+// newTxnEnvOn is a txnEnv on the loaded database of cfg.
+func newTxnEnvOn(t *testing.T, cfg Config) *txnEnv {
+	t.Helper()
 	ctx := txnCtx(t)
 	db := openTxnDB(t, cfg)
 	m, err := readMeta(ctx, db, db.Dialect)
@@ -60,11 +66,21 @@ func openTxnDB(t *testing.T, cfg Config) *dialect.DB {
 }
 
 // worker returns a worker on its own pool (with extra DSN parameters
-// params) and the handle its counters go to.
+// params, over those of the env's Config) and the handle its counters go
+// to.
 func (e *txnEnv) worker(t *testing.T, params map[string]string) (*worker, *hist.Handle) {
 	t.Helper()
-	cfg := e.cfg
-	cfg.Conn.Params = params
+	return e.workerOn(t, e.cfg, params)
+}
+
+// workerOn is worker with cfg (the env's, changed) instead of the env's.
+func (e *txnEnv) workerOn(t *testing.T, cfg Config, params map[string]string) (*worker, *hist.Handle) {
+	t.Helper()
+	cfg.Conn = cfg.Conn.WithDatabase(cfg.Conn.Database)
+	if cfg.Conn.Params == nil {
+		cfg.Conn.Params = map[string]string{}
+	}
+	maps.Copy(cfg.Conn.Params, params)
 	db := openTxnDB(t, cfg)
 	h := hist.NewRegistry(OpNames, counterNames).NewHandle()
 	w, err := newWorker(txnCtx(t), db, e.rs, 0, h)

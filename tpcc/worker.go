@@ -228,17 +228,21 @@ func (w *worker) text(ctx context.Context, q string) error {
 }
 
 // observe is the worker's dialect.TxHooks.Observe: a Retry-class error
-// counts as a deadlock or a lock timeout (SQLite: the database stayed busy
-// or locked past busy_timeout; other ones, MySQL 1020 and SQL Server 3960,
-// count only as restarts), each restart after one as a retry, each new
-// connection as a reconnect.
+// counts as a deadlock, a lock timeout (SQLite: the database stayed busy
+// or locked past busy_timeout) or a serialization failure (PostgreSQL
+// 40001, under --isolation repeatable-read or serializable); other ones,
+// MySQL 1020 and SQL Server 3960, count only as restarts. Each restart
+// after one counts as a retry, each new connection as a reconnect.
 func (w *worker) observe(e dialect.TxEvent) {
 	switch {
 	case e.Kind == dialect.TxFailed && e.Class == dialect.Retry && e.Action != dialect.TxEnd:
-		if dialect.IsDeadlock(e.Err) {
+		switch {
+		case dialect.IsDeadlock(e.Err):
 			w.h.Add(ctrDeadlocks, 1)
-		} else if dialect.IsLockTimeout(e.Err) {
+		case dialect.IsLockTimeout(e.Err):
 			w.h.Add(ctrLockTimeouts, 1)
+		case dialect.IsSerializationFailure(e.Err):
+			w.h.Add(ctrSerialization, 1)
 		}
 	case e.Kind == dialect.TxRestarting:
 		if e.Class == dialect.Retry {

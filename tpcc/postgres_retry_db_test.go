@@ -1,0 +1,205 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"vmbench/dialect"
+)
+
+// The failures of TestTxn's retry subtests (txn_retry_db_test.go) forced
+// on PostgreSQL: a deadlock (40P01), a serialization failure (40001) and
+// a backend ended by pg_terminate_backend in the middle of a run. Each
+// works on its own copy of the shared 1-warehouse load (pgCopy).
+
+// TestPostgresFailures runs the subtests on one copy, one after the
+// other.
+func TestPostgresFailures(t *testing.T) {
+	t.Parallel()
+	e := newTxnEnvOn(t, pgCopy(t))
+	t.Run("DeadlockRetried", e.testPGDeadlockRetried)
+	t.Run("SerializationFailureRetried", e.testPGSerializationRetried)
+	t.Run("TerminatedBackendReconnects", e.testPGTerminatedBackend)
+}
+
+// pgPid returns the backend pid of conn.
+func pgPid(t *testing.T, conn interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) int64 {
+	t.Helper()
+	var pid int64
+	if err := conn.QueryRowContext(txnCtx(t), "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitLockWait polls pg_stat_activity until backend pid waits for a lock
+// (wait_event_type 'Lock'), failing the test if ended reports first (the
+// transaction ended without waiting) or txnCtx's deadline passes.
+func (e *txnEnv) waitLockWait(t *testing.T, pid int64, ended <-chan struct{}) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for e.int1(t, "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", pid) == 0 {
+		select {
+		case <-ended:
+			t.Fatalf("backend %d ended its statement without waiting for a lock", pid)
+		case <-tick.C:
+		}
+	}
+}
+
+// testPGDeadlockRetried: a Payment chosen as a deadlock's victim (40P01)
+// restarts once and then commits once. PostgreSQL's victim is the
+// backend whose deadlock check (run once, deadlock_timeout after it
+// starts to wait; 100 ms on the test server) finds the cycle. So the
+// cycle is closed by the Payment, and the other side checks only after a
+// minute: a holder H locks the warehouse row; the Payment waits for it;
+// the locker L (deadlock_timeout 1 min) locks the district row and
+// queues for the warehouse row behind the Payment; H rolls back; the
+// Payment gets the warehouse row, waits for L's district row, and its own
+// check finds the cycle.
+func (e *txnEnv) testPGDeadlockRetried(t *testing.T) {
+	ctx := txnCtx(t)
+	w, h := e.worker(t, nil)
+	pid := pgPid(t, w.conn)
+	in := paymentInput{w: 1, d: 4, cw: 1, cd: 4, c: 21, amount: 700}
+	holder := lockRow(t, e.db, "SELECT w_ytd FROM warehouse WHERE w_id = 1 FOR UPDATE")
+	locker := lockRow(t, e.db, "SET LOCAL deadlock_timeout = '1min'")
+	lpid := pgPid(t, locker.conn)
+	if _, err := locker.conn.ExecContext(ctx, "SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = $1 FOR UPDATE", in.d); err != nil {
+		t.Fatal(err)
+	}
+	var restarts []error
+	w.onRestart = func(err error) { restarts = append(restarts, err) }
+	wYTD := e.cents1(t, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
+	type outcome struct{ err error }
+	done, ended := make(chan outcome, 1), make(chan struct{})
+	go func() {
+		_, err := w.payment(ctx, in)
+		close(ended)
+		done <- outcome{err}
+	}()
+	e.waitLockWait(t, pid, ended) // the Payment waits for H
+	lockerDone := make(chan error, 1)
+	go func() {
+		_, err := locker.conn.ExecContext(ctx, "SELECT w_ytd FROM warehouse WHERE w_id = 1 FOR UPDATE")
+		lockerDone <- err
+	}()
+	e.waitLockWait(t, lpid, nil) // L queues behind the Payment
+	holder.release()
+	if err := <-lockerDone; err != nil {
+		t.Fatalf("the locker lost the deadlock: %v", err)
+	}
+	locker.release()
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if len(restarts) != 1 || dialect.SQLState(restarts[0]) != "40P01" {
+		t.Fatalf("restarts %v, want one after 40P01", restarts)
+	}
+	if got := e.cents1(t, "SELECT w_ytd FROM warehouse WHERE w_id = 1"); got != wYTD+700 {
+		t.Errorf("w_ytd %d, want %d: the payment did not commit once", got, wYTD+700)
+	}
+	wantCounters(t, h, map[int]int64{ctrRetries: 1, ctrDeadlocks: 1})
+}
+
+// testPGSerializationRetried: under --isolation serializable, a Payment
+// whose district row another transaction wrote (a new row version, same
+// values) and committed after the
+// Payment's snapshot was taken (its first statement) fails with 40001
+// ("could not serialize access due to concurrent update"), restarts once
+// on a new snapshot and commits once; the failure is counted.
+func (e *txnEnv) testPGSerializationRetried(t *testing.T) {
+	ctx := txnCtx(t)
+	cfg := e.cfg
+	cfg.Isolation = Serializable
+	w, h := e.workerOn(t, cfg, nil)
+	pid := pgPid(t, w.conn)
+	in := paymentInput{w: 1, d: 6, cw: 1, cd: 6, c: 33, amount: 900}
+	writer := lockRow(t, e.db, "UPDATE district SET d_ytd = d_ytd WHERE d_w_id = 1 AND d_id = $1", in.d)
+	var restarts []error
+	w.onRestart = func(err error) { restarts = append(restarts, err) }
+	dYTD := e.cents1(t, "SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = $1", in.d)
+	done, ended := make(chan error, 1), make(chan struct{})
+	go func() {
+		_, err := w.payment(ctx, in)
+		close(ended)
+		done <- err
+	}()
+	e.waitLockWait(t, pid, ended) // the Payment's district UPDATE waits for the writer
+	if _, err := writer.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	writer.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(restarts) != 1 || dialect.SQLState(restarts[0]) != "40001" {
+		t.Fatalf("restarts %v, want one after 40001", restarts)
+	}
+	if got := e.cents1(t, "SELECT d_ytd FROM district WHERE d_w_id = 1 AND d_id = $1", in.d); got != dYTD+900 {
+		t.Errorf("d_ytd %d, want %d: the payment did not commit once", got, dYTD+900)
+	}
+	wantCounters(t, h, map[int]int64{ctrRetries: 1, ctrSerialization: 1})
+}
+
+// testPGTerminatedBackend: a backend of a worker in a tpcc run ended with
+// pg_terminate_backend (57P01, admin shutdown) is reconnected and the run
+// goes on: it completes every event, counts the reconnect, and the
+// consistency conditions hold after it.
+func (e *txnEnv) testPGTerminatedBackend(t *testing.T) {
+	ctx := txnCtx(t)
+	c := e.cfg
+	c.Threads, c.WaitScale, c.Time, c.Events, c.ReportInterval = 2, 0, 0, 1000, 0
+	var out bytes.Buffer
+	type outcome struct {
+		n, reconnects int64
+		err           error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := runPrinted(ctx, c, &out)
+		o := outcome{err: err}
+		if r != nil {
+			for _, op := range r.Ops {
+				o.n += op.Latency.Count
+			}
+			o.reconnects = r.Counters[counterNames[ctrReconnects]]
+		}
+		done <- o
+	}()
+	// A worker's backend is one that ran a transaction (BEGIN, COMMIT or
+	// is in one); the run's other connections read and count only.
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	var killed int64
+	for killed == 0 {
+		err := e.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(pg_terminate_backend(pid)::int * pid), 0) FROM (
+			SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+			AND (query IN ('BEGIN', 'COMMIT') OR state = 'idle in transaction') LIMIT 1) AS p`).Scan(&killed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case o := <-done:
+			t.Fatalf("the run ended (%d transactions, %v) before a worker's backend was terminated", o.n, o.err)
+		case <-tick.C:
+		}
+	}
+	o := <-done
+	if o.err != nil {
+		t.Fatalf("run after backend %d was terminated: %v\n%s", killed, o.err, out.String())
+	}
+	t.Logf("terminated backend %d; %d reconnects", killed, o.reconnects)
+	if o.n != c.Events || o.reconnects < 1 {
+		t.Errorf("run: %d transactions, %d reconnects; want %d and at least 1", o.n, o.reconnects, c.Events)
+	}
+	res, cout, err := runCheck(t, ctx, e.cfg)
+	wantAllPass(t, res, cout, err, "3.3.2.11") // holds only right after the load
+}
