@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,6 +36,7 @@ type PGExec struct {
 	pg     *pgconn.PgConn
 	params [][]byte // the text of each parameter of the statement being run
 	buf    []byte   // their bytes
+	starts []int    // where each starts in buf
 }
 
 // NewPGExec returns the PGExec of dc, a driver connection of a PostgreSQL
@@ -95,15 +97,41 @@ func (e *PGExec) Simple(ctx context.Context, query string) error {
 	return err
 }
 
-// encode writes args as text parameters: int64 in decimal, string and
-// []byte as they are, nil as NULL. Other types are an error.
-func (e *PGExec) encode(args []driver.NamedValue) error {
-	e.buf, e.params = e.buf[:0], e.params[:0]
-	starts := [8]int{}
-	for i, a := range args {
-		if i < len(starts) {
-			starts[i] = len(e.buf)
+// Rows runs prepared statement name with args and calls row with the
+// text of each row's columns (nil for NULL; the slices are valid only
+// until row returns), until row returns false or an error; the rest of
+// the result is read and dropped. It returns how many rows it handed to
+// row, and row's error or the statement's.
+func (e *PGExec) Rows(ctx context.Context, name string, args []driver.NamedValue, row func(cols [][]byte) (bool, error)) (int, error) {
+	if err := e.encode(args); err != nil {
+		return 0, err
+	}
+	rr := e.pg.ExecPrepared(ctx, name, e.params, nil, nil)
+	n := 0
+	var rerr error
+	for rr.NextRow() {
+		n++
+		more, err := row(rr.Values())
+		if err != nil || !more {
+			rerr = err
+			break
 		}
+	}
+	if _, err := rr.Close(); err != nil {
+		return n, err
+	}
+	return n, rerr
+}
+
+// encode writes args as text parameters: int64 in decimal, float64 in
+// the shortest form that reads back exactly, bool as t or f, time.Time as
+// its wall clock "2006-01-02 15:04:05.999999" (for TIMESTAMP without time
+// zone, as pgx drops the zone), string and []byte as they are, nil as
+// NULL. Other types are an error naming the parameter.
+func (e *PGExec) encode(args []driver.NamedValue) error {
+	e.buf, e.params, e.starts = e.buf[:0], e.params[:0], e.starts[:0]
+	for i, a := range args {
+		e.starts = append(e.starts, len(e.buf))
 		switch v := a.Value.(type) {
 		case int64:
 			e.buf = strconv.AppendInt(e.buf, v, 10)
@@ -111,24 +139,27 @@ func (e *PGExec) encode(args []driver.NamedValue) error {
 			e.buf = append(e.buf, v...)
 		case []byte:
 			e.buf = append(e.buf, v...)
+		case float64:
+			e.buf = strconv.AppendFloat(e.buf, v, 'g', -1, 64)
+		case bool:
+			e.buf = strconv.AppendBool(e.buf, v)
+		case time.Time:
+			e.buf = v.AppendFormat(e.buf, "2006-01-02 15:04:05.999999")
 		case nil:
 		default:
-			return fmt.Errorf("parameter %d: %T is not an int64, string or []byte", i+1, a.Value)
+			return fmt.Errorf("parameter %d: %T is not an int64, float64, bool, time.Time, string or []byte", i+1, a.Value)
 		}
-	}
-	if len(args) > len(starts) {
-		return fmt.Errorf("%d parameters, more than %d", len(args), len(starts))
 	}
 	for i, a := range args {
 		end := len(e.buf)
 		if i+1 < len(args) {
-			end = starts[i+1]
+			end = e.starts[i+1]
 		}
 		if a.Value == nil {
 			e.params = append(e.params, nil)
 			continue
 		}
-		e.params = append(e.params, e.buf[starts[i]:end:end])
+		e.params = append(e.params, e.buf[e.starts[i]:end:end])
 	}
 	return nil
 }

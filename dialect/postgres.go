@@ -19,7 +19,8 @@ import (
 //     read without decoding, BEGIN and COMMIT as simple queries. stdlib
 //     would send the same messages but convert every argument and decode
 //     every column, client CPU the measurements count (PGExec's comment
-//     has the numbers). TPC-C's workers keep stdlib's driver interface.
+//     has the numbers). TPC-C's workers use PGExec too (Rows hands them
+//     each row's text; tpcc/rawstmt_pg.go has their numbers).
 //   - TCP connections use blocking sockets (blockConn, as MySQL's), the
 //     larger saving: no netpoller wake-up per round trip.
 //   - Bulk loads use the native *pgx.Conn (CopyFrom, see CopyFrom), which

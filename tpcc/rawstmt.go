@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"vmbench/dialect"
 )
 
 // The statements of a transaction run on the driver's connection directly
@@ -130,8 +132,11 @@ type rawStmt interface {
 }
 
 // prepareRaw prepares every statement of the run on the driver connection
-// dc, into w.ds.
+// dc, into w.ds (on PostgreSQL through PGExec, see rawstmt_pg.go).
 func (w *worker) prepareRaw(ctx context.Context, dc any) error {
+	if pe, ok := dialect.NewPGExec(dc); ok {
+		return w.preparePG(ctx, pe)
+	}
 	c, ok := dc.(rawConn)
 	if !ok {
 		return fmt.Errorf("the %s driver's connection does not implement driver.ConnPrepareContext and ExecerContext", w.d.Driver())
@@ -154,6 +159,7 @@ func (w *worker) prepareRaw(ctx context.Context, dc any) error {
 // closeRaw closes the prepared statements (on a broken connection they
 // went with it).
 func (w *worker) closeRaw() {
+	w.pe = nil // its statements go with the connection
 	for i, st := range w.ds {
 		if st != nil {
 			_ = st.Close()
@@ -195,6 +201,9 @@ func (w *worker) rawExec(ctx context.Context, id stmtID, params []any) (int64, e
 	if err != nil {
 		return 0, err
 	}
+	if w.pe != nil {
+		return w.pe.Exec(ctx, w.pgNames[id], nv)
+	}
 	res, err := w.ds[id].ExecContext(ctx, nv)
 	if err != nil {
 		return 0, err
@@ -210,6 +219,9 @@ func (w *worker) rawQuery(ctx context.Context, id stmtID, params []any, row func
 	nv, err := w.bind(params)
 	if err != nil {
 		return 0, err
+	}
+	if w.pe != nil {
+		return w.pgQuery(ctx, id, nv, row)
 	}
 	rs, err := w.ds[id].QueryContext(ctx, nv)
 	if err != nil {

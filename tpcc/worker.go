@@ -43,6 +43,10 @@ type worker struct {
 	conn   *sql.Conn         // tx's connection while prepared (nil when it has none)
 	ds     [numStmts]rawStmt // on conn's driver connection (see rawstmt.go)
 	dc     rawConn           // conn's driver connection while an attempt runs
+	// On PostgreSQL: the PGExec of conn's driver connection while
+	// prepared, and the server-side name of each statement on it.
+	pe      *dialect.PGExec
+	pgNames [numStmts]string
 
 	// Scratch space reused by every statement: parameters, a row's
 	// values, New-Order's batched keys and lines (see newOrderBody).
@@ -220,6 +224,12 @@ func (w *worker) rawAttempt(ctx context.Context, begin string, body func(ctx con
 func (w *worker) text(ctx context.Context, q string) error {
 	if err := w.live.Err(); err != nil {
 		return err
+	}
+	if w.pe != nil {
+		if err := w.pe.Simple(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+		return nil
 	}
 	if _, err := w.dc.ExecContext(ctx, q, nil); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
