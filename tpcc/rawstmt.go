@@ -134,7 +134,7 @@ type rawStmt interface {
 // prepareRaw prepares every statement of the run on the driver connection
 // dc, into w.ds (on PostgreSQL through PGExec, see rawstmt_pg.go).
 func (w *worker) prepareRaw(ctx context.Context, dc any) error {
-	if pe, ok := dialect.NewPGExec(dc); ok {
+	if pe, ok := dialect.NewPGExec(dc); ok && !w.r.pgDriverStmts {
 		return w.preparePG(ctx, pe)
 	}
 	c, ok := dc.(rawConn)

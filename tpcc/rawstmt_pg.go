@@ -15,12 +15,17 @@ import (
 // are written as text into one reused buffer and the rows' columns reach
 // rawRows as the server's text (nil for NULL), which assign and
 // decimalScan parse, instead of stdlib's decoding of every column into a
-// driver.Value first. Measured with `tpcc run --db-driver postgres
-// --warehouses 2 --threads 4 --wait-scale 0 --time 15` on PostgreSQL 15,
-// A B A B on a busy 2-core machine (other tests ran beside it): the
-// client's CPU per transaction went from 1,056 and 1,308 µs (stdlib) to
-// 1,026 and 1,093 µs (PGExec), 3 % and 16 % less, with more transactions
-// in both rounds.
+// driver.Value first. Measured on PostgreSQL 15 on a busy 2-core machine
+// (other tests ran beside it), the deck's mix on 4 workers without waits:
+//   - BenchmarkTransactionPG (-benchtime 3000x -count 4, both paths in one
+//     process): user CPU per transaction 289-324 µs against 331-388 µs
+//     through stdlib (medians 303 and 352, -14 %), user+system 816-922
+//     against 878-1,011 µs, 10.4 kB in 340 allocations against 19.2 kB in
+//     438;
+//   - `tpcc run --db-driver postgres --warehouses 2 --threads 4
+//     --wait-scale 0 --time 15`, two builds A B A B over 5 rounds: client
+//     CPU per transaction 0.97 (0.84-1.04) of stdlib's, TPS 1.02
+//     (0.90-1.16): within the noise of the shared machine.
 
 // preparePG prepares every statement of the run through pe, the PGExec of
 // the worker's driver connection.

@@ -24,6 +24,10 @@ type runState struct {
 	// gate is the measured window's (nil in the precondition); Run sets
 	// it before each phase's Runner starts.
 	gate *gate
+	// pgDriverStmts (tests only) has PostgreSQL workers run pgx's
+	// database/sql driver statements instead of dialect.PGExec, so that
+	// BenchmarkTransactionPG can compare the two paths in one process.
+	pgDriverStmts bool
 }
 
 // newRunState makes the terminals of cfg and the statements of db's

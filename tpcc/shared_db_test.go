@@ -101,7 +101,7 @@ func mariaTemplate(t *testing.T) *sharedLoad {
 
 // sqliteTemplate returns the shared SQLite load: 1 warehouse with seed
 // loadTestSeed.
-func sqliteTemplate(t *testing.T) *sharedLoad {
+func sqliteTemplate(t testing.TB) *sharedLoad {
 	t.Helper()
 	return sqliteLoad.prepared(t, "SQLite", func() Config {
 		c := DefaultConfig()
@@ -114,7 +114,7 @@ func sqliteTemplate(t *testing.T) *sharedLoad {
 // loadTestSeed, in a database of the shared throwaway PostgreSQL that
 // outlives the test that made it and that no test connects to (pgCopy
 // copies it with CREATE DATABASE ... TEMPLATE).
-func pgTemplate(t *testing.T) *sharedLoad {
+func pgTemplate(t testing.TB) *sharedLoad {
 	t.Helper()
 	srv := testdb.SharedPostgres(t)
 	return pgLoad.prepared(t, "PostgreSQL", func() Config {
@@ -129,7 +129,7 @@ func pgTemplate(t *testing.T) *sharedLoad {
 // prepared runs Prepare once, on the first call, with the Config cfg
 // returns, and returns l; it fails the test when that load failed
 // (named as the shared <kind> load).
-func (l *sharedLoad) prepared(t *testing.T, kind string, cfg func() Config) *sharedLoad {
+func (l *sharedLoad) prepared(t testing.TB, kind string, cfg func() Config) *sharedLoad {
 	t.Helper()
 	l.once.Do(func() {
 		l.cfg = cfg()
@@ -148,13 +148,15 @@ func (l *sharedLoad) prepared(t *testing.T, kind string, cfg func() Config) *sha
 // pgCopy returns the Config of a fresh database of the test holding a
 // copy of the shared PostgreSQL load (dialect.CopyDatabase: CREATE
 // DATABASE ... TEMPLATE, well under a second for a warehouse).
-func pgCopy(t *testing.T) Config {
+func pgCopy(t testing.TB) Config {
 	t.Helper()
 	l := pgTemplate(t)
 	c := l.cfg
 	c.Conn = c.Conn.WithDatabase(testdb.SharedPostgres(t).NewDatabase(t))
 	start := time.Now()
-	if err := dialect.CopyDatabase(txnCtx(t), l.cfg.Conn, c.Conn); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := dialect.CopyDatabase(ctx, l.cfg.Conn, c.Conn); err != nil {
 		t.Fatalf("copying the shared PostgreSQL load: %v", err)
 	}
 	t.Logf("copied the shared PostgreSQL load in %v", time.Since(start).Round(time.Millisecond))
