@@ -103,20 +103,14 @@ func StartPostgres() (*PGServer, error) {
 		return nil, err
 	}
 	s := &PGServer{bindir: bindir, proc: proc{name: "postgres", stopSig: syscall.SIGINT}}
-	if err := s.makeDir(dirPrefix+"pg-", "server.log"); err != nil {
-		return nil, err
-	}
-	s.datadir = filepath.Join(s.dir, "data")
-	if err := giveToServerUser(s.dir); err != nil {
-		os.RemoveAll(s.dir)
-		return nil, err
-	}
-	deadline := time.Now().Add(startTimeout)
-	if err := s.initdb(deadline); err != nil {
-		os.RemoveAll(s.dir)
-		return nil, err
-	}
-	if err := s.startRetrying(deadline, s.start); err != nil {
+	err = s.create(dirPrefix+"pg-", func(deadline time.Time) error {
+		s.datadir = filepath.Join(s.dir, "data")
+		if err := giveToServerUser(s.dir); err != nil {
+			return err
+		}
+		return s.initdb(deadline)
+	}, s.start)
+	if err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -48,26 +48,11 @@ func (s *PGServer) initdb(deadline time.Time) error {
 // start starts postgres on a free port and waits until it accepts
 // connections.
 func (s *PGServer) start(deadline time.Time) error {
-	port, err := freePort()
-	if err != nil {
-		return fmt.Errorf("internal/testdb: finding a free port: %w", err)
+	spawn := func(port int) error {
+		s.port = port
+		return s.spawn(port)
 	}
-	s.port = port
-	if err := s.spawn(port); err != nil {
-		return err
-	}
-	admin, err := s.waitReady(deadline)
-	if err != nil {
-		return err
-	}
-	admin.SetMaxOpenConns(4)
-	s.admin = admin
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	if err := admin.QueryRowContext(ctx, "SHOW server_version").Scan(&s.version); err != nil {
-		return fmt.Errorf("internal/testdb: SHOW server_version: %w", err)
-	}
-	return nil
+	return s.boot(deadline, spawn, func(int) (*sql.DB, error) { return s.waitReady(deadline) }, "SHOW server_version", &s.version)
 }
 
 // spawn starts postgres on port, its output going to s.logPath.

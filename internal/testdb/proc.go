@@ -195,6 +195,49 @@ func (s *sharedServer[T]) stop() error {
 	return srv.Stop()
 }
 
+// create makes the server's temp dir (makeDir, with prefix and the log
+// server.log), calls initialise to make its data directory (the temp dir
+// is removed when that fails) and starts the server with startRetrying;
+// both get the start-up's deadline, startTimeout from now.
+func (p *proc) create(prefix string, initialise, start func(deadline time.Time) error) error {
+	if err := p.makeDir(prefix, "server.log"); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(startTimeout)
+	if err := initialise(deadline); err != nil {
+		os.RemoveAll(p.dir)
+		return err
+	}
+	return p.startRetrying(deadline, start)
+}
+
+// boot is one start attempt on a free port: spawn starts the server
+// process on it, ready waits until the server answers and returns the
+// administrative pool (kept as p.admin, 4 connections at most), and the
+// answer of versionQuery goes to *version. Its errors are spawn's,
+// ready's (errPortInUse among them) and the query's.
+func (p *proc) boot(deadline time.Time, spawn func(port int) error, ready func(port int) (*sql.DB, error), versionQuery string, version *string) error {
+	port, err := freePort()
+	if err != nil {
+		return fmt.Errorf("internal/testdb: finding a free port: %w", err)
+	}
+	if err := spawn(port); err != nil {
+		return err
+	}
+	admin, err := ready(port)
+	if err != nil {
+		return err
+	}
+	admin.SetMaxOpenConns(4)
+	p.admin = admin
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := admin.QueryRowContext(ctx, versionQuery).Scan(version); err != nil {
+		return fmt.Errorf("internal/testdb: %s: %w", versionQuery, err)
+	}
+	return nil
+}
+
 // startRetrying runs start until it succeeds, and after a failure kills
 // what it started; a free port can be taken by another process between
 // the probe and the server's bind, so a failure with errPortInUse is tried

@@ -17,25 +17,17 @@ import (
 // start starts the server process on a free port and waits until it accepts
 // connections on the socket and on TCP.
 func (s *Server) start(deadline time.Time) error {
-	port, err := freePort()
-	if err != nil {
-		return fmt.Errorf("internal/testdb: finding a free port: %w", err)
+	spawn := func(port int) error {
+		s.port = port
+		return s.spawn(port)
 	}
-	s.port = port
-	if err := s.spawn(port); err != nil {
+	ready := func(port int) (*sql.DB, error) { return s.waitReady(port, deadline) }
+	if err := s.boot(deadline, spawn, ready, "SELECT VERSION()", &s.version); err != nil {
 		return err
 	}
-	admin, err := s.waitReady(port, deadline)
-	if err != nil {
-		return err
-	}
-	admin.SetMaxOpenConns(4)
-	s.admin = admin
+	admin, port := s.admin, s.port
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	if err := admin.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
-		return fmt.Errorf("internal/testdb: SELECT VERSION(): %w", err)
-	}
 	// MariaDB's install-db creates root@127.0.0.1; MySQL's --initialize-insecure
 	// creates only root@localhost, which a TCP login with skip-name-resolve
 	// does not match.

@@ -91,18 +91,12 @@ func Start() (*Server, error) {
 	}
 	s.mariadb = bytes.Contains(bytes.ToLower(out), []byte("mariadb"))
 
-	if err := s.makeDir(dirPrefix, "server.log"); err != nil {
-		return nil, err
-	}
-	s.datadir = filepath.Join(s.dir, "data")
-	s.socket = filepath.Join(s.dir, "mysqld.sock")
-
-	deadline := time.Now().Add(startTimeout)
-	if err := s.initDatadir(deadline); err != nil {
-		os.RemoveAll(s.dir)
-		return nil, err
-	}
-	if err := s.startRetrying(deadline, s.start); err != nil {
+	err = s.create(dirPrefix, func(deadline time.Time) error {
+		s.datadir = filepath.Join(s.dir, "data")
+		s.socket = filepath.Join(s.dir, "mysqld.sock")
+		return s.initDatadir(deadline)
+	}, s.start)
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
