@@ -23,30 +23,11 @@ func TestLockWaitTimeoutIsRetried(t *testing.T) {
 	c := mariaConfig(t, WriteOnly)
 	c.Tables, c.TableSize, c.Threads, c.Events = 1, 20, 1, 5
 	ctx := ctxT(t)
-	if err := Prepare(ctx, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	db := openT(t, c)
-	locker, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	if _, err := locker.ExecContext(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := locker.ExecContext(ctx, "SELECT id FROM sbtest1 FOR UPDATE"); err != nil {
-		t.Fatal(err)
-	}
+	locker := prepareAndLock(t, ctx, c)
 	c.Conn.Params = map[string]string{"innodb_lock_wait_timeout": "1"}
-	runDB := openT(t, c)
-	spec, err := NewSpec(c, runDB)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var once sync.Once
 	var firstErr error
-	spec = instrument(spec, func(w *worker) {
+	spec := newSpecT(t, c, func(w *worker) {
 		w.onRestart = func(err error) {
 			once.Do(func() {
 				firstErr = err
@@ -54,19 +35,12 @@ func TestLockWaitTimeoutIsRetried(t *testing.T) {
 			})
 		}
 	})
-	rc := c.RunConfig()
-	res, err := oltp.Run(ctx, spec, rc)
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	res := runAllEvents(t, ctx, spec, c)
 	if dialect.Name(firstErr) != "lock_wait_timeout" {
 		t.Errorf("first restart after %v, want a lock wait timeout", firstErr)
 	}
 	if res.Counters[CounterRetries] < 1 || res.Counters["errors.lock_wait_timeout"] < 1 {
 		t.Errorf("counters %v: want the timeout counted", res.Counters)
-	}
-	if n := res.Op(OpTransaction).Latency.Count; n != 5 {
-		t.Errorf("%d transactions, want 5", n)
 	}
 	// The restarted event's latency includes the 1 s wait.
 	if mx := time.Duration(res.Op(OpTransaction).Latency.MaxNs); mx < time.Second {
@@ -85,14 +59,9 @@ func TestKilledConnectionReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin := openT(t, c)
-	runDB := openT(t, c)
-	spec, err := NewSpec(c, runDB)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var victims []*worker
 	var mu sync.Mutex
-	spec = instrument(spec, func(w *worker) {
+	spec := newSpecT(t, c, func(w *worker) {
 		mu.Lock()
 		victims = append(victims, w)
 		mu.Unlock()
@@ -106,18 +75,12 @@ func TestKilledConnectionReconnects(t *testing.T) {
 		}
 		return &killAt{worker: w.(*worker), at: 5, admin: admin, t: t}, nil
 	}
-	res, err := oltp.Run(ctx, spec, c.RunConfig())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	res := runAllEvents(t, ctx, spec, c)
 	if got := res.Counters[CounterReconnects]; got != 2 {
 		t.Errorf("reconnects %d, want 2 (one per killed worker); counters %v", got, res.Counters)
 	}
 	if res.Counters["errors.conn_lost"] < 2 {
 		t.Errorf("errors.conn_lost %d, want 2", res.Counters["errors.conn_lost"])
-	}
-	if n := res.Op(OpTransaction).Latency.Count; n != c.Events {
-		t.Errorf("%d transactions, want %d", n, c.Events)
 	}
 }
 
@@ -285,21 +248,9 @@ func TestCancelEndsLockWait(t *testing.T) {
 	c := mariaConfig(t, UpdateIndex)
 	c.Tables, c.TableSize, c.Threads = 1, 10, 1
 	bg := ctxT(t)
-	if err := Prepare(bg, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	db := openT(t, c)
-	locker, err := db.Conn(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer locker.Close()
-	for _, q := range []string{"BEGIN", "SELECT id FROM sbtest1 FOR UPDATE"} {
-		if _, err := locker.ExecContext(bg, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	locker := prepareAndLock(t, bg, c)
 	defer locker.ExecContext(bg, "ROLLBACK")
+	db := openT(t, c)
 	spec, err := NewSpec(c, openT(t, c))
 	if err != nil {
 		t.Fatal(err)
@@ -375,14 +326,7 @@ func TestRestartsAreBounded(t *testing.T) {
 // connection that holds the locks until the test ends.
 func prepareAndLock(t *testing.T, ctx context.Context, c Config) *sql.Conn {
 	t.Helper()
-	if err := Prepare(ctx, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	locker, err := openT(t, c).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locker.Close() })
+	locker := preparedConn(t, ctx, c)
 	for _, q := range []string{"BEGIN", "SELECT id FROM sbtest1 FOR UPDATE"} {
 		if _, err := locker.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

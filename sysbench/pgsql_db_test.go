@@ -80,14 +80,9 @@ func TestTerminatedBackendPostgres(t *testing.T) {
 	if err := Prepare(ctx, c, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	db := openT(t, c)
-	spec, err := NewSpec(c, db)
-	if err != nil {
-		t.Fatal(err)
-	}
 	admin := testdb.SharedPostgres(t).Admin()
 	var killed atomic.Int32
-	spec = instrument(spec, func(w *worker) {
+	spec := newSpecT(t, c, func(w *worker) {
 		w.betweenSteps = func(step int) error {
 			if step != 2 || killed.Add(1) != 5 {
 				return nil
@@ -99,13 +94,7 @@ func TestTerminatedBackendPostgres(t *testing.T) {
 			return err
 		}
 	})
-	res, err := oltp.Run(ctx, spec, c.RunConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := res.Op(OpTransaction).Latency.Count; got != c.Events {
-		t.Errorf("%d transactions, want %d", got, c.Events)
-	}
+	res := runAllEvents(t, ctx, spec, c)
 	if res.Counters[CounterReconnects] != 1 || res.Counters[ErrorCounterPrefix+"conn_lost"] != 1 || res.Counters[CounterRetries] < 1 {
 		t.Errorf("counters %v, want 1 reconnect, 1 conn_lost and a retry", res.Counters)
 	}
@@ -120,21 +109,9 @@ func pgForcedConflict(t *testing.T, c Config, provoke func(ctx context.Context, 
 	t.Helper()
 	c.Workload, c.Tables, c.TableSize, c.Threads, c.Events = WriteOnly, 1, 2, 1, 10
 	ctx := ctxT(t)
-	if err := Prepare(ctx, c, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	db := openT(t, c)
-	other, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	spec, err := NewSpec(c, db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := preparedConn(t, ctx, c)
 	var events atomic.Int32
-	spec = instrument(spec, func(w *worker) {
+	spec := newSpecT(t, c, func(w *worker) {
 		w.betweenSteps = func(step int) error {
 			if step != 0 || events.Add(1) != 3 {
 				return nil
@@ -145,14 +122,7 @@ func pgForcedConflict(t *testing.T, c Config, provoke func(ctx context.Context, 
 			return provoke(ctx, other, run, r, 3-r)
 		}
 	})
-	res, err := oltp.Run(ctx, spec, c.RunConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := res.Op(OpTransaction).Latency.Count; got != c.Events {
-		t.Errorf("%d transactions, want %d", got, c.Events)
-	}
-	return res
+	return runAllEvents(t, ctx, spec, c)
 }
 
 // TestDeadlockRetriedPostgres: the worker holds row r and waits for row

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -226,6 +227,51 @@ func TestPrepareAutoIncOffAndNoSecondary(t *testing.T) {
 	if got := totalRows(t, db, c); got != res.Counters[CounterWrite] || got != c.Events {
 		t.Errorf("%d rows after %d inserts with drawn ids", got, res.Counters[CounterWrite])
 	}
+}
+
+// preparedConn loads c's tables and returns a connection of its own to
+// c's database, closed when the test ends: the other session of the tests
+// that lock rows or provoke conflicts.
+func preparedConn(t *testing.T, ctx context.Context, c Config) *sql.Conn {
+	t.Helper()
+	if err := Prepare(ctx, c, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := openT(t, c).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// newSpecT returns the Spec of a run of c on a pool of its own; each of
+// its workers is handed to f (instrument) when f is not nil.
+func newSpecT(t *testing.T, c Config, f func(w *worker)) oltp.Spec {
+	t.Helper()
+	spec, err := NewSpec(c, openT(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		spec = instrument(spec, f)
+	}
+	return spec
+}
+
+// runAllEvents runs spec with c's RunConfig and returns its Result; it
+// fails the test when the run fails or did not complete c.Events
+// transactions.
+func runAllEvents(t *testing.T, ctx context.Context, spec oltp.Spec, c Config) *oltp.Result {
+	t.Helper()
+	res, err := oltp.Run(ctx, spec, c.RunConfig())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if n := res.Op(OpTransaction).Latency.Count; n != c.Events {
+		t.Errorf("%d transactions, want %d", n, c.Events)
+	}
+	return res
 }
 
 // instrument wraps spec.NewWorker so tests can reach the workers.
