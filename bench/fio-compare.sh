@@ -125,13 +125,7 @@ else
   where=$(df -P "$real" | awk 'NR == 2 {print $1}')
 fi
 
-if [[ -z ${VMBENCH:-} ]]; then
-  root=$(cd "$(dirname "$0")/.." && pwd)
-  echo "building vmbench from $root ..." >&2
-  (cd "$root" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 
 # Precondition once: write every byte of the span (incompressible data, past
 # the page cache), so no read hits a hole or a never-written extent.

@@ -18,6 +18,15 @@
 #   create_db DB             CREATE DATABASE (no IF NOT EXISTS); records it
 #   drop_created             drops only the databases create_db made
 #   rounds_phrase N          "1 round (A B)" or "N rounds (A B A B ...)"
+#   build_vmbench DIR        unless $VMBENCH names a binary, builds this
+#                            checkout's vmbench (its root in $root) into DIR
+#                            and sets VMBENCH; refuses one not executable
+#   alternate_runs RUN REPORT for each WORKLOAD and each of THREADS, ROUNDS
+#                            rounds of "RUN wl th vmbench r" then "RUN wl th
+#                            sysbench r" (A B A B), then "REPORT wl th" for each
+#   sysbench_defaults        the defaults of the sysbench compare scripts'
+#                            settings (COMPARE_DB WORKLOAD TABLES TABLE_SIZE
+#                            THREADS TIME ROUNDS RAND_TYPE SYSBENCH)
 #   check_sysbench_run       WORKLOAD (a list of vmbench's workloads), RAND_TYPE,
 #                            $SYSBENCH and /usr/bin/time for a compare script
 #   record_run TOOL ROUND OUT TIME FILE
@@ -160,6 +169,22 @@ ratio_table() {
   cat "$2/rounds" "$2/ratios"
 }
 
+# sysbench_defaults: the settings a sysbench compare script's caller did
+# not give. RAND_TYPE: sysbench 1.0.20 defaults to special, vmbench to
+# uniform, so both are given the same one.
+# shellcheck disable=SC2034 # the calling script reads them
+sysbench_defaults() {
+  COMPARE_DB=${COMPARE_DB:-vmbench_compare}
+  WORKLOAD=${WORKLOAD:-oltp_read_write}
+  TABLES=${TABLES:-4}
+  TABLE_SIZE=${TABLE_SIZE:-10000}
+  THREADS=${THREADS:-8}
+  TIME=${TIME:-10}
+  ROUNDS=${ROUNDS:-2}
+  RAND_TYPE=${RAND_TYPE:-uniform}
+  SYSBENCH=${SYSBENCH:-sysbench}
+}
+
 # check_sysbench_run: WORKLOAD names vmbench's sysbench workloads, RAND_TYPE
 # a distribution both tools know, and $SYSBENCH and /usr/bin/time exist.
 check_sysbench_run() {
@@ -190,4 +215,35 @@ record_run() {
   [[ -n $tx && -n $tps && -n $p95 && -n $cpu ]] || die "could not read the $tool report: $(cat "$out")"
   echo "$tool $round $tps $p95 $cpu $tx $ics $vcs" >>"$5"
   echo "round $round $tool: $tps tps, p95 $p95 ms, client CPU ${cpu}s for $tx transactions" >&2
+}
+
+# build_vmbench DIR: VMBENCH, or this checkout's vmbench built into DIR.
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_vmbench() {
+  if [[ -z ${VMBENCH:-} ]]; then
+    echo "building vmbench from $root ..." >&2
+    (cd "$root" && go build -o "$1/vmbench" ./cmd/vmbench) || die "go build of vmbench failed; set VMBENCH to a built binary"
+    VMBENCH=$1/vmbench
+  fi
+  [[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+}
+
+# alternate_runs RUN REPORT: every round of every workload and thread
+# count, vmbench first (A) and sysbench right after it (B), then the
+# reports; a round's two runs are minutes apart at most.
+alternate_runs() {
+  local wl th r
+  for wl in $WORKLOAD; do
+    for th in $THREADS; do
+      for ((r = 1; r <= ROUNDS; r++)); do
+        "$1" "$wl" "$th" vmbench "$r"  # A
+        "$1" "$wl" "$th" sysbench "$r" # B
+      done
+    done
+  done
+  for wl in $WORKLOAD; do
+    for th in $THREADS; do
+      "$2" "$wl" "$th"
+    done
+  done
 }

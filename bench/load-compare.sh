@@ -69,13 +69,7 @@ work=$(mktemp -d)
 trap 'drop_created; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [[ -z ${VMBENCH:-} ]]; then
-  echo "building vmbench from $root ..." >&2
-  (cd "$root" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 echo "server: $(sql 'SELECT VERSION()'), local_infile=$(sql 'SELECT @@local_infile')" >&2
 
 for d in "${dbs[@]}"; do create_db "$d"; done

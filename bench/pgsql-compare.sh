@@ -38,15 +38,7 @@ PGSQL_HOST=${PGSQL_HOST:-127.0.0.1}
 PGSQL_PORT=${PGSQL_PORT:-5432}
 PGSQL_USER=${PGSQL_USER:-postgres}
 PGSQL_PASSWORD=${PGSQL_PASSWORD:-}
-COMPARE_DB=${COMPARE_DB:-vmbench_compare}
-WORKLOAD=${WORKLOAD:-oltp_read_write}
-TABLES=${TABLES:-4}
-TABLE_SIZE=${TABLE_SIZE:-10000}
-THREADS=${THREADS:-8}
-TIME=${TIME:-10}
-ROUNDS=${ROUNDS:-2}
-RAND_TYPE=${RAND_TYPE:-uniform}
-SYSBENCH=${SYSBENCH:-sysbench}
+sysbench_defaults
 
 check_loopback PGSQL_HOST
 check_port PGSQL_PORT
@@ -69,13 +61,7 @@ found=$(psql_admin "SELECT count(*) FROM pg_database WHERE datname = '$COMPARE_D
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if [[ -z ${VMBENCH:-} ]]; then
-  root=$(cd "$(dirname "$0")/.." && pwd)
-  echo "building vmbench from $root ..." >&2
-  (cd "$root" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 
 created=
 drop_db() {
@@ -116,19 +102,14 @@ run() {
   record_run "$tool" "$round" "$out" "$tm" "$work/results.$wl.$th"
 }
 
-for wl in $WORKLOAD; do
-  for th in $THREADS; do
-    for ((r = 1; r <= ROUNDS; r++)); do
-      run "$wl" "$th" vmbench "$r"  # A
-      run "$wl" "$th" sysbench "$r" # B
-    done
-  done
-done
-for wl in $WORKLOAD; do
-  for th in $THREADS; do
-    echo
-    echo "$wl on PostgreSQL $(psql_admin 'SHOW server_version' | cut -d' ' -f1), $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $(rounds_phrase "$ROUNDS")"
-    echo "(client CPU per 1000 transactions = cpu_us/tx in ms)"
-    ratio_table "$work/results.$wl.$th" "$work"
-  done
-done
+# report W T: every round, and the median and spread of the per-round
+# ratios vmbench/sysbench.
+report() {
+  local wl=$1 th=$2
+  echo
+  echo "$wl on PostgreSQL $(psql_admin 'SHOW server_version' | cut -d' ' -f1), $TABLES tables x $TABLE_SIZE rows, $th threads, ${TIME}s per run, rand-type $RAND_TYPE, $(rounds_phrase "$ROUNDS")"
+  echo "(client CPU per 1000 transactions = cpu_us/tx in ms)"
+  ratio_table "$work/results.$wl.$th" "$work"
+}
+
+alternate_runs run report

@@ -36,15 +36,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-COMPARE_DB=${COMPARE_DB:-vmbench_compare}
-WORKLOAD=${WORKLOAD:-oltp_read_write}
-TABLES=${TABLES:-4}
-TABLE_SIZE=${TABLE_SIZE:-10000}
-THREADS=${THREADS:-8}
-TIME=${TIME:-10}
-ROUNDS=${ROUNDS:-2}
-RAND_TYPE=${RAND_TYPE:-uniform} # sysbench 1.0.20 defaults to special; vmbench to uniform
-SYSBENCH=${SYSBENCH:-sysbench}
+sysbench_defaults
 
 check_server
 check_counts TABLES TABLE_SIZE TIME ROUNDS
@@ -57,13 +49,7 @@ check_db_absent "$COMPARE_DB"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [[ -z ${VMBENCH:-} ]]; then
-  root=$(cd "$(dirname "$0")/.." && pwd)
-  echo "building vmbench from $root ..." >&2
-  (cd "$root" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 
 conn=(--mysql-host="$MYSQL_HOST" --mysql-port="$MYSQL_PORT" --mysql-user="$MYSQL_USER" --mysql-db="$COMPARE_DB")
 [[ -n $MYSQL_PASSWORD ]] && conn+=(--mysql-password="$MYSQL_PASSWORD")
@@ -103,16 +89,4 @@ report() {
   ratio_table "$work/results.$wl.$th" "$work"
 }
 
-for wl in $WORKLOAD; do
-  for th in $THREADS; do
-    for ((r = 1; r <= ROUNDS; r++)); do
-      run "$wl" "$th" vmbench "$r"   # A
-      run "$wl" "$th" sysbench "$r"  # B
-    done
-  done
-done
-for wl in $WORKLOAD; do
-  for th in $THREADS; do
-    report "$wl" "$th"
-  done
-done
+alternate_runs run report

@@ -40,15 +40,9 @@ check_ident BENCH_DB
 need_client
 check_db_absent "$BENCH_DB"
 
-here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if [ -z "${VMBENCH:-}" ]; then
-  echo "building vmbench from $here ..." >&2
-  (cd "$here" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 export TPCC_PASSWORD=$MYSQL_PASSWORD
 db=(-H "$MYSQL_HOST" -P "$MYSQL_PORT" -U "$MYSQL_USER" -D "$BENCH_DB") # cleanup takes no --warehouses
 conn=("${db[@]}" --warehouses "$WAREHOUSES")
@@ -88,6 +82,6 @@ per1k=$(awk -v c="$cpu" -v t="$tps" -v s="$TIME" 'BEGIN { if (t > 0) printf "%.3
 rate=$(echo "$loaded" | sed -n 's/.* s: \([0-9,]*\) rows\/s, .*/\1/p')
 
 echo
-echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown))"
+echo "== summary ($(date -u +%Y-%m-%dT%H:%MZ), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown))"
 printf '%-28s %s\n' "load rate (rows/s)" "${rate:-n/a}" "tpmC ($THREADS threads, no wait)" "$tpmc" \
   "TPS (all transactions)" "$tps" "client CPU s / 1,000 tx" "$per1k"

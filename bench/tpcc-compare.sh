@@ -65,13 +65,7 @@ check_db_absent "$vdb" "$gdb"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [[ -z ${VMBENCH:-} ]]; then
-  echo "building vmbench from $root ..." >&2
-  (cd "$root" && go build -o "$work/vmbench" ./cmd/vmbench) || die "go build of vmbench failed; set VMBENCH to a built binary"
-  VMBENCH=$work/vmbench
-fi
-[[ -x $VMBENCH ]] || die "VMBENCH=$VMBENCH is not executable"
+build_vmbench "$work"
 echo "building go-tpc from $GO_TPC_SRC ..." >&2
 (cd "$GO_TPC_SRC" && go build -o "$work/go-tpc" ./cmd/go-tpc) || die "go build of go-tpc in $GO_TPC_SRC failed"
 GOTPC=$work/go-tpc
