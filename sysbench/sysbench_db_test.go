@@ -110,6 +110,20 @@ func checkWorkloads(t *testing.T, configOf func(*testing.T, Workload) Config) {
 			r, wr, o, retries := res.Counters[CounterRead], res.Counters[CounterWrite], res.Counters[CounterOther], res.Counters[CounterRetries]
 			rows1 := totalRows(t, db, c)
 			exact := retries == 0 // failed attempts add statements
+			// Writes that found no row count as other, as sysbench counts
+			// them. On PostgreSQL an UPDATE or DELETE of id X that waited
+			// for a transaction that deleted X and inserted it again finds
+			// no row under READ COMMITTED (the new row is another tuple,
+			// not a version of the one it waited for); InnoDB's waits see
+			// the new row. So on PostgreSQL a few writes may move to other.
+			var noRow int64
+			if exact && c.Conn.Driver == dialect.Postgres && (w == ReadWrite || w == WriteOnly) {
+				noRow = 4*n - wr
+				if noRow < 0 || noRow > n/10 {
+					t.Errorf("%d writes, want %d less at most a tenth of %d events that found no row", wr, 4*n, n)
+				}
+			}
+			wr, o = wr+noRow, o-noRow
 			switch w {
 			case ReadWrite:
 				if exact && (r != 14*n || wr != 4*n || o != 2*n) {
