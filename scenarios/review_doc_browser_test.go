@@ -178,6 +178,7 @@ func checkInBrowser(t *testing.T, bin, name string, d *report.Document, papers .
 	for _, paper := range papers {
 		printOn(t, bin, name, b.String(), paper)
 	}
+	fitsPrintWidth(t, bin, name, b.String(), a4) // the narrower paper: what fits A4 fits Letter
 	t.Logf("%s: screenshot %s", name, shot)
 }
 
