@@ -57,8 +57,8 @@ func (c *Config) PostgresEnv(getenv func(string) string, given func(field string
 	}
 	if v, ok := env("port", EnvPGPort); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("$%s: %q is not a port number", EnvPGPort, v)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("$%s: %q is not a port (1..65535)", EnvPGPort, v)
 		}
 		c.Port = n
 	}

@@ -58,7 +58,7 @@ func (c *Config) bindRandFlags(fs *pflag.FlagSet) {
 func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Parsed(&c.Conn.Driver, dialect.ParseDriver, "mysql|pgsql|sqlite"), "db-driver", "database driver: mysql (MySQL, MariaDB, Percona), pgsql (PostgreSQL; also postgres) or sqlite")
 	fs.StringVar(&c.Conn.Host, "mysql-host", c.Conn.Host, "MySQL server host (TCP)")
-	fs.IntVar(&c.Conn.Port, "mysql-port", c.Conn.Port, "MySQL server port")
+	fs.Var(flagvalue.Parsed(&c.Conn.Port, flagvalue.ParsePort, "int"), "mysql-port", "MySQL server port")
 	fs.StringVar(&c.Conn.Socket, "mysql-socket", c.Conn.Socket, "MySQL Unix socket path (used instead of --mysql-host)")
 	fs.StringVar(&c.Conn.User, "mysql-user", c.Conn.User, "MySQL user")
 	fs.StringVar(&c.Conn.Password, "mysql-password", c.Conn.Password,

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/dialect"
+	"vmbench/internal/flagvalue"
 )
 
 // PgSQLOptions are sysbench 1.0's pgsql driver options (src/drivers/pgsql/
@@ -42,7 +43,7 @@ var mysqlOnlyFlags = []string{"mysql-host", "mysql-port", "mysql-socket", "mysql
 
 func (c *Config) bindPgSQLFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.PgSQL.Host, "pgsql-host", c.PgSQL.Host, "PostgreSQL server host (default $PGHOST, else localhost; a directory is a Unix socket directory)")
-	fs.IntVar(&c.PgSQL.Port, "pgsql-port", c.PgSQL.Port, "PostgreSQL server port (default $PGPORT, else 5432)")
+	fs.Var(flagvalue.Parsed(&c.PgSQL.Port, flagvalue.ParsePort, "int"), "pgsql-port", "PostgreSQL server port ($PGPORT when not given)")
 	fs.StringVar(&c.PgSQL.User, "pgsql-user", c.PgSQL.User, "PostgreSQL user (default $PGUSER, else sbtest)")
 	fs.StringVar(&c.PgSQL.Password, "pgsql-password", c.PgSQL.Password, "PostgreSQL password (default $PGPASSWORD; prefer the environment: flags show in ps)")
 	fs.StringVar(&c.PgSQL.DB, "pgsql-db", c.PgSQL.DB, "PostgreSQL database (default $PGDATABASE, else sbtest; prepare creates it when missing)")

@@ -30,7 +30,9 @@ func TestPgSQLFlags(t *testing.T) {
 			want: dialect.Config{Socket: "/run/postgresql", Port: 5432, User: "envuser", Database: "sbtest", Password: "envsecret"}},
 		{args: []string{"--db-driver=pgsql", "--mysql-host=x"}, err: "--mysql-host applies to --db-driver mysql, not pgsql"},
 		{args: []string{"--pgsql-port=5433"}, err: "--pgsql-port applies to --db-driver pgsql"},
-		{args: []string{"--db-driver=pgsql", "--pgsql-port=70000"}, err: "--pgsql-port: 70000 is not a port"},
+		{args: []string{"--db-driver=pgsql", "--pgsql-port=70000"}, err: `"70000" is not a port (1..65535`},
+		{args: []string{"--db-driver=pgsql", "--pgsql-port=0"}, err: `for "--pgsql-port" flag: "0" is not a port (1..65535; leave the option out for the default)`},
+		{args: []string{"--mysql-port=0"}, err: `for "--mysql-port" flag: "0" is not a port`},
 		{args: []string{"--db-driver=pgsql", "--pgsql-db="}, err: "--pgsql-db: empty"},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Parsed(&o.Driver, dialect.ParseDriver, "mysql|postgres|sqlserver|sqlite"), "db-driver",
 		"database: mysql (MySQL, MariaDB, Percona), postgres (PostgreSQL), sqlserver or sqlite")
 	fs.StringVarP(&o.Host, "host", "H", o.Host, "database server host")
-	fs.IntVarP(&o.Port, "port", "P", o.Port, "database server port (default 3306 for MySQL, 5432 for PostgreSQL, 1433 for SQL Server)")
+	fs.VarP(flagvalue.Parsed(&o.Port, flagvalue.ParsePort, "int"), "port", "P", "database server port (default 3306 for MySQL, 5432 for PostgreSQL, 1433 for SQL Server)")
 	fs.StringVar(&o.Socket, "mysql-socket", o.Socket, "MySQL Unix socket path (used instead of --host)")
 	fs.StringVarP(&o.User, "user", "U", o.User, "database user (default root for MySQL, postgres for PostgreSQL, sa for SQL Server)")
 	fs.StringVarP(&o.Password, "password", "p", o.Password,

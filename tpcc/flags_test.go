@@ -122,3 +122,16 @@ func TestPositiveDurationNeverNoLimit(t *testing.T) {
 		wantNamed(t, err, "time")
 	}
 }
+
+// A port given as 0 (or out of range) is refused, naming the flag, on
+// every spelling of it; left out, the driver's default applies.
+func TestPortFlagRange(t *testing.T) {
+	for _, args := range [][]string{{"-P", "0"}, {"--port=0"}, {"--mysql-port=0"}, {"--port=65536"}} {
+		if _, err := ParseFlags(args, nil); err == nil || !strings.Contains(err.Error(), "is not a port (1..65535") {
+			t.Errorf("%v: %v, want a port error", args, err)
+		}
+	}
+	if c, err := ParseFlags(nil, nil); err != nil || c.Conn.Port != 0 && c.Conn.Port != 3306 {
+		t.Errorf("no port given: port %d, %v", c.Conn.Port, err)
+	}
+}

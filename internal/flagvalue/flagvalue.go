@@ -181,3 +181,15 @@ func (v *parsedValue[T]) Set(s string) error {
 }
 
 func (v *parsedValue[T]) Type() string { return v.typ }
+
+// ParsePort reads a TCP port given on the command line or in the
+// environment: 1..65535. (0, which the connection configs take for "the
+// driver's default port", is refused when given: leave the option out for
+// the default.)
+func ParsePort(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("%q is not a port (1..65535; leave the option out for the default)", s)
+	}
+	return n, nil
+}
