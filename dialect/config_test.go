@@ -59,6 +59,8 @@ func TestParseDSNErrors(t *testing.T) {
 		{"sqlite://", "no database file path"},
 		{"file://otherhost/x.db", `authority "otherhost"`},
 		{"u:hunter2@udp(db:1)/x", "u:xxxxx@udp(db:1)/x"},
+		{"http://root:hunter2@127.0.0.1:3306/", `DSN "http://root:xxxxx@127.0.0.1:3306/": scheme "http://" is not one vmbench connects with (accepted forms:`},
+		{"pg://u@db/x", `scheme "pg://" is not one`},
 	}
 	for _, tt := range tests {
 		_, err := ParseDSN(tt.in)

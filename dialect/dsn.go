@@ -155,6 +155,9 @@ func ParseDSN(s string) (Config, error) {
 		}
 		return c, nil
 	}
+	if scheme, _, ok := strings.Cut(lower, "://"); ok && !strings.ContainsAny(scheme, "@/()") {
+		return fail("scheme %q is not one vmbench connects with (accepted forms: %s)", scheme+"://", dsnForms)
+	}
 	mc, err := mysql.ParseDSN(s)
 	if err != nil {
 		return fail("%v (accepted forms: %s)", err, dsnForms)

@@ -38,6 +38,10 @@ const (
 	EnvPGSSLMode  = "PGSSLMODE"
 )
 
+// pgSSLModes are libpq's sslmode values (PostgreSQL's libpq docs, "SSL
+// Support"), which pgx takes too.
+var pgSSLModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
+
 // PostgresEnv fills the connection fields of c that given reports as not
 // given on the command line from libpq's environment variables, read
 // through getenv (nil reads nothing): Host from $PGHOST (a path starting
@@ -79,6 +83,9 @@ func (c *Config) PostgresEnv(getenv func(string) string, given func(field string
 		c.Database = v
 	}
 	if v := getenv(EnvPGSSLMode); v != "" {
+		if !slices.Contains(pgSSLModes, v) {
+			return fmt.Errorf("$%s: %q is not an sslmode (valid: %s)", EnvPGSSLMode, v, strings.Join(pgSSLModes, ", "))
+		}
 		if _, ok := c.Params["sslmode"]; !ok {
 			c.Params = maps.Clone(c.Params)
 			if c.Params == nil {

@@ -173,9 +173,17 @@ func TestPostgresEnv(t *testing.T) {
 	if c.Socket != "/run/postgresql" || c.Host != "" {
 		t.Errorf("PGHOST as a directory: host %q socket %q", c.Host, c.Socket)
 	}
-	env[EnvPGPort] = "x"
-	if err := c.PostgresEnv(getenv, nil); err == nil || !strings.Contains(err.Error(), "$PGPORT") {
-		t.Errorf("bad PGPORT: %v", err)
+	for _, bad := range []struct{ key, value, want string }{
+		{EnvPGPort, "x", `$PGPORT: "x" is not a port`},
+		{EnvPGPort, "0", `$PGPORT: "0" is not a port`},
+		{EnvPGSSLMode, "bogus", `$PGSSLMODE: "bogus" is not an sslmode (valid: disable, allow, prefer, require, verify-ca, verify-full)`},
+	} {
+		old := env[bad.key]
+		env[bad.key] = bad.value
+		if err := c.PostgresEnv(getenv, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s=%s: %v, want %q", bad.key, bad.value, err, bad.want)
+		}
+		env[bad.key] = old
 	}
 }
 

@@ -72,7 +72,7 @@ func Check(ctx context.Context, cfg Config, out io.Writer) ([]CheckResult, error
 	if err := sqliteMustExist(cfg.DialectConfig()); err != nil {
 		return nil, err
 	}
-	db, err := dialect.Open(ctx, cfg.DialectConfig())
+	db, err := open(ctx, cfg.DialectConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if err := c.DialectConfig().Validate(); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, inTPCCWords(err))
 	}
 	if err := validateIsolation(c.Isolation, c.Conn.Driver); err != nil {
 		errs = append(errs, err)

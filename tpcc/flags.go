@@ -153,15 +153,20 @@ func ParseFlags(args []string, getenv func(string) string) (Config, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (options are --name=value)", fs.Arg(0))
 	}
-	c.complete(fs.Changed, getenv)
+	if err := c.complete(fs.Changed, getenv); err != nil {
+		return c, err
+	}
 	return c, c.Validate()
 }
 
 // complete applies what the options given (changed) imply, as go-tpc
 // reads them: --threads without --wait-scale means no waits, and
 // --threads N --wait N workers with waits on a connection each; then the
-// password from the environment (getenv may be nil) when none is set.
-func (c *Config) complete(changed func(string) bool, getenv func(string) string) {
+// password from the environment (getenv may be nil) when none is set,
+// and on PostgreSQL the libpq variables ($PGHOST, $PGPORT, $PGUSER,
+// $PGDATABASE, $PGSSLMODE) for the options not given, as psql and
+// sysbench's pgsql driver read them. A bad variable is an error naming it.
+func (c *Config) complete(changed func(string) bool, getenv func(string) string) error {
 	switch {
 	case changed("threads") && !changed("wait-scale") && !changed("wait"):
 		c.WaitScale = 0
@@ -172,6 +177,10 @@ func (c *Config) complete(changed func(string) bool, getenv func(string) string)
 		c.Terminals, c.Conns, c.Threads = c.Threads, c.Threads, 0
 	}
 	c.passwordFromEnv(getenv)
+	if c.Conn.Driver == dialect.Postgres {
+		return c.Conn.PostgresEnv(getenv, changed) // its fields are tpcc's option names: host, port, user, password, db
+	}
+	return nil
 }
 
 // ParseMap is ParseFlags for a campaign's flag map ({"warehouses": "10"}).

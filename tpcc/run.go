@@ -61,7 +61,7 @@ func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, rw *
 	if err := sqliteMustExist(dcfg); err != nil {
 		return nil, err
 	}
-	db, err := dialect.Open(ctx, dcfg)
+	db, err := open(ctx, dcfg)
 	if err != nil {
 		return nil, err
 	}

@@ -39,8 +39,7 @@ func (c *toolConfig) Complete(name string, getenv func(string) string, changed f
 	if err := dialect.DriverFlags(c.Conn.Driver, changed, connectionFlags, "mysql or sqlserver"); err != nil {
 		return err
 	}
-	c.complete(changed, getenv)
-	return nil
+	return c.complete(changed, getenv)
 }
 
 // Bounds is how the run is timed: --time, --events, --warmup-time.
