@@ -138,6 +138,10 @@ func (rv *Review) warnings() []string {
 		w = append(w, fmt.Sprintf("Client-bound: %s used more than %.0f%% of the CPU available (rows marked %s); those figures may be the client's limit, not the server's.",
 			strings.Join(who, " and "), 100*oltp.ClientBoundShare, clientBoundMark))
 	}
+	if late := startSpread(rv.perVM); len(late) > 0 {
+		w = append(w, fmt.Sprintf("Late start: %s after the earliest VM began (a driver not ready by the common start): "+
+			"those VMs' windows are shifted, so part of each ran with fewer VMs loading the server.", strings.Join(late, ", ")))
+	}
 	for _, r := range rv.perVM {
 		if st := r.State(); st != oltp.StatusComplete {
 			w = append(w, fmt.Sprintf("%s's run was %s: its figures cover the time measured until then.", r.Labels["vm"], st))

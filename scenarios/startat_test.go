@@ -22,10 +22,16 @@ func TestStartDelayDefaults(t *testing.T) {
 		{"vSphere, agents", Options{}, &guestDriver{}, StartDelayRemote},
 		{"set", Options{Simulate: true, StartDelay: 3 * time.Second}, harnessDriver{}, 3 * time.Second},
 	} {
-		c := &campaign{opts: tc.opts, driver: tc.drv}
+		c := &campaign{opts: tc.opts, driver: tc.drv, spec: &Spec{VMs: VMSpec{Count: 2}}}
 		if got := c.startDelay(); got != tc.want {
 			t.Errorf("%s: start delay %s, want %s", tc.name, got, tc.want)
 		}
+	}
+	// In process, 125 ms a VM beyond 4 VMs: 16 VMs open their
+	// connections on the harness's cores.
+	c := &campaign{opts: Options{Simulate: true}, driver: harnessDriver{}, spec: &Spec{VMs: VMSpec{Count: 16}}}
+	if got := c.startDelay(); got != 2*time.Second {
+		t.Errorf("16 VMs in process: start delay %s, want 2s", got)
 	}
 }
 
@@ -61,6 +67,39 @@ func TestLateStarts(t *testing.T) {
 		}
 		if logged := log.String(); (len(tc.want) > 0) != strings.Contains(logged, "warning:") {
 			t.Errorf("%s: logged %q", tc.name, logged)
+		}
+	}
+}
+
+// The report names each VM whose first phase began well after the
+// earliest VM's, from the Results alone, and says so among its warnings.
+func TestStartSpreadInTheReport(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	vm := func(name string, pre, measure time.Duration) *oltp.Result {
+		r := &oltp.Result{Start: at.Add(measure), Labels: map[string]string{"vm": name}}
+		if pre >= 0 {
+			r.Precondition = &oltp.Result{Start: at.Add(pre)}
+		}
+		return r
+	}
+	slack := lateStartSlack + DefaultMaxClockOffset
+	for _, tc := range []struct {
+		name    string
+		results []*oltp.Result
+		want    string
+	}{
+		{"together", []*oltp.Result{vm("a", 0, time.Minute), vm("b", slack, time.Minute)}, ""},
+		{"one late", []*oltp.Result{vm("a", 0, time.Minute), vm("b", 870*time.Millisecond, time.Minute), vm("c", 10*time.Millisecond, time.Minute)}, "b 0.870 s"},
+		{"without preconditions", []*oltp.Result{vm("a", -1, 2*time.Second), vm("b", -1, 0)}, "a 2.000 s"},
+	} {
+		got := strings.Join(startSpread(tc.results), ", ")
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+		rv := &Review{perVM: tc.results}
+		warned := strings.Contains(strings.Join(rv.warnings(), "\n"), "Late start: "+tc.want+" after the earliest VM began")
+		if warned != (tc.want != "") {
+			t.Errorf("%s: warnings %q", tc.name, rv.warnings())
 		}
 	}
 }
