@@ -56,36 +56,37 @@ var reviewSections = map[string]section{
 // LoadReview reads and checks the review file at path: kind review, a
 // name fit for a directory, at least one campaign, on-failure stop or
 // continue, and every campaign file readable with its override (LoadAny's
-// checks). Errors name the file.
+// checks). Errors name the file and the line, as a campaign file's do.
 func LoadReview(path string) (*ReviewFile, error) {
 	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
 	rf := &ReviewFile{path: path}
-	if _, err := decodeFile(path, b, rf, "review file", reviewSections); err != nil {
+	src, err := decodeFile(path, b, rf, "review file", reviewSections)
+	if err != nil {
 		return nil, err
 	}
 	var errs []error
 	if rf.Kind != ReviewKind {
-		errs = append(errs, fmt.Errorf("%s: kind: %q, want %q (a campaign file is run with 'vmbench campaign run')", path, rf.Kind, ReviewKind))
+		errs = append(errs, src.errorf("kind", "kind: %q, want %q (a campaign file is run with 'vmbench campaign run')", rf.Kind, ReviewKind))
 	}
 	if !campaignName.MatchString(rf.Name) {
-		errs = append(errs, fmt.Errorf("%s: name: %q must be 1-40 letters, digits, '.', '_' or '-' (it names the review directory)", path, rf.Name))
+		errs = append(errs, src.errorf("name", "name: %q must be 1-40 letters, digits, '.', '_' or '-' (it names the review directory)", rf.Name))
 	}
 	switch rf.OnFailure {
 	case "":
 		rf.OnFailure = ReviewStop
 	case ReviewStop, ReviewContinue:
 	default:
-		errs = append(errs, fmt.Errorf("%s: on-failure: %q is not stop or continue", path, rf.OnFailure))
+		errs = append(errs, src.errorf("on-failure", "on-failure: %q is not stop or continue", rf.OnFailure))
 	}
 	if len(rf.Campaigns) == 0 {
-		errs = append(errs, fmt.Errorf("%s: campaigns: none listed", path))
+		errs = append(errs, src.errorf("campaigns", "campaigns: none listed"))
 	}
 	for i := range rf.Campaigns {
 		if _, err := rf.Load(i); err != nil {
-			errs = append(errs, fmt.Errorf("%s: campaigns[%d]: %w", path, i, err))
+			errs = append(errs, fmt.Errorf("%scampaigns[%d]: %w", src.at(fmt.Sprintf("campaigns.%d.file", i)), i, err))
 		}
 	}
 	return rf, errors.Join(errs...)

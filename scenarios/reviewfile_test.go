@@ -103,3 +103,22 @@ func TestReviewOverrideErrorsNameTheirLines(t *testing.T) {
 		t.Errorf("unknown key in the campaign file: %v, want %s:%d", err, c, line)
 	}
 }
+
+// TestReviewFileErrorsNameTheirLines: the review file's own errors (name,
+// on-failure, a campaign file that is not there) name its line, as a
+// campaign file's do.
+func TestReviewFileErrorsNameTheirLines(t *testing.T) {
+	dir := t.TempDir()
+	review := filepath.Join(dir, "r.yaml")
+	text := "kind: review\nname: 'bad name'\non-failure: maybe\ncampaigns:\n  - file: missing.yaml\n"
+	if err := os.WriteFile(review, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadReview(review)
+	for _, want := range []string{review + `:2: name: "bad name" must be`, review + `:3: on-failure: "maybe" is not stop or continue`,
+		review + ":5: campaigns[0]: ", "missing.yaml"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadReview: %v\nwant %q", err, want)
+		}
+	}
+}
