@@ -298,9 +298,9 @@ func (c *campaign) conclude(rd *ResultsDir, res *Outcome, err error) (*Outcome, 
 				err, left, filepath.Join(c.dir, ManifestFile), c.dir)
 		}
 		if c.vmResults == 0 {
-			return nil, fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", spec.Name, err)
+			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", spec.Name, err)}
 		}
-		return nil, fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", spec.Name, err, c.vmResults, c.measuredWord(), c.dir)
+		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", spec.Name, err, c.vmResults, c.measuredWord(), c.dir)}
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err

@@ -44,8 +44,12 @@ type stubDriver struct {
 	failCheckOn   string        // VM whose consistency checks fail
 	blockRun      chan struct{} // closed when every Run has started and blocks until ctx ends
 	// inPrecondition, with blockRun, makes each Run return, when ctx
-	// ends, the partial Result of a precondition cut short.
-	inPrecondition bool
+	// ends, the partial Result of a precondition cut short; inMeasure
+	// the partial Result of a measure phase cut short.
+	inPrecondition, inMeasure bool
+	// blockCampaign, with blockRun, blocks only the Runs of the campaign
+	// whose id begins with it (all when "").
+	blockCampaign string
 	// markLoaded makes Prepare write "loaded" into the VM's SQLite file.
 	markLoaded bool
 	mu         sync.Mutex
@@ -109,7 +113,7 @@ func (c *stubConfig) Check(ctx context.Context, env workload.Env) error {
 }
 func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {
 	d := c.d
-	if d.blockRun != nil {
+	if d.blockRun != nil && strings.HasPrefix(env.Labels["campaign"], d.blockCampaign) {
 		d.mu.Lock()
 		d.running++
 		if d.running == d.vms {
@@ -120,6 +124,11 @@ func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Outpu
 		if d.inPrecondition {
 			r := resultOf(env.StartAt, 10, 10)
 			r.Phase, r.Status, r.Interrupted, r.Labels = oltp.PhasePrecondition, oltp.StatusInterrupted, true, env.Labels
+			return &workload.Output{Result: r}, ctx.Err()
+		}
+		if d.inMeasure {
+			r := resultOf(env.StartAt, 10, 10)
+			r.Status, r.Interrupted, r.Labels = oltp.StatusInterrupted, true, env.Labels
 			return &workload.Output{Result: r}, ctx.Err()
 		}
 		return nil, ctx.Err()

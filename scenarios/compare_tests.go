@@ -109,8 +109,14 @@ func (o *ReviewOutcome) warnings(dir string) []string {
 	var warn []string
 	for _, c := range o.Campaigns {
 		switch {
+		case c.NotRun && o.Interrupted:
+			warn = append(warn, fmt.Sprintf("Campaign %s did not run: the review was interrupted (Ctrl-C) %s.", c.File, o.interruptedWhen()))
 		case c.NotRun:
 			warn = append(warn, fmt.Sprintf("Campaign %s did not run: an earlier campaign failed and the review's on-failure is stop.", c.File))
+		case c.Interrupted && c.Dir != "":
+			warn = append(warn, fmt.Sprintf("Campaign %s was interrupted (Ctrl-C); its section shows what it measured until then, incomplete: %s.", c.File, interruptDetail(c.Error)))
+		case c.Interrupted:
+			warn = append(warn, fmt.Sprintf("Campaign %s was interrupted (Ctrl-C) before it measured anything: %s.", c.File, interruptDetail(c.Error)))
 		case c.Error != "":
 			warn = append(warn, fmt.Sprintf("Campaign %s failed: %s.", c.File, c.Error))
 		}
@@ -122,6 +128,33 @@ func (o *ReviewOutcome) warnings(dir string) []string {
 		}
 	}
 	return warn
+}
+
+// interruptedPrefix begins the Error of a campaign the review's Ctrl-C
+// interrupted (ReviewCampaignOutcome.Interrupted).
+const interruptedPrefix = "interrupted (Ctrl-C): "
+
+// interruptDetail is an interrupted campaign's error without its
+// interruptedPrefix: the campaign's own.
+func interruptDetail(msg string) string { return strings.TrimPrefix(msg, interruptedPrefix) }
+
+// interruptedWhen says when an interrupted review was interrupted:
+// "during a.yaml" (the campaign that was running), "after a.yaml" (between
+// campaigns), "before its first campaign".
+func (o *ReviewOutcome) interruptedWhen() string {
+	last := ""
+	for _, c := range o.Campaigns {
+		switch {
+		case c.Interrupted:
+			return "during " + c.File
+		case !c.NotRun:
+			last = c.File
+		}
+	}
+	if last == "" {
+		return "before its first campaign"
+	}
+	return "after " + last
 }
 
 // testFigures is one test of one input as a comparison sees it: what it

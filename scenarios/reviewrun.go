@@ -22,27 +22,37 @@ const ReviewRecordFile = "review.json"
 type ReviewOutcome struct {
 	// Dir is the review directory: a results directory per campaign in it,
 	// review.yaml, review.json and the review's reports.
-	Dir       string                  `json:"-"`
-	Name      string                  `json:"name"`
-	Campaigns []ReviewCampaignOutcome `json:"campaigns"`
+	Dir  string `json:"-"`
+	Name string `json:"name"`
+	// Interrupted says the review was interrupted (Ctrl-C): the campaigns
+	// that did not run did not for that reason.
+	Interrupted bool                    `json:"interrupted,omitempty"`
+	Campaigns   []ReviewCampaignOutcome `json:"campaigns"`
 }
 
 // ReviewCampaignOutcome is one campaign of a review as it ran.
 type ReviewCampaignOutcome struct {
 	File string `json:"file"`
-	// Dir is its results directory, "" when it made none.
+	// Dir is its results directory, "" when it made none or removed it
+	// (it measured nothing); a failed or interrupted campaign's is still
+	// named .incomplete.
 	Dir string `json:"dir,omitempty"`
-	// Error is why it failed; "" when it completed. NotRun says it did
-	// not run (an earlier campaign failed and on-failure is stop).
-	Error  string `json:"error,omitempty"`
-	NotRun bool   `json:"not_run,omitempty"`
+	// Error is why it failed; "" when it completed. Interrupted says it
+	// was interrupted (Ctrl-C) while it ran (Error then begins
+	// "interrupted"). NotRun says it did not run: the review was
+	// interrupted before (ReviewOutcome.Interrupted), or an earlier
+	// campaign failed and on-failure is stop.
+	Error       string `json:"error,omitempty"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	NotRun      bool   `json:"not_run,omitempty"`
 }
 
 // RunReview runs the review's campaigns one after the other, each into
 // its own results directory inside the review directory
 // <opts.ResultsDir>/<name>-<time>-<id> (named .incomplete until every
 // campaign completed), going on after a failed one when on-failure is
-// continue, then writes review.json and the review's report (report.html,
+// continue (never after Ctrl-C, ctx ended: the rest are recorded as not
+// run because the review was interrupted), then writes review.json and the review's report (report.html,
 // report.md, report.csv: BuildDocument of the review directory, with a
 // warning per failed or skipped campaign). opts applies to every campaign
 // (opts.ResultsDir is replaced by the review directory; opts.DBServer, a
@@ -64,7 +74,10 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 	var errs []error
 	for i, c := range rf.Campaigns {
 		co := ReviewCampaignOutcome{File: c.File}
-		if len(errs) > 0 && (rf.OnFailure == ReviewStop || ctx.Err() != nil) {
+		if ctx.Err() != nil {
+			out.Interrupted = true
+		}
+		if out.Interrupted || (len(errs) > 0 && rf.OnFailure == ReviewStop) {
 			co.NotRun = true
 			out.Campaigns = append(out.Campaigns, co)
 			continue
@@ -74,7 +87,13 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 		o.ResultsDir = rd.Path
 		dir, err := runReviewCampaign(ctx, rf, i, o)
 		co.Dir = dir
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			co.Interrupted, out.Interrupted = true, true
+			co.Error = interruptedPrefix + err.Error()
+			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
+			fmt.Fprintf(opts.Log, "    campaign %s interrupted: %v\n", c.File, err)
+		case err != nil:
 			co.Error = err.Error()
 			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			fmt.Fprintf(opts.Log, "    campaign %s failed: %v\n", c.File, err)
@@ -119,17 +138,23 @@ func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
 }
 
 // runReviewCampaign checks and runs campaign i of rf with opts and
-// returns its results directory ("" when it made none).
+// returns its results directory's name: the completed one, or the
+// .incomplete one a failed or interrupted campaign kept ("" when it kept
+// none).
 func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options) (string, error) {
 	f, err := rf.Load(i)
 	if err != nil {
 		return "", err
 	}
 	out, err := runLoaded(ctx, f, opts)
-	if out == nil {
+	dir := keptDir(err)
+	if out != nil {
+		dir = out.Dir
+	}
+	if dir == "" {
 		return "", rf.Explain(i, err)
 	}
-	return filepath.Base(out.Dir), rf.Explain(i, err)
+	return filepath.Base(dir), rf.Explain(i, err)
 }
 
 // runLoaded checks and runs a loaded campaign or block suite with opts.

@@ -37,6 +37,10 @@ records each campaign's directory and error, and the review's report is
 written into the review directory: report.html (a section per campaign, with
 its charts), report.md and report.csv, with a warning at the top for each
 campaign that failed or did not run ('vmbench report DIR' renders it again).
+Ctrl-C ends the review (exit status 130) whatever on-failure says: the
+running campaign keeps what it measured in its .incomplete directory, which
+review.json records with the interrupt and the report shows, marked
+incomplete; the campaigns after it are recorded as not run.
 
 Every campaign file is read and checked, with its override, before the first
 runs: a bad file is bad input (exit status 2) and nothing runs.

@@ -1,0 +1,116 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runStubReview runs a review of the stub campaigns stub-a, stub-b and
+// stub-c (a.yaml, b.yaml, c.yaml; on-failure: continue) in simulation,
+// cancelling ctx (Ctrl-C) once every VM of the campaign d.blockCampaign
+// names is running. It returns the review directory, its review.json as
+// read back and its report.md.
+func runStubReview(t *testing.T, d *stubDriver) (string, *ReviewOutcome, string) {
+	t.Helper()
+	sim := startSim(t)
+	src := t.TempDir()
+	review := "kind: review\nname: rv\non-failure: continue\ncampaigns:\n"
+	for _, n := range []string{"a", "b", "c"} {
+		text := strings.Replace(stubSpec, "name: stub-campaign", "name: stub-"+n, 1)
+		if err := os.WriteFile(filepath.Join(src, n+".yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		review += "  - file: " + n + ".yaml\n"
+	}
+	if err := os.WriteFile(filepath.Join(src, "r.yaml"), []byte(review), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := LoadReview(filepath.Join(src, "r.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.vms = 3 // stubSpec's simulate count
+	stubNow.Store(d)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		<-d.blockRun
+		cancel()
+	}()
+	var log bytes.Buffer
+	out, err := RunReview(ctx, rf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
+		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
+	t.Log(log.String())
+	if !errors.Is(err, context.Canceled) || out == nil {
+		t.Fatalf("RunReview: %v, want context.Canceled (exit 130) and the review's outcome", err)
+	}
+	b, err := os.ReadFile(filepath.Join(out.Dir, ReviewRecordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec ReviewOutcome
+	if err := json.Unmarshal(b, &rec); err != nil || len(rec.Campaigns) != 3 {
+		t.Fatalf("review.json: %v\n%s", err, b)
+	}
+	md, err := os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	if err != nil {
+		t.Fatalf("the review's report: %v\n%s", err, log.String())
+	}
+	return out.Dir, &rec, string(md)
+}
+
+// TestReviewInterruptedKeepsWhatItMeasured: Ctrl-C in the second
+// campaign's measure phase of an on-failure: continue review. review.json
+// records that campaign's .incomplete directory and that it was
+// interrupted, the third as not run because of the interrupt (not
+// on-failure: stop), and the review's report (as review run and 'vmbench
+// report' write it) shows what the second measured, incomplete.
+func TestReviewInterruptedKeepsWhatItMeasured(t *testing.T) {
+	dir, rec, md := runStubReview(t, &stubDriver{blockRun: make(chan struct{}), inMeasure: true, blockCampaign: "stub-b"})
+	a, b, c := rec.Campaigns[0], rec.Campaigns[1], rec.Campaigns[2]
+	if a.Error != "" || a.Dir == "" || strings.HasSuffix(a.Dir, ".incomplete") {
+		t.Errorf("a.yaml: %+v, want completed", a)
+	}
+	if !b.Interrupted || !strings.HasPrefix(b.Error, "interrupted (Ctrl-C): ") || !strings.HasSuffix(b.Dir, ".incomplete") {
+		t.Errorf("b.yaml: %+v, want interrupted with its .incomplete directory", b)
+	}
+	if vms, _ := filepath.Glob(filepath.Join(dir, b.Dir, "vms", "*.json")); len(vms) != 3 {
+		t.Errorf("b.yaml's directory holds %d VM Results, want 3", len(vms))
+	}
+	if !c.NotRun || !rec.Interrupted {
+		t.Errorf("c.yaml: %+v, review interrupted %v; want not run, interrupted", c, rec.Interrupted)
+	}
+	check := func(md string) {
+		t.Helper()
+		for _, want := range []string{"Campaign c.yaml did not run: the review was interrupted (Ctrl-C) during b.yaml.",
+			"Campaign b.yaml was interrupted (Ctrl-C); its section shows what it measured until then, incomplete: campaign stub-b: ",
+			"## stub-a", "## stub-b", "stub-b: stub, 3 VMs: Incomplete: the campaign stopped before it merged its results; 3 of 3 VMs' results, 3 interrupted"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("the review's report.md lacks %q:\n%s", want, md)
+			}
+		}
+		if strings.Contains(md, "on-failure is stop") {
+			t.Errorf("the review's report.md blames on-failure: stop:\n%s", md)
+		}
+	}
+	check(md)
+	// vmbench report DIR writes it again the same.
+	if err := os.Remove(filepath.Join(dir, ReportFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReviewReports(dir); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil || string(again) != md {
+		t.Errorf("report of the review directory again: %v\n%s", err, again)
+	}
+}
