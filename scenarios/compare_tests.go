@@ -30,8 +30,11 @@ type Input struct {
 }
 
 // ReadInput reads dir as a results directory (it has run.json) or else as
-// a review directory: every subdirectory with run.json, in name order.
-// Errors name the directory.
+// a review directory: every subdirectory with run.json, in the order its
+// review.json lists them, then in name order. A review directory with
+// review.json is read even when no campaign measured anything (the review
+// failed or was interrupted in its first): its Warnings say so. Errors
+// name the directory.
 func ReadInput(dir string) (*Input, error) {
 	in := &Input{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
 	if _, err := os.Stat(filepath.Join(dir, RunFile)); err == nil {
@@ -50,6 +53,10 @@ func ReadInput(dir string) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
+	recorded := rec != nil
+	if !recorded {
+		rec = &ReviewOutcome{}
+	}
 	order := rec.order
 	slices.SortStableFunc(entries, func(a, b os.DirEntry) int { return order(a.Name()) - order(b.Name()) })
 	in.Warnings = rec.warnings(dir)
@@ -64,20 +71,23 @@ func ReadInput(dir string) (*Input, error) {
 		}
 		in.Reports = append(in.Reports, rep)
 	}
-	if len(in.Reports) == 0 {
+	switch {
+	case len(in.Reports) == 0 && !recorded:
 		return nil, noRunInfo(dir)
+	case len(in.Reports) == 0:
+		in.Warnings = append(in.Warnings, "No campaign of the review measured anything: this report has nothing else to show.")
 	}
 	return in, nil
 }
 
 // readReviewRecord reads a review directory's review.json: none is no
-// record (a directory of results directories); one that cannot be read
-// is an error naming it.
+// record, nil (a directory of results directories); one that cannot be
+// read is an error naming it.
 func readReviewRecord(dir string) (*ReviewOutcome, error) {
 	path := filepath.Join(dir, ReviewRecordFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &ReviewOutcome{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err

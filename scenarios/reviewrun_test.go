@@ -114,3 +114,25 @@ func TestReviewInterruptedKeepsWhatItMeasured(t *testing.T) {
 		t.Errorf("report of the review directory again: %v\n%s", err, again)
 	}
 }
+
+// TestReviewInterruptedInItsFirstCampaign: Ctrl-C in the first campaign
+// before it measured anything (its directory removed) leaves a review
+// directory whose report says the review was interrupted and that no
+// campaign measured anything, never that it is not a results directory.
+func TestReviewInterruptedInItsFirstCampaign(t *testing.T) {
+	dir, rec, md := runStubReview(t, &stubDriver{blockRun: make(chan struct{}), blockCampaign: "stub-a"})
+	if !strings.HasSuffix(dir, ".incomplete") || !rec.Campaigns[0].Interrupted || rec.Campaigns[0].Dir != "" ||
+		!rec.Campaigns[1].NotRun || !rec.Campaigns[2].NotRun {
+		t.Errorf("review %s: %+v", dir, rec)
+	}
+	for _, want := range []string{"Campaign a.yaml was interrupted (Ctrl-C) before it measured anything: campaign stub-a: ",
+		"Campaign b.yaml did not run: the review was interrupted (Ctrl-C) during a.yaml.",
+		"No campaign of the review measured anything"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the review's report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if err := WriteReviewReports(dir); err != nil {
+		t.Errorf("report of the review directory: %v", err)
+	}
+}

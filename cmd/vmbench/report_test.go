@@ -223,3 +223,28 @@ func TestReportReviewDirectory(t *testing.T) {
 		t.Errorf("damaged review.json: exit %d\n%s", code, stderr)
 	}
 }
+
+// A review directory interrupted in its first campaign, before it
+// measured anything (review.json, no results directory): report DIR
+// writes its report, which says so; it is not refused as "not a vmbench
+// results directory".
+func TestReportReviewInterruptedBeforeAnything(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rv-20260102T150405Z-a1b2.incomplete")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	record := `{"name": "rv", "interrupted": true, "campaigns": [{"file": "a.yaml", "error": "interrupted (Ctrl-C): campaign a: context canceled", "interrupted": true}, {"file": "b.yaml", "not_run": true}]}`
+	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, nil, "report", dir); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	for _, want := range []string{"Campaign a.yaml was interrupted (Ctrl-C) before it measured anything: campaign a: context canceled.",
+		"Campaign b.yaml did not run: the review was interrupted (Ctrl-C) during a.yaml.", "No campaign of the review measured anything"} {
+		if err != nil || !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q: %v\n%s", want, err, md)
+		}
+	}
+}
