@@ -74,6 +74,10 @@ var referenceLines = []time.Duration{100 * time.Microsecond, time.Millisecond}
 // logarithmic: more than two decades (max/min > 100).
 const logDecades = 2
 
+// aggregateColor is the colour of a Bold series (the sum of the VMs, the
+// merged histograms): near-black, none of palette's.
+var aggregateColor = color.RGBA{R: 0x22, G: 0x22, B: 0x22, A: 0xff}
+
 // palette holds the curves' colours, in order; they repeat after the last.
 var palette = []color.RGBA{
 	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue

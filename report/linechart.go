@@ -107,7 +107,7 @@ func LineChart(w io.Writer, title string, series []Series, opts LineOptions) err
 	}
 	legend := p.Legend // drawn beside the plot, not in it (p's stays empty)
 	for i, s := range series {
-		if err := addSeries(p, &legend, s, palette[i%len(palette)]); err != nil {
+		if err := addSeries(p, &legend, s, i); err != nil {
 			return fmt.Errorf("report: series %s: %w", s.Name, err)
 		}
 	}
@@ -165,8 +165,14 @@ func addSpan(p *plot.Plot, sp Span, top float64) error {
 	return nil
 }
 
-// addSeries draws s in colour col on p with its entry in legend.
-func addSeries(p *plot.Plot, legend *plot.Legend, s Series, col color.RGBA) error {
+// addSeries draws s, the i-th series, on p with its entry in legend: in
+// palette's i-th colour (dotted in its second round), or aggregateColor
+// when Bold.
+func addSeries(p *plot.Plot, legend *plot.Legend, s Series, i int) error {
+	col := palette[i%len(palette)]
+	if s.Bold {
+		col = aggregateColor // the sum or the merged line, apart from every VM's
+	}
 	if len(s.Points) == 0 {
 		return nil
 	}
@@ -182,8 +188,11 @@ func addSeries(p *plot.Plot, legend *plot.Legend, s Series, col color.RGBA) erro
 	if s.Bold {
 		line.Width = vg.Points(2.5)
 	}
-	if s.Dashed {
+	switch {
+	case s.Dashed:
 		line.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	case !s.Bold && (i/len(palette))%2 == 1:
+		line.Dashes = []vg.Length{vg.Points(2), vg.Points(2)} // the palette's second round (VMs 9-16): dotted
 	}
 	p.Add(line)
 	legend.Add(s.Name, line)

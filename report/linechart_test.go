@@ -99,3 +99,26 @@ func TestLatencyChartLogLatency(t *testing.T) {
 		t.Errorf("lines: %d and %d points, want 3 and 3", doc.linePoints("#1F77B4"), doc.linePoints("#D62728"))
 	}
 }
+
+// TestSeriesStyles: the Bold (aggregate) series is drawn in
+// aggregateColor, no VM's colour, and the palette's second round (VMs 9
+// to 16) dotted, so that no two of 16 VMs and their sum look alike.
+func TestSeriesStyles(t *testing.T) {
+	var series []Series
+	for i := range 16 {
+		series = append(series, Series{Name: "vm-" + strconv.Itoa(i+1), Points: []XY{{0, float64(i)}, {10, float64(i + 1)}}})
+	}
+	series = append(series, Series{Name: "all VMs (sum)", Bold: true, Points: []XY{{0, 20}, {10, 30}}})
+	var b bytes.Buffer
+	if err := LineChart(&b, "TPS over time", series, LineOptions{XLabel: "s", YLabel: "TPS"}); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	// The sum's line and its legend thumbnail, each wide and near-black.
+	if n := strings.Count(svg, "stroke:#222222;stroke-width:2.5"); n != 2 {
+		t.Errorf("%d near-black wide lines, want the sum's line and its legend entry", n)
+	}
+	if n := strings.Count(svg, "stroke-dasharray:2,2"); n != 16 {
+		t.Errorf("%d dotted lines, want 16 (VMs 9 to 16 and their legend entries)", n)
+	}
+}

@@ -87,7 +87,8 @@ its change from the first DIR ("34.6% higher"), and the curves of all inputs on
 one chart. A test that ran another protocol (other workload flags, another
 block profile definition) than the first DIR's is left out, and the report
 says which and why. A review directory alone gets a section per campaign.
-These are printed in --format (default html) or written to --output.
+These are printed on stdout as Markdown (--format html, csv or json for
+another form) or written to --output (its form from its extension).
 
 --reference NAME adds the published figures of a seed review's server
 (METHODOLOGY.md's tables: R7415, R750, 1124US, SR665, R6525) to each test they
@@ -144,14 +145,14 @@ func newReportCmd(a *app) *cobra.Command {
 			}
 			if len(args) > 1 || ref != "" || output != "" || errors.Is(isRun, os.ErrNotExist) {
 				if !cmd.Flags().Changed("format") && output == "" {
-					format = "html"
+					format = "md" // readable on a terminal; --output or --format html for the page
 				}
 				return runDocument(a, args, format, ref, output)
 			}
 			return runOneReport(a, cmd, args[0], format)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: "+reportFormatNames+" (for several DIRs, --reference or --output: html, md, csv or json; default html)")
+	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: "+reportFormatNames+" (one DIR: text, its review table; several DIRs or --reference: html, md, csv or json, md on stdout unless given)")
 	cmd.Flags().StringVar(&ref, "reference", "", "add a seed review's published figures (a server: R7415, R750, 1124US, SR665, R6525)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the report to this file (the format from --format, else from its extension) instead of stdout")
 	return cmd

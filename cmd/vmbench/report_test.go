@@ -161,6 +161,11 @@ func TestReportCompareCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "aggregate TPS,7300.0,9825.0,34.6") {
 		t.Errorf("exit %d %s\n%s", code, stderr, out)
 	}
+	// Without --format or --output: Markdown on stdout, for a terminal.
+	if code, out, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", fixtures+"sysbench-2vm-faster"); code != 0 ||
+		!strings.HasPrefix(out, "# ") || strings.Contains(out, "<html") {
+		t.Errorf("default form: exit %d %s\n%.300s", code, stderr, out)
+	}
 	html := filepath.Join(t.TempDir(), "cmp.html")
 	if code, _, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", fixtures+"sysbench-2vm-faster", "-o", html); code != 0 {
 		t.Fatalf("--output: exit %d %s", code, stderr)
