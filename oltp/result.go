@@ -212,6 +212,9 @@ func (r *Result) Validate() error {
 	if r.Workload == "" {
 		return fmt.Errorf("result has no workload name")
 	}
+	if err := r.checkElapsed(); err != nil {
+		return err
+	}
 	for _, o := range r.Ops {
 		if _, err := o.Latency.Histogram(); err != nil {
 			return fmt.Errorf("result op %s: %w", o.Name, err)
@@ -238,6 +241,39 @@ func (r *Result) Validate() error {
 		if err := r.Precondition.Validate(); err != nil {
 			return fmt.Errorf("precondition: %w", err)
 		}
+	}
+	return nil
+}
+
+// elapsedSlack is how far a single run's Elapsed may be from End-Start
+// when read back: one second plus 0.1% of End-Start. Elapsed is read on
+// the monotonic clock and Start and End on the wall clock, which NTP
+// slews by at most 500 ppm (0.05%, doubled here) and may step once (ntpd
+// steps offsets above 128 ms; VMware Tools' sync after a resume): a
+// genuine run stays within it, an elapsed_ns of 0 or an edited one that
+// changes the rates by more than about 1% over a window of minutes does
+// not.
+func elapsedSlack(span time.Duration) time.Duration { return time.Second + span/1000 }
+
+// checkElapsed checks that Elapsed is a measured time that agrees with
+// Start and End: positive, and End-Start (elapsedSlack) for a single
+// run; for a merged result (the mean or the longest of its parts') at
+// most End-Start, the span from its first part's start to its last
+// part's end.
+func (r *Result) checkElapsed() error {
+	span := r.End.Sub(r.Start)
+	switch {
+	case r.Elapsed <= 0:
+		return fmt.Errorf("elapsed_ns %d is not a measured time: it must be positive (start %s, end %s: %s)",
+			int64(r.Elapsed), r.Start.Format(time.RFC3339Nano), r.End.Format(time.RFC3339Nano), span)
+	case span < 0:
+		return fmt.Errorf("end %s is before start %s", r.End.Format(time.RFC3339Nano), r.Start.Format(time.RFC3339Nano))
+	case r.Parts > 1 && r.Elapsed > span+elapsedSlack(span):
+		return fmt.Errorf("elapsed_ns %d (%s) is longer than end - start (%s): a merged result's elapsed is the mean or the longest of its parts'",
+			int64(r.Elapsed), r.Elapsed, span)
+	case r.Parts <= 1 && (r.Elapsed-span).Abs() > elapsedSlack(span):
+		return fmt.Errorf("elapsed_ns %d (%s) does not agree with end - start (%s): a run's elapsed is its measured window, end - start within %s",
+			int64(r.Elapsed), r.Elapsed, span, elapsedSlack(span))
 	}
 	return nil
 }

@@ -133,7 +133,40 @@ func checkMerged(dir string, spec *Spec, leftOut int, merged *oltp.Result, perVM
 		return fmt.Errorf("%s: vms.count is %d%s, but vms/ holds %d VM result(s) and merged.json merges them",
 			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, out, len(perVM))
 	}
+	if err := checkMergedFigures(filepath.Join(dir, "merged.json"), merged, perVM); err != nil {
+		return err
+	}
 	return checkMergedClient(filepath.Join(dir, "merged.json"), merged, perVM)
+}
+
+// checkMergedFigures checks that merged.json's elapsed time and each
+// operation's count and latency sum are the merge of the VM results'
+// (oltp.Merge, as the campaign merged them): a VM file or merged.json
+// edited since is refused rather than reported with figures from both.
+func checkMergedFigures(file string, merged *oltp.Result, perVM []*oltp.Result) error {
+	want, err := oltp.MergeWith(oltp.MergeOptions{Incomplete: true}, perVM...)
+	if err != nil {
+		return fmt.Errorf("%s: the VM results in vms/ do not merge: %w", file, err)
+	}
+	if merged.Elapsed != want.Elapsed {
+		return fmt.Errorf("%s: elapsed_ns is %d, but the VM results' elapsed times merge to %d (their mean): a result was edited",
+			file, int64(merged.Elapsed), int64(want.Elapsed))
+	}
+	for _, w := range want.Ops {
+		g := merged.Op(w.Name)
+		if g == nil || g.Latency.Count != w.Latency.Count || g.Latency.SumNs != w.Latency.SumNs {
+			got := "none"
+			if g != nil {
+				got = fmt.Sprintf("%d, latency sum %d ns", g.Latency.Count, g.Latency.SumNs)
+			}
+			return fmt.Errorf("%s: %s count is %s, but the VM results merge to %d, latency sum %d ns: counts that do not match the VMs'",
+				file, w.Name, got, w.Latency.Count, w.Latency.SumNs)
+		}
+	}
+	if len(merged.Ops) != len(want.Ops) {
+		return fmt.Errorf("%s: has %d operations, but the VM results merge to %d", file, len(merged.Ops), len(want.Ops))
+	}
+	return nil
 }
 
 // checkMergedClient checks that merged.json's client cost is the merge of
