@@ -46,7 +46,8 @@ type suiteRow struct {
 // tool's files read back through the workload contract
 // (workload.ResultReader, which refuses a record of a newer version); the
 // cells are the tool's (workload.RowReviewer). A profile without results
-// (the suite stopped before it) has no row.
+// (the suite stopped before it) has no row; a directory with none is
+// refused, as a VM campaign that measured nothing is.
 func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 	s, err := LoadSuite(filepath.Join(dir, "suite.yaml"))
 	if err != nil {
@@ -77,6 +78,10 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 			return nil, err
 		}
 		sr.rows = append(sr.rows, suiteRowOf(p, o, files))
+	}
+	if len(sr.rows) == 0 {
+		return nil, fmt.Errorf("%s measured nothing: none of its %d profile(s) has its results (<profile>.json): the suite stopped before its first profile ended, or its files were removed",
+			dir, len(plans))
 	}
 	return sr, nil
 }

@@ -91,6 +91,20 @@ func TestRenderSuiteByteForByte(t *testing.T) {
 	if _, err := Render(out.Dir); err == nil || !strings.Contains(err.Error(), rec+`: kind "vdbench-curve" version 3 is not a vdbench-curve record of version 1 to 2`) {
 		t.Errorf("a newer record: %v", err)
 	}
+	editFile(t, rec, `"version": 3`, `"version": 2`)
+
+	// A suite that measured nothing (its only record removed) is refused,
+	// and its reports are left as they were.
+	if err := os.Remove(rec); err != nil {
+		t.Fatal(err)
+	}
+	keep, _ := os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	if _, err := WriteReports(out.Dir); err == nil || !strings.Contains(err.Error(), out.Dir+" measured nothing: none of its 2 profile(s) has its results") {
+		t.Errorf("a suite that measured nothing: %v", err)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out.Dir, ReportFile)); !bytes.Equal(md, keep) {
+		t.Errorf("report.md was rewritten from a suite that measured nothing:\n%s", md)
+	}
 }
 
 // checkSuiteFigures checks that each number of a block suite's review
