@@ -80,7 +80,7 @@ func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, 
 // drawReferencePeaks redraws block test t's curve chart in sec with the
 // reference's published peaks as labelled points, when it has any.
 func drawReferencePeaks(sec *report.Section, ref *Reference, t testFigures) error {
-	peaks := referencePeaks(ref, t.key)
+	peaks := referencePeaks(ref, []*testFigures{&t})
 	if len(peaks) == 0 || len(t.curves) == 0 {
 		return nil
 	}
@@ -99,12 +99,18 @@ func drawReferencePeaks(sec *report.Section, ref *Reference, t testFigures) erro
 }
 
 // referenceDiff says how the tests' flags differ from a published run's
-// protocol ("threads 4 here, 32 published"), "" when they match it.
+// protocol ("threads 4 here, 32 published"), "" when they match it. A
+// block test's flags are first put as the published rows state theirs
+// (blockProtocol).
 func referenceDiff(protocol map[string]string, tests []*testFigures) string {
 	var d []string
 	for _, k := range slices.Sorted(maps.Keys(protocol)) {
 		for _, t := range tests {
-			if v := t.protocol[k]; v != protocol[k] {
+			p := t.protocol
+			if strings.HasPrefix(t.key, "block ") {
+				p = blockProtocol(p)
+			}
+			if v := p[k]; v != protocol[k] {
 				d = append(d, fmt.Sprintf("%s %s here, %s published", k, orNone(v), protocol[k]))
 				break
 			}
@@ -373,7 +379,7 @@ func compareCharts(heading string, names []string, tests []*testFigures, ref *Re
 			}
 		}
 		if ref != nil {
-			curves = append(curves, referencePeaks(ref, tests[0].key)...)
+			curves = append(curves, referencePeaks(ref, tests)...)
 		}
 		c, err := curveChart(heading, curves)
 		if c == nil || err != nil {
@@ -415,11 +421,15 @@ func compareCharts(heading string, names []string, tests []*testFigures, ref *Re
 // GB/s as IOPS.
 const bytes64K = 64 << 10
 
-// referencePeaks are the reference's published peaks of block test key,
-// one single-point curve per drive set.
-func referencePeaks(ref *Reference, key string) []report.Curve {
+// referencePeaks are the reference's published peaks of the block tests'
+// key, one single-point curve per drive set whose protocol the tests ran
+// (referenceDiff): the others are not compared, and addReference says why.
+func referencePeaks(ref *Reference, tests []*testFigures) []report.Curve {
 	var out []report.Curve
-	for _, row := range ref.rows(key) {
+	for _, row := range ref.rows(tests[0].key) {
+		if referenceDiff(row.Protocol, tests) != "" {
+			continue
+		}
 		iops, lat := findFigure(row.Figures, "peak IOPS"), findFigure(row.Figures, "peak latency (µs)")
 		if gb := findFigure(row.Figures, "peak throughput (GB/s)"); gb != nil && iops == nil {
 			iops = &report.Figure{Value: gb.Value * 1e9 / bytes64K}

@@ -228,12 +228,13 @@ func TestCompareFormatsAgree(t *testing.T) {
 // description says so); a profile without published figures keeps its
 // chart.
 func TestDrawReferencePeaks(t *testing.T) {
-	ref := &Reference{Server: "test server", Rows: blockRows("8 drives", 1.5e6, 120, 6e5, 90, 12, 700, 6, 800)}
+	ref := &Reference{Server: "test server", Rows: blockRows("8x drives", 1.5e6, 120, 6e5, 90, 12, 700, 6, 800)}
+	eight := map[string]string{"target": "/dev/nvme0n1,/dev/nvme1n1,/dev/nvme2n1,/dev/nvme3n1,/dev/nvme4n1,/dev/nvme5n1,/dev/nvme6n1,/dev/nvme7n1"}
 	curve := report.Curve{Name: "service time (all targets)", Points: []report.Point{{IOPS: 1000, Latency: 80 * time.Microsecond}, {IOPS: 9000, Latency: 900 * time.Microsecond}}}
 	sec := &report.Section{Charts: []report.Chart{{Title: "4K random read", Alt: "curve", SVG: []byte("old")}, {Title: "other", Alt: "other", SVG: []byte("old")}}}
 	for _, tf := range []testFigures{
-		{key: "block 4k-random-read", title: "4K random read", curves: []report.Curve{curve}},
-		{key: "block other", title: "other", curves: []report.Curve{curve}},
+		{key: "block 4k-random-read", title: "4K random read", curves: []report.Curve{curve}, protocol: eight},
+		{key: "block other", title: "other", curves: []report.Curve{curve}, protocol: eight},
 	} {
 		if err := drawReferencePeaks(sec, ref, tf); err != nil {
 			t.Fatal(err)
@@ -245,5 +246,38 @@ func TestDrawReferencePeaks(t *testing.T) {
 	}
 	if string(sec.Charts[1].SVG) != "old" {
 		t.Error("a profile without published figures was redrawn")
+	}
+}
+
+// TestBlockReferenceProtocol: a block test is compared with a published
+// row only when it ran that row's protocol (as many drives, drives rather
+// than temporary files, the profile's own threads); otherwise the report
+// says what differs, and neither the table nor the chart's peak compares
+// them.
+func TestBlockReferenceProtocol(t *testing.T) {
+	ref := &Reference{Server: "test server", Source: "test", Rows: blockRows("2x NVMe", 1.5e6, 120, 6e5, 90, 12, 700, 6, 800)}
+	for _, tc := range []struct {
+		name  string
+		flags map[string]string
+		want  string // "" when compared
+	}{
+		{"the published protocol", map[string]string{"profile": "4k-random-read", "target": "/dev/nvme0n1,/dev/nvme1n1"}, ""},
+		{"simulated", map[string]string{"target": "/tmp/a,/tmp/b", "temporary-targets": "true", "threads": "2"},
+			"Not compared: the published run's protocol differs: targets temporary files here, drives published; threads 2 per target here, the profile's own per target published."},
+		{"one drive", map[string]string{"target": "/dev/nvme0n1"}, "Not compared: the published run's protocol differs: drives 1 here, 2 published."},
+		{"no targets recorded", map[string]string{}, "drives 0 here, 2 published"},
+	} {
+		tf := &testFigures{key: "block 4k-random-read", title: "4K random read", protocol: tc.flags,
+			figures: []report.Figure{{Name: "peak IOPS", Value: 1e6}}}
+		sec := &report.Section{}
+		addReference(sec, ref, []string{"here"}, []*testFigures{tf}, false)
+		peaks := referencePeaks(ref, []*testFigures{tf})
+		text := strings.Join(sec.Text, "\n")
+		switch {
+		case tc.want == "" && (len(sec.Tables) != 1 || len(peaks) != 1 || text != ""):
+			t.Errorf("%s: %d tables, %d peaks, text %q; want it compared", tc.name, len(sec.Tables), len(peaks), text)
+		case tc.want != "" && (len(sec.Tables) != 0 || len(peaks) != 0 || !strings.Contains(text, tc.want)):
+			t.Errorf("%s: %d tables, %d peaks, text %q; want none and %q", tc.name, len(sec.Tables), len(peaks), text, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"vmbench/report"
@@ -32,7 +33,8 @@ type ReferenceRow struct {
 	Figures []report.Figure
 	// Protocol are the workload flags the published run used, as the
 	// tool names them (sysbench's threads, tables, table-size; tpcc's
-	// warehouses): a run with other values is not compared with it.
+	// warehouses), or for the block suite its drives, targets and threads
+	// (blockProtocol): a run with other values is not compared with it.
 	Protocol map[string]string
 }
 
@@ -95,15 +97,48 @@ func addLatency(r ReferenceRow, avg, p99 float64) ReferenceRow {
 	return r
 }
 
+// Block protocol keys (blockProtocol): what a block test shares with a
+// published VDBench row.
+const (
+	protoDrives  = "drives"
+	protoTargets = "targets"
+	protoThreads = "threads"
+	// profileThreads is the threads of a run without --threads: the
+	// profile's own, the reviews' (METHODOLOGY.md's table).
+	profileThreads = "the profile's own per target"
+)
+
+// blockProtocol is a block test's protocol (its vdbench flags) as the
+// published rows state theirs: how many targets (drives), whether they
+// were drives or temporary files (a simulation), and the threads per
+// target. The published runs used their drives, JBOD, at the profiles'
+// own threads.
+func blockProtocol(flags map[string]string) map[string]string {
+	p := map[string]string{protoDrives: "0", protoTargets: "drives", protoThreads: profileThreads}
+	if t := flags["target"]; t != "" {
+		p[protoDrives] = strconv.Itoa(len(strings.Split(t, ",")))
+	}
+	if flags["temporary-targets"] == "true" {
+		p[protoTargets] = "temporary files"
+	}
+	if n := flags["threads"]; n != "" {
+		p[protoThreads] = n + " per target"
+	}
+	return p
+}
+
 // blockRows are a drive set's published peaks of the four corners: IOPS
 // and latency (µs) of the 4K profiles, GB/s and latency of the 64K ones.
+// drives is the set as published, its count first ("8x P5510").
 func blockRows(drives string, rdIOPS, rdUs, wrIOPS, wrUs, seqRdGBps, seqRdUs, seqWrGBps, seqWrUs float64) []ReferenceRow {
+	n, _, _ := strings.Cut(drives, "x")
+	proto := map[string]string{protoDrives: n, protoTargets: "drives", protoThreads: profileThreads}
 	iops := func(profile string, v, us float64) ReferenceRow {
-		return ReferenceRow{Test: "block " + profile, Config: drives, Figures: []report.Figure{
+		return ReferenceRow{Test: "block " + profile, Config: drives, Protocol: proto, Figures: []report.Figure{
 			{Name: "peak IOPS", Value: v}, {Name: "peak latency", Unit: "µs", Value: us, Digits: 1}}}
 	}
 	gbps := func(profile string, v, us float64) ReferenceRow {
-		return ReferenceRow{Test: "block " + profile, Config: drives, Figures: []report.Figure{
+		return ReferenceRow{Test: "block " + profile, Config: drives, Protocol: proto, Figures: []report.Figure{
 			{Name: "peak throughput", Unit: "GB/s", Value: v, Digits: 2}, {Name: "peak latency", Unit: "µs", Value: us, Digits: 1}}}
 	}
 	return []ReferenceRow{iops("4k-random-read", rdIOPS, rdUs), iops("4k-random-write", wrIOPS, wrUs),
