@@ -121,8 +121,28 @@ func referenceDiff(protocol map[string]string, tests []*testFigures) string {
 
 // entry is one input's test in a comparison.
 type entry struct {
+	// input labels the entry: the input's name, with its campaign's
+	// directory when the input (a review directory) has several
+	// campaigns in the group (distinctEntries).
 	input string
-	test  testFigures
+	// campaign is the base name of the results directory of the test.
+	campaign string
+	test     testFigures
+}
+
+// distinctEntries labels the entries of a group that one input (a review
+// directory) holds more than once by the input and their campaign's
+// directory, so that columns, figures and warnings name each apart.
+func distinctEntries(g []entry) {
+	n := map[string]int{}
+	for _, e := range g {
+		n[e.input]++
+	}
+	for i := range g {
+		if n[g[i].input] > 1 {
+			g[i].input += "/" + g[i].campaign
+		}
+	}
 }
 
 // compareDocument lays inputs' tests side by side (see BuildDocument),
@@ -202,7 +222,7 @@ func inputFacts(in *Input) string {
 // compare with 16), else by key and VM count. order is the groups in the
 // order the inputs list them.
 func groupTests(inputs []*Input) (groups map[string][]entry, order []string, err error) {
-	perInput := make([][]testFigures, len(inputs))
+	perInput := make([][]entry, len(inputs))
 	count := map[string]int{} // tests of a key in one input, at most
 	for i, in := range inputs {
 		n := map[string]int{}
@@ -211,25 +231,28 @@ func groupTests(inputs []*Input) (groups map[string][]entry, order []string, err
 			if err != nil {
 				return nil, nil, err
 			}
-			perInput[i] = append(perInput[i], ts...)
 			for _, t := range ts {
+				perInput[i] = append(perInput[i], entry{input: in.Name, campaign: filepath.Base(filepath.Clean(rep.Dir)), test: t})
 				n[t.key]++
 				count[t.key] = max(count[t.key], n[t.key])
 			}
 		}
 	}
 	groups = map[string][]entry{}
-	for i, ts := range perInput {
-		for _, t := range ts {
-			g := t.key
-			if count[t.key] > 1 {
-				g += fmt.Sprintf(", %d VMs", t.vms)
+	for _, es := range perInput {
+		for _, e := range es {
+			g := e.test.key
+			if count[g] > 1 {
+				g += fmt.Sprintf(", %d VMs", e.test.vms)
 			}
 			if _, ok := groups[g]; !ok {
 				order = append(order, g)
 			}
-			groups[g] = append(groups[g], entry{input: inputs[i].Name, test: t})
+			groups[g] = append(groups[g], e)
 		}
+	}
+	for _, g := range groups {
+		distinctEntries(g)
 	}
 	return groups, order, nil
 }
