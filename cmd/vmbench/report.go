@@ -92,13 +92,21 @@ another form) or written to --output (its form from its extension).
 
 --reference NAME adds the published figures of a seed review's server
 (METHODOLOGY.md's tables: R7415, R750, 1124US, SR665, R6525) to each test they
-are rows of, labelled as published, with each figure's change from them.
+are rows of, labelled as published, with each figure's change from them, when
+the test ran the published protocol (the workload flags; for the block suite as
+many drives, drives rather than temporary files, the profiles' own threads);
+otherwise the report says what differs.
 
 A directory that is not a results directory, whose files do not read or do not
-agree (a VM's result missing, copied or renamed, merged.json or campaign.yaml's
-vms.count not matching vms/, merged.json missing from a campaign that
-completed, no measure-phase result), or that cannot take the reports, is bad
-input (exit status 2), and its reports are left as they are.`
+agree (a VM's result missing, copied or renamed, an elapsed time that is not its
+start to end, merged.json or campaign.yaml's vms.count not matching vms/,
+merged.json missing from a campaign that completed), that measured nothing (no
+measure-phase result, no block profile's results), or that cannot take the
+reports, is bad input (exit status 2), and its reports are left as they are. So
+are a directory given twice (also through a symlink), a review directory given
+with one of its own campaigns, several DIRs with no test in common (nothing to
+compare), and an --output that is a directory or lies inside an input
+directory (its files would be replaced): nothing is written then.`
 
 func newReportCmd(a *app) *cobra.Command {
 	var format, ref, output string
@@ -120,6 +128,11 @@ func newReportCmd(a *app) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "" {
+				if err := checkOutput(output, args); err != nil {
+					return err
+				}
+			}
 			if !cmd.Flags().Changed("format") && output != "" {
 				format = strings.TrimPrefix(filepath.Ext(output), ".")
 			}
@@ -212,6 +225,10 @@ func runDocument(a *app, dirs []string, format, refName, output string) error {
 	if err != nil {
 		return asUsage(err)
 	}
+	if len(inputs) > 1 && len(doc.Sections) == 0 {
+		// nothing to compare: the warnings say why each test was left out
+		return usagef("nothing to compare:\n  %s", strings.Join(doc.Warnings, "\n  "))
+	}
 	var b bytes.Buffer
 	if err := write(doc, &b); err != nil {
 		return err
@@ -221,33 +238,8 @@ func runDocument(a *app, dirs []string, format, refName, output string) error {
 		return err
 	}
 	if err := oltp.WriteFileAtomic(output, b.Bytes()); err != nil { // a full disk leaves the old file, not half a new one
-		return usagef("--output: %v", err)
+		return outputError(output, err)
 	}
 	fmt.Fprintf(a.stderr, "wrote %s\n", output)
-	return nil
-}
-
-// distinctInputs refuses a directory given twice, and names inputs that
-// share a base name by the paths given, so that their columns and JSON
-// figures stay apart.
-func distinctInputs(inputs []*scenarios.Input) error {
-	seen := map[string]string{}
-	names := map[string]int{}
-	for _, in := range inputs {
-		abs, err := filepath.Abs(in.Dir)
-		if err != nil {
-			return err
-		}
-		if first, ok := seen[abs]; ok {
-			return usagef("%s and %s are the same directory: give each directory once", first, in.Dir)
-		}
-		seen[abs] = in.Dir
-		names[in.Name]++
-	}
-	for _, in := range inputs {
-		if names[in.Name] > 1 {
-			in.Name = filepath.Clean(in.Dir)
-		}
-	}
 	return nil
 }
