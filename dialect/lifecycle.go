@@ -10,15 +10,27 @@ import (
 )
 
 // RunPrepare is the frame of a workload's prepare: it creates cfg's
-// database when it is missing (EnsureDatabase), opens it (Open) and calls
-// load with the pool and progress (io.Discard when nil), then closes the
-// pool. It returns EnsureDatabase's, Open's or load's error.
+// database when it is missing (EnsureDatabase), saying so on progress
+// ("Database bench did not exist: created it ..."), opens it (Open) and
+// calls load with the pool and progress (io.Discard when nil), then
+// closes the pool. It returns EnsureDatabase's, Open's or load's error.
 func RunPrepare(ctx context.Context, cfg Config, progress io.Writer, load func(context.Context, *DB, io.Writer) error) error {
 	if progress == nil {
 		progress = io.Discard
 	}
+	missing := false
+	if cfg.Driver != SQLite {
+		if db, err := Open(ctx, cfg); err == nil {
+			db.Close()
+		} else {
+			missing = IsUnknownDatabase(err)
+		}
+	}
 	if err := EnsureDatabase(ctx, cfg); err != nil {
 		return err
+	}
+	if missing {
+		fmt.Fprintf(progress, "Database %s did not exist: created it (cleanup drops the tables, not the database)\n", cfg.Database)
 	}
 	db, err := Open(ctx, cfg)
 	if err != nil {

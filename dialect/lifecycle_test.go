@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
+
+	"vmbench/internal/testdb"
 )
 
 // RunCleanup on a missing SQLite file says there is nothing to drop and
@@ -49,5 +52,23 @@ func TestRunPrepareCleanupDropTables(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// RunPrepare on a server says when it created the database (a mistyped
+// name then shows), and not when the database was there.
+func TestRunPrepareSaysItCreatedTheDatabase(t *testing.T) {
+	srv := testdb.Shared(t)
+	ctx := testContext(t)
+	cfg := serverConfig(srv, "vmbench_created_"+strconv.Itoa(os.Getpid()))
+	t.Cleanup(func() { _ = DropDatabase(context.Background(), cfg) })
+	load := func(context.Context, *DB, io.Writer) error { return nil }
+	var out bytes.Buffer
+	if err := RunPrepare(ctx, cfg, &out, load); err != nil || out.String() != "Database "+cfg.Database+" did not exist: created it (cleanup drops the tables, not the database)\n" {
+		t.Fatalf("RunPrepare on a new database: %v, said %q", err, out.String())
+	}
+	out.Reset()
+	if err := RunPrepare(ctx, cfg, &out, load); err != nil || out.Len() != 0 {
+		t.Fatalf("RunPrepare on an existing database: %v, said %q", err, out.String())
 	}
 }

@@ -433,7 +433,7 @@ func compareCharts(heading string, names []string, tests []*testFigures, ref *Re
 		}
 		charts = append(charts, c)
 	}
-	c := report.Chart{Title: heading + ": latency by percentile", Alt: "latency in ms at each percentile of all VMs' merged histograms of " + strings.Join(names, ", ")}
+	c := report.Chart{Title: heading + ": latency by percentile", Alt: "Latency in ms at each percentile of all VMs' merged histograms of " + strings.Join(names, ", ")}
 	if err := drawPercentiles(&c, pct, nines); err != nil {
 		return nil, err
 	}

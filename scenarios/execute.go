@@ -126,7 +126,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := rep.WriteText(c.opts.Out); err != nil {
 		return nil, err
 	}
-	c.logf("wrote %d VM results, merged.json, report.md and report.csv", len(results))
+	c.logf("wrote %d VM results, merged.json, report.md, report.csv and report.html", len(results))
 	if err := c.finished(StepCollect); err != nil {
 		return nil, err
 	}

@@ -181,8 +181,23 @@ func (sr *suiteReview) writeText(w io.Writer) error {
 	if err := sr.table(false).WriteText(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "latency: mean service time of each I/O; %s; † APPROXIMATION: a mix the reviews do not publish\n", sr.engineWords())
+	approx := ""
+	if sr.approximated() {
+		approx = "; † APPROXIMATION: a mix the reviews do not publish"
+	}
+	_, err := fmt.Fprintf(w, "latency: mean service time of each I/O; %s%s\n", sr.engineWords(), approx)
 	return err
+}
+
+// approximated reports whether a row is a profile marked † (an
+// APPROXIMATION), so that the footnote is printed only then.
+func (sr *suiteReview) approximated() bool {
+	for _, r := range sr.rows {
+		if strings.Contains(r.title, "†") {
+			return true
+		}
+	}
+	return false
 }
 
 // writeMarkdown writes report.md: the suite, where it ran, the table
@@ -221,7 +236,9 @@ func (sr *suiteReview) writeMarkdown(w io.Writer) error {
 	if err := sr.table(true).WriteMarkdown(&b); err != nil {
 		return err
 	}
-	b.WriteString("\n† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (`vmbench vdbench profiles NAME`).\n")
+	if sr.approximated() {
+		b.WriteString("\n† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (`vmbench vdbench profiles NAME`).\n")
+	}
 	for _, r := range sr.rows {
 		for _, c := range r.charts {
 			if !strings.HasSuffix(c, "-targets.svg") {

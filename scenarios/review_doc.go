@@ -394,7 +394,7 @@ var chartPercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.9
 // for all VMs merged (the exact aggregate), on a "nines" axis.
 func percentileChart(rv *Review) (report.Chart, error) {
 	c := report.Chart{Title: "Latency by percentile",
-		Alt: "latency in ms at each percentile up to the tail, per VM and for all VMs' merged histograms"}
+		Alt: "Latency in ms at each percentile up to the tail, per VM and for all VMs' merged histograms"}
 	var series []report.Series
 	nines := 1
 	for _, r := range append(slices.Clip(rv.perVM), rv.merged) {

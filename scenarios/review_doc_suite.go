@@ -39,8 +39,11 @@ func (sr *suiteReview) section() (*report.Section, error) {
 		sec.Facts = append(sec.Facts, report.Fact{Name: "Protocol", Value: s.Source})
 	}
 	t := sr.table(false)
-	t.Notes = append([]string{"Latency is the mean service time of each I/O (vdbench's response time); crossings are interpolated between curve points; the peak is the highest achieved rate, the max run included.",
-		"† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (vmbench vdbench profiles NAME)."}, t.Notes...)
+	notes := []string{"Latency is the mean service time of each I/O (vdbench's response time); crossings are interpolated between curve points; the peak is the highest achieved rate, the max run included."}
+	if sr.approximated() {
+		notes = append(notes, "† APPROXIMATION: the reviews do not publish this mix; vmbench's profile defines one from public facts (vmbench vdbench profiles NAME).")
+	}
+	t.Notes = append(notes, t.Notes...)
 	sec.Tables = []report.TableBlock{{Caption: "Review summary per profile", Table: t}}
 	for _, r := range sr.rows {
 		cr, ok := r.cfg.(curveReviewer)
