@@ -144,11 +144,28 @@ func mdFacts(b *strings.Builder, fs []Fact) {
 // WriteCSV writes every table of d for spreadsheets, one after the
 // other: a row holding the section heading and the caption, the header
 // row, the rows (Numeric columns' cells as plain numbers), then an empty
-// record. Records end in CRLF (RFC 4180).
+// record. The document's and the sections' warnings come first, as a
+// block of their own ("Warnings", then one per record), so that a
+// spreadsheet of a simulated or client-bound run says so. Records end in
+// CRLF (RFC 4180).
 func (d *Document) WriteCSV(w io.Writer) error {
 	var b bytes.Buffer
 	cw := csv.NewWriter(&b)
 	cw.UseCRLF = true
+	warnings := [][]string{{"Warnings"}}
+	for _, wn := range d.Warnings {
+		warnings = append(warnings, []string{wn})
+	}
+	for _, s := range d.Sections {
+		for _, wn := range s.Warnings {
+			warnings = append(warnings, []string{s.Heading + ": " + wn})
+		}
+	}
+	if len(warnings) > 1 {
+		if err := cw.WriteAll(append(warnings, []string{""})); err != nil {
+			return err
+		}
+	}
 	for _, s := range d.Sections {
 		for _, t := range s.Tables {
 			if err := t.Table.check(); err != nil {

@@ -43,7 +43,7 @@ func TestDocumentHTML(t *testing.T) {
 	if !strings.Contains(md.String(), "| vm-01 <b> | 1,234.5 |") || !strings.Contains(md.String(), "> **Warning:** simulated") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if want := "test: review\r\nVM,TPS\r\nvm-01 <b>,\"1,234.5\"\r\n\r\n"; csv.String() != want {
+	if want := "Warnings\r\nsimulated\r\n\r\ntest: review\r\nVM,TPS\r\nvm-01 <b>,\"1,234.5\"\r\n\r\n"; csv.String() != want {
 		t.Errorf("csv %q, want %q", csv.String(), want)
 	}
 }

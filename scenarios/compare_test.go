@@ -207,6 +207,13 @@ func TestCompareFormatsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if recs[0][0] == "Warnings" { // the warnings' block (its title and one record each), then the first table's
+		n := 1 + len(plain.Warnings)
+		for _, s := range plain.Sections {
+			n += len(s.Warnings)
+		}
+		recs = recs[n:]
+	}
 	inPage, inMD, inCSV := htmlTables(page.String())[0], markdownTable(md.String()), recs[1:]
 	if len(inPage) != len(inMD) || len(inPage) > len(inCSV) {
 		t.Fatalf("rows: page %d, markdown %d, csv %d", len(inPage), len(inMD), len(inCSV))

@@ -165,18 +165,16 @@ func (rv *Review) figureMap() map[string]float64 {
 }
 
 // hostFacts are the facts the merged Result records about the physical
-// hosts, one per host ("host esx01": "cpu=..., memory=...").
+// hosts, one per host, as a sentence ("Host esx01": "Dell Inc.
+// PowerEdge R750, 2 sockets x 28 cores (112 threads) Intel(R) Xeon(R) Gold
+// 6330 at 2000 MHz, 1024 GiB, VMware ESXi 8.0.2 build-22380479").
 func hostFacts(merged *oltp.Result) []report.Fact {
 	if merged == nil {
 		return nil
 	}
 	var out []report.Fact
 	for _, h := range slices.Sorted(maps.Keys(merged.Hosts)) {
-		var kv []string
-		for _, k := range slices.Sorted(maps.Keys(merged.Hosts[h])) {
-			kv = append(kv, k+" "+merged.Hosts[h][k])
-		}
-		out = append(out, report.Fact{Name: "Host " + h, Value: strings.Join(kv, ", ")})
+		out = append(out, report.Fact{Name: "Host " + h, Value: strings.TrimPrefix(hostLine(h, merged.Hosts[h]), "host "+h+": ")})
 	}
 	return out
 }
