@@ -134,11 +134,13 @@ func writeStart(w io.Writer, run, label string, rate float64, rd RD, interval ti
 // WriteIntervals writes the interval lines of a point from its merged
 // Result: the precondition intervals (warmup=, or the first interval that
 // vdbench leaves out of the averages), the measure intervals, and the
-// "avg_first-last" line over the measure phase. With one SD they are the
-// lines printed while it ran; a Result merged from several SDs keeps the
-// first SD's interval ends and lengths (oltp.Merge), while the printed
-// lines use their mean length and latest end, so a point that ran keeps
-// its printed text (WriteResults writes that).
+// "avg_first-last" line over the measure phase. The figures are those of
+// the lines printed while the point ran: an interval of several SDs is as
+// long as its longest SD's (oltp.MergeConcurrent keeps that one, and the
+// merged Elapsed is the longest SD's), so an avg line over one interval
+// equals that interval. Only the time stamps can differ: a merged
+// interval keeps its longest SD's end, the printed line the latest end,
+// so a point that ran keeps its printed text (WriteResults writes that).
 func WriteIntervals(w io.Writer, p Point) error {
 	res := p.Result
 	if res == nil {
@@ -235,7 +237,7 @@ func (p *intervalPrinter) add(sd int, r oltp.IntervalReport) {
 	a.f.read.Merge(r.Latency[OpRead])
 	a.f.write.Merge(r.Latency[OpWrite])
 	a.f.bytes += r.Counters[CounterBytesRead] + r.Counters[CounterBytesWritten]
-	a.f.length += r.Length
+	a.f.length = max(a.f.length, r.Length) // the longest SD's, as the merged Result's interval and Elapsed
 	if r.End.After(a.end) {
 		a.end = r.End
 	}
@@ -247,7 +249,6 @@ func (p *intervalPrinter) add(sd int, r oltp.IntervalReport) {
 }
 
 func (p *intervalPrinter) print(a *ivAcc) {
-	a.f.length /= time.Duration(a.n) // the SDs' mean interval length
 	if a.measure && p.first == 0 {
 		p.first = p.next
 	}
