@@ -93,7 +93,7 @@ func rdLine(rd RD) string {
 		parts = append(parts, "curve=("+joinNums(rd.Curve)+")")
 	}
 	parts = append(parts, "elapsed="+secText(rd.Elapsed), "interval="+secText(rd.Interval))
-	if rd.Warmup > 0 {
+	if rd.Warmup > 0 || rd.WarmupSet {
 		parts = append(parts, "warmup="+secText(rd.Warmup))
 	}
 	if rd.Distribution != DefaultDistribution {
@@ -248,9 +248,12 @@ func describeRun(w func(string, ...any), n int, r Run) (int, time.Duration) {
 		w("     iorate: %d rate-controlled point(s) at %s I/O/s, %s arrivals\n", points, joinNums(rd.IORate.Rates), rd.Distribution)
 	}
 	each := addDuration(rd.Warmup, rd.Elapsed)
-	if rd.Warmup > 0 {
+	switch {
+	case rd.Warmup > 0:
 		w("     each point: warmup %s (not measured), then %s measured, reported every %s\n", shortDuration(rd.Warmup), shortDuration(rd.Elapsed), shortDuration(rd.Interval))
-	} else {
+	case rd.WarmupSet:
+		w("     each point: %s, reported every %s, every interval measured (warmup=0)\n", shortDuration(rd.Elapsed), shortDuration(rd.Interval))
+	default:
 		w("     each point: %s, reported every %s; the first interval is left out of the averages (no warmup=)\n", shortDuration(rd.Elapsed), shortDuration(rd.Interval))
 	}
 	w("     %d point(s) x %s = %s\n", points, shortDuration(each), totalText(timesDuration(points, each)))

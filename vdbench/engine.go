@@ -271,7 +271,7 @@ func (e *engine) point(ctx context.Context, label string, rate float64) (Point, 
 	if rate > 0 {
 		requested = strconv.FormatFloat(rate, 'f', -1, 64)
 	}
-	flags := runFlags(e.run, label, requested, e.opts.Engine)
+	flags := runFlags(e.run, label, requested, e.opts.Engine, warmup)
 	var printed strings.Builder // the buffer first: a failing Out must not cut what the files keep
 	ivOut := io.Writer(&printed)
 	if e.opts.Out != nil {
@@ -387,7 +387,8 @@ func (e *engine) addWarning(w string) {
 // phases returns the oltp phases of a point of rd: the measure phase,
 // the precondition phase and the report interval. Unset, elapsed= is 30 s
 // and interval= min(elapsed/2, 60 s) in whole seconds (vdbench's
-// defaults). warmup= is the precondition phase; without one, vdbench
+// defaults). warmup= is the precondition phase, and warmup=0 given means
+// none: every interval of elapsed= is measured. Without warmup=, vdbench
 // leaves the first interval out of the run's averages, so the first
 // interval runs as the precondition phase and the measure phase is the
 // rest of elapsed=, except in a run with a seekpct=eof stream (eof), which
@@ -405,7 +406,7 @@ func phases(rd RD, eof bool) (measure, warmup, interval time.Duration) {
 		}
 	}
 	measure, warmup = elapsed, rd.Warmup
-	if warmup == 0 && !eof && elapsed >= 2*interval {
+	if !rd.WarmupSet && warmup == 0 && !eof && elapsed >= 2*interval {
 		measure, warmup = elapsed-interval, interval
 	}
 	return measure, warmup, interval
@@ -446,15 +447,17 @@ func arrivalOf(d string) (oltp.Arrival, error) {
 // runFlags are the parameters that shaped a point, stored in each Result
 // so that Merge refuses to mix points or runs. With one WD its keys are
 // plain (xfersize, rdpct...); with several each is prefixed by the WD name
-// (wd1.xfersize). Threads are per SD when the SDs differ.
-func runFlags(run Run, label, requested, engine string) map[string]string {
+// (wd1.xfersize). Threads are per SD when the SDs differ. warmup is the
+// precondition phase as run (phases): warmup=, the first interval when
+// warmup= is not given, or 0.
+func runFlags(run Run, label, requested, engine string, warmup time.Duration) map[string]string {
 	rd := run.RD
 	if engine == "" {
 		engine = EnginePsync
 	}
 	f := map[string]string{
 		"rd": rd.Name, "point": label, "iorate": requested, "ioengine": engine,
-		"elapsed": rd.Elapsed.String(), "warmup": rd.Warmup.String(), "interval": rd.Interval.String(),
+		"elapsed": rd.Elapsed.String(), "warmup": warmup.String(), "interval": rd.Interval.String(),
 		"distribution": rd.Distribution,
 	}
 	for _, wd := range run.WDs {

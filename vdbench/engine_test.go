@@ -239,6 +239,8 @@ func TestPhases(t *testing.T) {
 		{RD{Elapsed: 300 * time.Second}, 240 * time.Second, 60 * time.Second, 60 * time.Second},
 		{RD{Elapsed: 5 * time.Second}, 3 * time.Second, 2 * time.Second, 2 * time.Second},
 		{RD{}, 15 * time.Second, 15 * time.Second, 15 * time.Second},
+		{RD{Elapsed: 30 * time.Second, Interval: time.Second, WarmupSet: true}, 30 * time.Second, 0, time.Second},
+		{RD{Elapsed: 2 * time.Second, Interval: time.Second, WarmupSet: true}, 2 * time.Second, 0, time.Second},
 	} {
 		m, w, i := phases(tc.rd, false)
 		if m != tc.measure || w != tc.warmup || i != tc.interval {

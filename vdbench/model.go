@@ -197,12 +197,17 @@ type RD struct {
 	// default 10,50,70,80,90,100. Points above 100 are allowed.
 	Curve []float64
 	// Elapsed is the measured time of each run, default 30 s. Warmup runs
-	// before it: a run lasts Warmup + Elapsed. With Warmup 0, vdbench
-	// leaves the first interval (inside Elapsed) out of the averages.
+	// before it: a run lasts Warmup + Elapsed. Without warmup=, vdbench
+	// leaves the first interval (inside Elapsed) out of the averages;
+	// warmup=0 given (WarmupSet) measures every interval.
 	// Interval is the reporting interval; when not given it is
 	// min(Elapsed/2, 60 s) in whole seconds. Elapsed must be at least two
 	// intervals and a multiple of Interval, Warmup a multiple of Interval.
 	Elapsed, Interval, Warmup time.Duration
+	// WarmupSet says warmup= was given (in the parameter file, or by -w,
+	// --warmup or a block suite's warmup:), so that warmup=0 means no
+	// warm-up at all rather than vdbench's default.
+	WarmupSet bool
 	// Distribution of inter-arrival times of rate-controlled runs:
 	// exponential (default), uniform or deterministic.
 	Distribution string

@@ -45,7 +45,7 @@ func (p *Params) Override(o Overrides) error {
 			rd.Interval = *o.Interval
 		}
 		if o.Warmup != nil {
-			rd.Warmup = *o.Warmup
+			rd.Warmup, rd.WarmupSet = *o.Warmup, true
 		}
 		if len(o.Curve) > 0 && rd.IORate.Curve {
 			rd.Curve = slices.Clone(o.Curve)

@@ -82,12 +82,12 @@ func TestParseFull(t *testing.T) {
 		},
 		RDs: []RD{
 			{Name: "rd1", WDs: []string{"wd*"}, IORate: IORate{Curve: true}, Curve: []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120},
-				Elapsed: time.Minute, Interval: 5 * time.Second, Warmup: 10 * time.Second, Distribution: "uniform", StopCurve: 500 * time.Microsecond, Line: 17},
+				Elapsed: time.Minute, Interval: 5 * time.Second, Warmup: 10 * time.Second, WarmupSet: true, Distribution: "uniform", StopCurve: 500 * time.Microsecond, Line: 17},
 			{Name: "rd2", WDs: []string{"wd1", "wd3"}, IORate: IORate{Rates: []float64{1000, 2000}}, Curve: DefaultCurve(),
-				Elapsed: 30 * time.Second, Interval: 5 * time.Second, Warmup: 10 * time.Second, Distribution: "exponential",
+				Elapsed: 30 * time.Second, Interval: 5 * time.Second, Warmup: 10 * time.Second, WarmupSet: true, Distribution: "exponential",
 				ForXfer: []XferSize{Single(4096), Single(8192)}, ForThreads: []int{1, 2, 4}, LoopOrder: []string{"threads", "xfersize"}, Line: 19},
 			{Name: "rd3", WDs: []string{"wd1"}, IORate: IORate{Max: true}, Curve: DefaultCurve(), Elapsed: 10 * time.Second, Interval: 5 * time.Second,
-				Distribution: "exponential", ForRdPct: []float64{0, 100}, LoopOrder: []string{"rdpct"}, Line: 20},
+				WarmupSet: true, Distribution: "exponential", ForRdPct: []float64{0, 100}, LoopOrder: []string{"rdpct"}, Line: 20},
 		},
 	}
 	if got := withoutKeyLines(p); !reflect.DeepEqual(got, want) {

@@ -84,7 +84,7 @@ func TestConfigRunSimulated(t *testing.T) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
 	}
-	if !strings.Contains(out.String(), "Starting RD=randwrite_4k (50%)") || !strings.Contains(out.String(), "avg_2-2") {
+	if !strings.Contains(out.String(), "Starting RD=randwrite_4k (50%)") || !strings.Contains(out.String(), "avg_1-2") {
 		t.Errorf("interval lines:\n%s", out.String())
 	}
 	rec := o.Record.(*RunRecord)

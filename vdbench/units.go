@@ -366,7 +366,7 @@ func applyRD(rd *RD, kw string, p parm) error {
 		case "interval":
 			rd.Interval = d
 		default:
-			rd.Warmup = d
+			rd.Warmup, rd.WarmupSet = d, true
 		}
 	case "distribution":
 		v, _ := p.one()
