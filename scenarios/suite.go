@@ -31,6 +31,7 @@ const suiteTool = "vdbench"
 //	profiles: [4k-random-read, sql, vdi-fc-boot]
 //	threads: 0        # per target; 0 = each profile's own
 //	force: false      # write to targets that carry a signature
+//	overwrite-files: false  # write to existing files vmbench did not make
 //	size: 0           # use the first N bytes of each target (sd size=); 0 = all
 //	elapsed: 60       # optional: replace each profile's elapsed=, interval=,
 //	interval: 5       #   warmup= and curve= (as vdbench's -e, -i, -w)
@@ -39,19 +40,23 @@ const suiteTool = "vdbench"
 //	ioengine: psync   # or io_uring (vmbench vdbench run --ioengine)
 //	simulate: {targets: 2, size: 256m, elapsed: 2, interval: 1, warmup: 0, curve: [10, 50, 100]}
 type Suite struct {
-	Kind        string    `yaml:"kind"`
-	Name        string    `yaml:"name"`
-	Description string    `yaml:"description,omitempty"`
-	Source      string    `yaml:"source,omitempty"`
-	Targets     []string  `yaml:"targets"`
-	Profiles    []string  `yaml:"profiles"`
-	Threads     int       `yaml:"threads,omitempty"`
-	Force       bool      `yaml:"force,omitempty"`
-	Size        Size      `yaml:"size,omitempty"`
-	Elapsed     *Seconds  `yaml:"elapsed,omitempty"`
-	Interval    *Seconds  `yaml:"interval,omitempty"`
-	Warmup      *Seconds  `yaml:"warmup,omitempty"`
-	Curve       []float64 `yaml:"curve,omitempty"`
+	Kind        string   `yaml:"kind"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description,omitempty"`
+	Source      string   `yaml:"source,omitempty"`
+	Targets     []string `yaml:"targets"`
+	Profiles    []string `yaml:"profiles"`
+	Threads     int      `yaml:"threads,omitempty"`
+	Force       bool     `yaml:"force,omitempty"`
+	// OverwriteFiles is the tool's --overwrite-files: a target that is an
+	// existing file vmbench did not make is written to (its contents
+	// destroyed) instead of refused.
+	OverwriteFiles bool      `yaml:"overwrite-files,omitempty"`
+	Size           Size      `yaml:"size,omitempty"`
+	Elapsed        *Seconds  `yaml:"elapsed,omitempty"`
+	Interval       *Seconds  `yaml:"interval,omitempty"`
+	Warmup         *Seconds  `yaml:"warmup,omitempty"`
+	Curve          []float64 `yaml:"curve,omitempty"`
 	// IOEngine is the tool's --ioengine for every profile: psync
 	// (vdbench's model, the default) or io_uring; "" leaves the default.
 	IOEngine string    `yaml:"ioengine,omitempty"`
@@ -327,11 +332,11 @@ func (s *Suite) checkValues(bad func(path, key, format string, args ...any), pre
 // Simulated returns the suite as --simulate runs it: Simulate.Targets
 // temporary files in dir (created by RunSuite), Simulate.Size each, the
 // simulate block's threads, times, curve and profiles in place of the
-// suite's, and force off (the files are new).
+// suite's, and force and overwrite-files off (the files are new).
 func (s *Suite) Simulated(dir string) *Suite {
 	c := *s
 	c.Targets, c.Profiles, c.Curve = nil, slices.Clone(s.Profiles), slices.Clone(s.Curve)
-	c.SimulatedTargets, c.Force, c.Simulate = true, false, nil
+	c.SimulatedTargets, c.Force, c.OverwriteFiles, c.Simulate = true, false, false, nil
 	sim := s.Simulate
 	if sim == nil {
 		sim = &SuiteSim{}

@@ -55,6 +55,9 @@ func (s *Suite) flags() [][2]string {
 	if s.Force {
 		f = append(f, [2]string{"force", "true"})
 	}
+	if s.OverwriteFiles {
+		f = append(f, [2]string{"overwrite-files", "true"})
+	}
 	if s.IOEngine != "" {
 		f = append(f, [2]string{"ioengine", s.IOEngine})
 	}

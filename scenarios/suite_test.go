@@ -168,3 +168,29 @@ func TestSuiteIOEngine(t *testing.T) {
 		t.Errorf("the profile's interval lines do not name the engine (%v):\n%.1500s", err, txt)
 	}
 }
+
+// A suite's overwrite-files: true reaches every profile as the tool's
+// --overwrite-files (a guest's agent gets these flags); the simulated
+// suite, on files it makes itself, runs without it.
+func TestSuiteOverwriteFiles(t *testing.T) {
+	s, err := ParseSuite("suite.yaml", []byte(goodSuite+"overwrite-files: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := s.Configs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plans {
+		if got := p.Config.Flags()["overwrite-files"]; got != "true" {
+			t.Errorf("%s: flags carry overwrite-files %q, want true", p.Profile, got)
+		}
+	}
+	sim := s.Simulated(t.TempDir())
+	if plans, err = sim.Configs(); err != nil {
+		t.Fatal(err)
+	}
+	if _, set := plans[0].Config.Flags()["overwrite-files"]; set || sim.OverwriteFiles {
+		t.Error("the simulated suite overwrites files it did not make")
+	}
+}

@@ -22,6 +22,9 @@ type Options struct {
 	// Force writes to targets that carry a partition table or file-system
 	// signature (never to mounted or held devices).
 	Force bool
+	// OverwriteFiles writes to existing files that vmbench did not make
+	// (TargetOptions.OverwriteFiles).
+	OverwriteFiles bool
 	// Out receives vdbench-style interval lines; nil for none.
 	Out io.Writer
 	// Labels are copied into every Result (vm, host, datastore...); the
@@ -178,7 +181,7 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 			b, err = opts.Backend(sd)
 		} else {
 			var t *Target
-			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, Progress: opts.Out, Context: ctx})
+			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, OverwriteFiles: opts.OverwriteFiles, Progress: opts.Out, Context: ctx})
 			if t != nil {
 				b = t
 			}

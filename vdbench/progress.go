@@ -119,14 +119,16 @@ func sdFlags(runs []Run) (sds []SD, writes map[string]bool) {
 }
 
 // CheckTargets opens every lun the runs use as they would (for writing
-// when a run writes to it, with the safety checks of OpenTarget: in use,
-// mounted, signature unless force), and closes it again. It creates and
-// changes nothing: a missing file is accepted only when its sd has size=
-// and its directory exists (the run creates it), and an existing file is
-// opened without growing it. Every workload on an existing target must
-// have a span on it (SpanOf, with the target's block size and capacity:
-// an 8 KiB file holds no 64 KiB transfer). Every problem is reported.
-func CheckTargets(runs []Run, force bool) error {
+// when a run writes to it or extends it, with the safety checks of
+// OpenTarget: in use, mounted, signature unless o.Force, a file vmbench
+// did not make unless o.OverwriteFiles), and closes it again. It creates
+// and changes nothing: a missing file is accepted only when its sd has
+// size= and its directory exists (the run creates it), and an existing
+// file is opened without growing it. Every workload on an existing target
+// must have a span on it (SpanOf, with the target's block size and
+// capacity: an 8 KiB file holds no 64 KiB transfer). Every problem is
+// reported.
+func CheckTargets(runs []Run, o TargetOptions) error {
 	sds, writes := sdFlags(runs)
 	var errs []error
 	for _, sd := range sds {
@@ -145,10 +147,12 @@ func CheckTargets(runs []Run, force bool) error {
 			continue
 		}
 		probe := sd.clone()
+		write := writes[sd.Lun]
 		if st.Mode().IsRegular() {
-			probe.Size = 0 // never grow (preformat) a file while checking
+			write = write || sd.Size > st.Size() // the run extends it: a write too
+			probe.Size = 0                       // never grow (preformat) a file while checking
 		}
-		t, err := OpenTarget(probe, TargetOptions{Write: writes[sd.Lun], Force: force})
+		t, err := OpenTarget(probe, TargetOptions{Write: write, Force: o.Force, OverwriteFiles: o.OverwriteFiles, checkOnly: true})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -58,6 +58,13 @@ type TargetOptions struct {
 	// It never skips the in-use checks (mounted, swap, holders): the
 	// kernel refuses an exclusive open of such a device anyway.
 	Force bool
+	// OverwriteFiles allows writing to, or extending, an existing regular
+	// file that vmbench did not make (see fileOwner); without it such a
+	// file is refused. Block devices are not concerned.
+	OverwriteFiles bool
+	// checkOnly is set by CheckTargets, which changes nothing: a file an
+	// earlier vmbench made is then not labelled.
+	checkOnly bool
 	// Progress, if set, receives a line when a file is preformatted, and
 	// progress lines during a long preformat.
 	Progress io.Writer

@@ -119,7 +119,8 @@ var fillReportBytes int64 = 1 << 30
 // preformat writes the file from its current size (rounded down to the
 // block size) to size, in 1 MiB transfers of the data pattern, each
 // scrambled (scrambleWrite) so that none deduplicates against another;
-// the first 128 KiB of the file are zeros. The new part is synced. It checks ctx
+// the first fillStart (128 KiB) of the file are vmbench's label (see
+// ownLabel) and zeros. The new part is synced. It checks ctx
 // between transfers and stops when it is done. avail is the space the
 // file system had before the fill; a write that finds the file system
 // full is reported with it ("file system full: N bytes free, size= needs
@@ -134,7 +135,7 @@ func (t *Target) preformat(ctx context.Context, sd SD, from, size, avail int64, 
 	}
 	total := size - from
 	fmt.Fprintf(progress, "preformatting %s: writing %s\n", t.Lun, approxBytes(total))
-	const chunk, zeroed = 1 << 20, 128 << 10
+	const chunk, zeroed = fillChunk, fillStart
 	buf, err := alignedBuffer(chunk)
 	if err != nil {
 		return err
@@ -146,6 +147,7 @@ func (t *Target) preformat(ctx context.Context, sd SD, from, size, avail int64, 
 		return err
 	}
 	defer freeBuffer(zeros)
+	putLabel(zeros)
 	step := min(max(total/10, chunk), fillReportBytes)
 	start, next := time.Now(), from+step
 	for off := from / t.Block * t.Block; off < size; {
@@ -192,9 +194,10 @@ func (t *Target) preformat(ctx context.Context, sd SD, from, size, avail int64, 
 // ctx stopping a preformat between transfers. It returns the files it
 // created, so that a caller whose run then fails before measuring can
 // remove them (RemoveCreated); on its own error it removes them itself
-// (and OpenTarget has cut back a file it was extending). force is passed
-// on to the signature check of a file being extended.
-func CreateFiles(ctx context.Context, runs []Run, force bool, progress io.Writer) (created []string, err error) {
+// (and OpenTarget has cut back a file it was extending). o's Force,
+// OverwriteFiles and Progress are passed on to OpenTarget (the checks of
+// a file being extended, the preformat's progress lines).
+func CreateFiles(ctx context.Context, runs []Run, o TargetOptions) (created []string, err error) {
 	sds, _ := sdFlags(runs)
 	for _, sd := range sds {
 		need, _, err := growth(sd)
@@ -202,7 +205,8 @@ func CreateFiles(ctx context.Context, runs []Run, force bool, progress io.Writer
 			continue // a device, or a file large enough: OpenTarget reports any other problem
 		}
 		_, statErr := os.Stat(sd.Lun)
-		t, err := OpenTarget(sd, TargetOptions{Write: true, Force: force, Progress: progress, Context: ctx})
+		o.Write, o.Context = true, ctx
+		t, err := OpenTarget(sd, o)
 		if err == nil {
 			err = t.Close()
 		}

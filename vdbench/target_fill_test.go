@@ -137,7 +137,7 @@ func TestPreformatInterrupted(t *testing.T) {
 	}
 	ctx := &stopAfter{Context: context.Background()}
 	ctx.n.Store(3)
-	if _, err := OpenTarget(parsedSD(t, old, 8<<20), TargetOptions{Write: true, Context: ctx}); !errors.Is(err, context.Canceled) {
+	if _, err := OpenTarget(parsedSD(t, old, 8<<20), TargetOptions{Write: true, OverwriteFiles: true, Context: ctx}); !errors.Is(err, context.Canceled) {
 		t.Errorf("extending %s: %v", old, err)
 	}
 	if got, err := os.ReadFile(old); err != nil || !bytes.Equal(got, data) {

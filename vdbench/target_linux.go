@@ -37,10 +37,12 @@ import (
 // file this call created is removed (it is created with O_EXCL, so never
 // one that was there before) and a file it extended is cut back to its
 // size. A file that already
-// exists is checked for a signature before it is written to (by the run
-// or by the preformat), unless o.Force: a file can hold a file-system
-// image as valuable as a device. The first 128 KiB of a preformatted file
-// are zeros, so a file vmbench made never looks like a file system.
+// exists is checked before it is written to (by the run or by the
+// preformat): it is refused when it carries a signature, unless o.Force (a
+// file can hold a file-system image as valuable as a device), and when
+// vmbench did not make it, unless o.OverwriteFiles (see fileOwner). A
+// preformatted file starts with vmbench's label (ownLabel), then zeros to
+// 128 KiB, so a file vmbench made never looks like a file system.
 func OpenTarget(sd SD, o TargetOptions) (*Target, error) {
 	if sd.Lun == "" {
 		return nil, fmt.Errorf("sd=%s: no lun=", sd.Name)
@@ -126,7 +128,7 @@ func (t *Target) setUp(sd SD, flags openFlags, o TargetOptions, existing int64, 
 	t.Block = fileBlockSize(t.fd, flags.direct)
 	t.MemoryFS = onMemoryFS(t.fd)
 	if existing > 0 && (o.Write || grow) {
-		if err := t.checkSignature(o.Force); err != nil {
+		if err := t.checkFile(o, existing); err != nil {
 			return err
 		}
 	}
@@ -262,23 +264,46 @@ func openDevice(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	return t, nil
 }
 
-// checkSignature reads the first sigBytes of the target (with an aligned
-// buffer, as O_DIRECT needs) and refuses it when it carries a signature,
-// unless force.
+// readHead reads the first sigBytes of the target into an aligned
+// buffer (as O_DIRECT needs), which free releases.
+func (t *Target) readHead() (head []byte, free func(), err error) {
+	buf, err := alignedBuffer(int((sigBytes + 4095) / 4096 * 4096))
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := unix.Pread(t.fd, buf, 0)
+	if err != nil {
+		freeBuffer(buf)
+		return nil, nil, fmt.Errorf("%s: reading its first blocks to look for a partition table or file system: %w", t.Lun, err)
+	}
+	return buf[:n], func() { freeBuffer(buf) }, nil
+}
+
+// checkSignature refuses the target when it carries a signature, unless
+// force.
 func (t *Target) checkSignature(force bool) error {
 	if force {
 		return nil
 	}
-	buf, err := alignedBuffer(int((sigBytes + 4095) / 4096 * 4096))
+	head, free, err := t.readHead()
 	if err != nil {
 		return err
 	}
-	defer freeBuffer(buf)
-	n, err := unix.Pread(t.fd, buf, 0)
+	defer free()
+	return refuseSignature(t.Lun, bytes.NewReader(head))
+}
+
+// checkFile runs checkExisting on the target, an existing file of size
+// bytes, before vmbench writes to it or extends it.
+func (t *Target) checkFile(o TargetOptions, size int64) error {
+	head, free, err := t.readHead()
 	if err != nil {
-		return fmt.Errorf("%s: reading its first blocks to look for a partition table or file system: %w", t.Lun, err)
+		return err
 	}
-	return refuseSignature(t.Lun, bytes.NewReader(buf[:n]))
+	defer free()
+	return checkExisting(t.Lun, head, size, t.Block, o,
+		func(p []byte, off int64) (int, error) { return unix.Pread(t.fd, p, off) },
+		func(p []byte, off int64) (int, error) { return unix.Pwrite(t.fd, p, off) })
 }
 
 // ioctlUint64 runs an ioctl that writes a uint64 (BLKGETSIZE64).

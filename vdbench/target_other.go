@@ -5,7 +5,6 @@ package vdbench
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 )
 
@@ -23,7 +22,7 @@ func CheckSpace(runs []Run) error { return nil }
 
 // CreateFiles is implemented for Linux only; elsewhere it creates nothing
 // and OpenTarget refuses every target.
-func CreateFiles(ctx context.Context, runs []Run, force bool, progress io.Writer) ([]string, error) {
+func CreateFiles(ctx context.Context, runs []Run, o TargetOptions) ([]string, error) {
 	return nil, nil
 }
 

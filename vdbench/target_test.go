@@ -152,7 +152,8 @@ func TestOpenTargetFile(t *testing.T) {
 
 // TestRefuseSignature: a file that carries an ext4 superblock is refused
 // for writing (the check applies to every existing target that will be
-// written), accepted with Force, and accepted for reading.
+// written), accepted with Force and OverwriteFiles (vmbench did not make
+// it: Force alone is not enough), and accepted for reading.
 func TestRefuseSignature(t *testing.T) {
 	lun := filepath.Join(t.TempDir(), "ext4.img")
 	img := make([]byte, 1<<20)
@@ -170,7 +171,11 @@ func TestRefuseSignature(t *testing.T) {
 	if _, err := OpenTarget(SD{Name: "sd1", Lun: lun, Size: 2 << 20, OpenFlags: []string{"none"}}, TargetOptions{}); err == nil {
 		t.Error("preformatting over an ext4 image was not refused")
 	}
-	for _, o := range []TargetOptions{{Write: true, Force: true}, {}} {
+	if _, err := OpenTarget(sd, TargetOptions{Write: true, Force: true}); err == nil || strings.Contains(err.Error(), "signature") ||
+		!strings.Contains(err.Error(), lun+" is an existing file that vmbench did not make") {
+		t.Errorf("write to an ext4 image with Force alone: %v, want the refusal of a file vmbench did not make", err)
+	}
+	for _, o := range []TargetOptions{{Write: true, Force: true, OverwriteFiles: true}, {}} {
 		tg, err := OpenTarget(sd, o)
 		if err != nil {
 			t.Errorf("options %+v: %v", o, err)

@@ -3,7 +3,6 @@
 package vdbench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +35,9 @@ const directBlock = 4096
 // Not implemented on Windows, each refused with an error that says so:
 // raw disks and volumes (\\.\PhysicalDriveN, \\.\C:), and creating or
 // extending a file (Linux preformats a missing or short file). Before a
-// run that writes (o.Write) an existing file is checked for a partition
-// table or file-system signature unless o.Force, as on Linux. FileSystem
+// run that writes (o.Write) an existing file is checked as on Linux: a
+// partition table or file-system signature is refused unless o.Force, a
+// file vmbench did not make unless o.OverwriteFiles. FileSystem
 // is the volume's file system name (NTFS, ReFS...) when Windows reports
 // it; MemoryFS is never set.
 func OpenTarget(sd SD, o TargetOptions) (*Target, error) {
@@ -66,7 +66,8 @@ func openWindowsFile(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s does not exist: vmbench does not create or preformat files on Windows yet; "+
-			"create it (fsutil file createnew %s BYTES) and fill it with a sequential write run first", sd.Lun, sd.Lun)
+			"create it (fsutil file createnew %s BYTES) and fill it with a sequential write run first, with --overwrite-files "+
+			"(a file vmbench did not make is otherwise refused)", sd.Lun, sd.Lun)
 	case err != nil:
 		return nil, err
 	case !st.Mode().IsRegular():
@@ -97,8 +98,8 @@ func openWindowsFile(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	if sd.Size > 0 {
 		t.Size = min(t.Size, sd.Size)
 	}
-	if o.Write && !o.Force {
-		if err := t.checkSignature(); err != nil {
+	if o.Write && st.Size() > 0 {
+		if err := t.checkFile(o, st.Size()); err != nil {
 			t.Close()
 			return nil, err
 		}
@@ -106,10 +107,10 @@ func openWindowsFile(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 	return t, nil
 }
 
-// checkSignature reads the first sigBytes of the file (with an aligned
-// buffer and length, as FILE_FLAG_NO_BUFFERING needs) and refuses it when
-// it carries a signature.
-func (t *Target) checkSignature() error {
+// checkFile reads the first sigBytes of the file (with an aligned buffer
+// and length, as FILE_FLAG_NO_BUFFERING needs) and runs checkExisting on
+// it: a signature, a file vmbench did not make.
+func (t *Target) checkFile(o TargetOptions, size int64) error {
 	buf, err := alignedBuffer(int((sigBytes + directBlock - 1) / directBlock * directBlock))
 	if err != nil {
 		return err
@@ -118,7 +119,7 @@ func (t *Target) checkSignature() error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: reading its first blocks to look for a partition table or file system: %w", t.Lun, err)
 	}
-	return refuseSignature(t.Lun, bytes.NewReader(buf[:n]))
+	return checkExisting(t.Lun, buf[:n], size, t.Block, o, t.f.ReadAt, t.f.WriteAt)
 }
 
 // volumeFileSystem names the file system of the volume holding path
@@ -145,7 +146,7 @@ func CheckSpace(runs []Run) error { return nil }
 
 // CreateFiles creates nothing on Windows (see OpenTarget, which refuses a
 // missing or short file with what to do instead).
-func CreateFiles(ctx context.Context, runs []Run, force bool, progress io.Writer) ([]string, error) {
+func CreateFiles(ctx context.Context, runs []Run, o TargetOptions) ([]string, error) {
 	return nil, nil
 }
 

@@ -64,6 +64,7 @@ type Config struct {
 	warmup           secondsFlag
 	curve            curveFlag
 	force            bool
+	overwriteFiles   bool
 	temporaryTargets bool
 	engine           engineFlag
 
@@ -89,6 +90,8 @@ func (c *Config) BindFlags(f *pflag.FlagSet) {
 	f.VarP(&c.warmup, "warmup", "w", "replace every rd's warmup= (seconds, as vdbench -w)")
 	f.Var(&c.engine, "ioengine", "how each target's threads= I/Os are issued: psync (one blocking pread/pwrite per thread, vdbench's model; the default) or io_uring (the same I/Os in flight, through one io_uring per target)")
 	f.BoolVar(&c.force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
+	f.BoolVar(&c.overwriteFiles, "overwrite-files", false,
+		"write to (and extend) existing files that vmbench did not make, destroying their contents; without it such a file is refused (a file vmbench made starts with its label)")
 	f.Var(&c.size, "size", "use the first SIZE bytes of each target (every sd's size=; 256m, 1g); 0 = all")
 	f.Var(&c.curve, "curve", "replace the curve= points of every iorate=curve rd (percentages, comma-separated)")
 	f.BoolVar(&c.temporaryTargets, "temporary-targets", false,
@@ -224,6 +227,11 @@ func (c *Config) Runs() []Run { return c.runs }
 
 // Force says --force was given.
 func (c *Config) Force() bool { return c.force }
+
+// targetOptions are the safety options the run opens its targets with.
+func (c *Config) targetOptions() TargetOptions {
+	return TargetOptions{Force: c.force, OverwriteFiles: c.overwriteFiles}
+}
 
 // Profile is the built-in profile run, or nil for a parameter file.
 func (c *Config) Profile() *Profile { return c.prof }

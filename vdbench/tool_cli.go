@@ -26,7 +26,7 @@ import (
 var sourceFlags = []string{"file", "profile", "target", "threads", "elapsed", "interval", "warmup"}
 
 // BindCommand implements workload.Commander: run takes sourceFlags,
-// --force, --ioengine and -o/--results-dir; parse sourceFlags; profiles --target and
+// --force, --overwrite-files, --ioengine and -o/--results-dir; parse sourceFlags; profiles --target and
 // --threads, with help of its own. The block suite's --size, --curve
 // and --temporary-targets are a campaign's.
 func (c *Config) BindCommand(verb workload.Verb, fs *pflag.FlagSet) {
@@ -41,7 +41,7 @@ func (c *Config) BindCommand(verb workload.Verb, fs *pflag.FlagSet) {
 	c.BindFlags(all)
 	names := sourceFlags
 	if verb == workload.VerbRun {
-		names = slices.Concat(names, []string{"force", "ioengine"})
+		names = slices.Concat(names, []string{"force", "overwrite-files", "ioengine"})
 		fs.StringVarP(&c.resultsDir, "results-dir", "o", "output", "directory for the results (created if missing, as vdbench's -o)")
 	}
 	for _, n := range names {
@@ -118,7 +118,9 @@ func (c *Config) RunDir(ctx context.Context, out io.Writer, env workload.Env) er
 		return err
 	}
 	fmt.Fprintf(log, "vdbench: %d run(s), results in %s\n", len(c.runs), dir)
-	created, err := CreateFiles(ctx, c.runs, c.force, log)
+	o := c.targetOptions()
+	o.Progress = log
+	created, err := CreateFiles(ctx, c.runs, o)
 	if err != nil {
 		undo()
 		return err

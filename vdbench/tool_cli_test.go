@@ -31,7 +31,7 @@ func cliConfig(t *testing.T, verb workload.Verb, args ...string) (*Config, error
 // Each command binds its own options; the campaign's stay off the CLI.
 func TestCLICommandFlags(t *testing.T) {
 	for verb, want := range map[workload.Verb][]string{
-		workload.VerbRun: {"elapsed", "file", "force", "interval", "ioengine", "profile", "results-dir", "target", "threads", "warmup"},
+		workload.VerbRun: {"elapsed", "file", "force", "interval", "ioengine", "overwrite-files", "profile", "results-dir", "target", "threads", "warmup"},
 		VerbParse:        {"elapsed", "file", "interval", "profile", "target", "threads", "warmup"},
 		VerbProfiles:     {"target", "threads"},
 	} {

@@ -31,7 +31,10 @@ the intended start, and the review summary: start IOPS and latency, where the
 mean latency crosses 100 µs and 1 ms, and the peak.
 
 Writing to a target that carries a partition table or file system is refused
-unless --force; a mounted or otherwise busy device is always refused. The whole
+unless --force; a mounted or otherwise busy device is always refused. Writing to
+(or extending) an existing file that vmbench did not make is refused unless
+--overwrite-files: a file vmbench creates starts with its label, so it is used
+again without the flag. The whole
 suite on several targets runs from a campaign file:
 'vmbench campaign run scenarios/vdbench-suite.yaml'.`
 
@@ -56,14 +59,16 @@ iorate= and the report intervals it keeps must fit what the host can do (its OS
 threads, memory, open files and CPUs; the error names the bound and why); each
 target must exist (a file may be new when its sd has size=), and a target that
 will be written must not be mounted or busy, nor carry a partition table or
-file-system signature unless --force; the files to create or extend must fit in
-the free space of their file systems.
+file-system signature unless --force, nor be an existing file that vmbench did
+not make unless --overwrite-files (its contents would be destroyed); the files
+to create or extend must fit in the free space of their file systems.
 
 A file target that is missing or smaller than size= is then created and
-preformatted (written once in full, with progress lines); Ctrl-C stops it, and a
-preformat that fails or is stopped removes the file it created. A completed file
-is kept after the run, as vdbench keeps it, so the next run does not write it
-again; it is removed when the run fails before measuring anything.
+preformatted (written once in full, with progress lines; its first 512 bytes,
+which no run writes, are vmbench's label); Ctrl-C stops it, and a preformat that
+fails or is stopped removes the file it created. A completed file is kept after
+the run, as vdbench keeps it, so the next run does not write it again; it is
+removed when the run fails before measuring anything.
 
 Results go to -o/--results-dir (default output/, as vdbench's -o): per run
 <run>.json (each point's Result, merged over the targets, with the per-target

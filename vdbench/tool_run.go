@@ -92,7 +92,7 @@ func (c *Config) RunOne(ctx context.Context, env workload.Env, i int) (*workload
 			start = start.Add(planLength(r))
 		}
 	}
-	cr, runErr := Execute(ctx, run, Options{Force: c.force, Out: pw, Labels: c.labels(env), Engine: c.engine.engine(), StartAt: start})
+	cr, runErr := Execute(ctx, run, Options{Force: c.force, OverwriteFiles: c.overwriteFiles, Out: pw, Labels: c.labels(env), Engine: c.engine.engine(), StartAt: start})
 	pw.flush()
 	if cr == nil {
 		return nil, runErr
@@ -217,7 +217,7 @@ func (c *Config) CheckHost() error {
 
 // CheckTargets implements workload.Preflighter (see the function
 // CheckTargets).
-func (c *Config) CheckTargets() error { return CheckTargets(c.runs, c.force) }
+func (c *Config) CheckTargets() error { return CheckTargets(c.runs, c.targetOptions()) }
 
 // checkBeforeRun is the CLI's check before anything is created: the
 // host's bounds, the targets and the free space, as CheckHost and
@@ -235,7 +235,7 @@ func (c *Config) checkBeforeRun() error {
 		}
 		return err
 	}
-	if err := CheckTargets(c.runs, c.force); err != nil {
+	if err := CheckTargets(c.runs, c.targetOptions()); err != nil {
 		return err
 	}
 	if err := CheckSpace(c.runs); err != nil {

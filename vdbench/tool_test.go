@@ -182,7 +182,7 @@ func TestConfigChecksTargets(t *testing.T) {
 	// A missing file with size= is accepted (the run would create it) and
 	// not created by the check.
 	run := testRun(RD{IORate: IORate{Max: true}, Elapsed: time.Second}, WD{RdPct: 0}, SD{Name: "sd1", Lun: missing, Size: 1 << 20})
-	if err := CheckTargets([]Run{run}, false); err != nil {
+	if err := CheckTargets([]Run{run}, TargetOptions{}); err != nil {
 		t.Errorf("missing file with size=: %v", err)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
@@ -195,7 +195,7 @@ func TestConfigChecksTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	run = testRun(RD{IORate: IORate{Max: true}, Elapsed: time.Second}, WD{RdPct: 100, Xfer: Single(64 << 10)}, SD{Name: "sd1", Lun: small, OpenFlags: []string{"none"}})
-	if err := CheckTargets([]Run{run}, false); err == nil || !strings.Contains(err.Error(), "holds no 65536-byte transfer") ||
+	if err := CheckTargets([]Run{run}, TargetOptions{}); err == nil || !strings.Contains(err.Error(), "holds no 65536-byte transfer") ||
 		!strings.Contains(err.Error(), "(valid: size= of at least 128k") {
 		t.Errorf("8 KiB file, 64 KiB transfers: %v", err)
 	}

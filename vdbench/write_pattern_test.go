@@ -56,7 +56,7 @@ func TestMixedWritesCarryPattern(t *testing.T) {
 				t.Fatal(err)
 			}
 			sd := SD{Name: "sd1", Lun: path, Threads: threads, OpenFlags: []string{"none"}}
-			tg, err := OpenTarget(sd, TargetOptions{Write: true})
+			tg, err := OpenTarget(sd, TargetOptions{Write: true, OverwriteFiles: true}) // a file of zeros the test made
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -326,7 +326,7 @@ func runSuite(cmd *cobra.Command, a *app, path string, s *scenarios.Suite, opts 
 		if len(other) > 1 {
 			verb = "do"
 		}
-		return usagef("%s is a block-suite campaign: %s %s not apply (valid: --simulate, --results-dir; set force: in the file)", path, strings.Join(other, ", "), verb)
+		return usagef("%s is a block-suite campaign: %s %s not apply (valid: --simulate, --results-dir; set force: or overwrite-files: in the file)", path, strings.Join(other, ", "), verb)
 	}
 	return checkRunSuite(cmd, a, s, opts)
 }
