@@ -27,9 +27,13 @@ import (
 //     database/sql has no way to reach: COPY FROM STDIN in pgx's binary
 //     format, one stream per table, no statement parsed per row, several
 //     times the rate of multi-row INSERTs.
-//   - Cancellation is pgx's own (a CancelRequest to the server when a
-//     statement's context ends, through context.AfterFunc, no goroutine
-//     per statement), so Killer does nothing for PostgreSQL.
+//   - Cancellation is a CancelRequest to the server when a statement's
+//     context ends (pgconn's CancelRequestContextWatcherHandler, set by
+//     pgxConfig for every connection: context.AfterFunc, no goroutine per
+//     statement until a cancellation), so the server ends a statement
+//     waiting for a lock, the connection stays usable for the ROLLBACK,
+//     and Killer does nothing for PostgreSQL. pgx's default only set the
+//     socket's deadline and left the backend waiting.
 type postgresDialect struct{}
 
 var _ Dialect = postgresDialect{}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 )
 
 // PostgreSQL connection defaults: sysbench 1.0's pgsql driver's
@@ -26,6 +28,12 @@ const (
 	// in pg_stat_activity.
 	postgresAppName = "vmbench"
 )
+
+// postgresCancelDeadline bounds how long a statement whose context ended
+// waits for the server to answer the CancelRequest sent for it (see
+// pgxConfig); past it the socket's deadline ends the read, and pgx closes
+// the connection. As Killer's KillTimeout for MySQL.
+const postgresCancelDeadline = KillTimeout
 
 // libpq's environment variables (PostgreSQL manual, "Environment
 // Variables") that PostgresEnv reads, by the Config field each fills.
@@ -145,6 +153,18 @@ func (c Config) validatePostgres(bad func(flag, format string, args ...any)) {
 // variables, else sslmode=prefer; an empty Password lets pgx read
 // $PGPASSWORD or ~/.pgpass. TCP connections dial blocking sockets, as
 // MySQL's do (blockConn; $VMBENCH_NETPOLL=1 keeps Go's netpoller).
+//
+// A statement whose context ends (Ctrl-C, the end of a run's graceful
+// stop, a timeout) is cancelled on the server: pgconn's
+// CancelRequestContextWatcherHandler sends a CancelRequest for the
+// session at once, so a statement waiting for a lock or scanning ends
+// with SQLSTATE 57014 and the connection stays usable for the ROLLBACK
+// that settles it (TxRunner). pgx's default handler only sets the
+// socket's deadline: the statement returns at once, but its backend goes
+// on waiting, holding its transaction's locks, and pgx's CancelRequest on
+// closing the connection runs in a goroutine that a process exiting right
+// after the run never lets finish. The handler covers every connection
+// of the pool: database/sql's (pgx/v5/stdlib), PGExec's and CopyFrom's.
 func (c Config) pgxConfig() (*pgx.ConnConfig, error) {
 	kv := map[string]string{
 		"host":             c.Host,
@@ -183,6 +203,9 @@ func (c Config) pgxConfig() (*pgx.ConnConfig, error) {
 	}
 	if c.Password != "" {
 		pc.Password = c.Password // pgconn's fallbacks (sslmode=prefer) use it too
+	}
+	pc.BuildContextWatcherHandler = func(pg *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pg, DeadlineDelay: postgresCancelDeadline}
 	}
 	if dial := mysqlDial(); dial != nil && c.Socket == "" {
 		// The blocking sockets of MySQL's connections (blockConn): a
