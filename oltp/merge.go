@@ -93,6 +93,9 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		if r.End.After(m.End) {
 			m.End = r.End
 		}
+		if i == 0 || !m.Stopped.IsZero() && (r.Stopped.IsZero() || r.Stopped.After(m.Stopped)) {
+			m.Stopped = r.Stopped
+		}
 	}
 	m.Elapsed = elapsed / time.Duration(len(rs))
 	if o.Concurrent {

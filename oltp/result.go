@@ -20,7 +20,7 @@ import (
 // writes. Version 2 added Status, Error, Planned, Overruns, BacklogAtEnd,
 // BacklogDropped, CatchUp and Interval.Planned; version 3 added Client;
 // version 4 added Interval.CPU and Client.PeakUtilization; version 5
-// added PlatformCounters and Hosts.
+// added PlatformCounters and Hosts; version 6 added Stopped.
 //
 // Readers (ReadResultFile, Validate) read versions OldestResultVersion to
 // ResultVersion: a version 1 file has none of those fields and reads as
@@ -28,7 +28,7 @@ import (
 // run: such a file may hide one), with no overruns or backlog recorded.
 // A newer version is refused with an error naming it, before any other
 // check, so an old vmbench never half-reads a newer file.
-const ResultVersion = 5
+const ResultVersion = 6
 
 // OldestResultVersion is the oldest Result version readers accept.
 const OldestResultVersion = 1
@@ -85,6 +85,13 @@ type Result struct {
 	// Count/Elapsed equals the sum of the parts' rates when the parts ran
 	// for equal times (a campaign's common start and fixed --time).
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// Stopped is when the run really ended: the events still in flight
+	// at End had returned, finished (not counted) or cancelled when the
+	// graceful stop ran out (RunConfig.GracefulStop). Stopped - Start is
+	// the time the run took (TotalTime; sysbench's "total time"), the
+	// rates are over Elapsed. Zero before version 6; a merge keeps the
+	// latest of its parts', zero when a part has none.
+	Stopped time.Time `json:"stopped,omitzero"`
 	// Parts is how many single runs this result combines (1 for a run).
 	Parts int `json:"parts"`
 	// Interrupted is set when the run was stopped early (Ctrl-C); kept
@@ -181,6 +188,16 @@ func (r *Result) Op(name string) *OpResult {
 	return nil
 }
 
+// TotalTime is the time the run took, from Start to Stopped: Elapsed and
+// the wait for the events in flight at the end. Without Stopped (a file
+// before version 6) it is Elapsed.
+func (r *Result) TotalTime() time.Duration {
+	if r.Stopped.IsZero() {
+		return r.Elapsed
+	}
+	return r.Stopped.Sub(r.Start)
+}
+
 // PerSecond returns count per second over Elapsed (0 when Elapsed is 0).
 func (r *Result) PerSecond(count int64) float64 {
 	if r.Elapsed <= 0 {
@@ -274,6 +291,8 @@ func (r *Result) checkElapsed() error {
 	case r.Parts <= 1 && (r.Elapsed-span).Abs() > elapsedSlack(span):
 		return fmt.Errorf("elapsed_ns %d (%s) does not agree with end - start (%s): a run's elapsed is its measured window, end - start within %s",
 			int64(r.Elapsed), r.Elapsed, span, elapsedSlack(span))
+	case !r.Stopped.IsZero() && r.End.Sub(r.Stopped) > elapsedSlack(span):
+		return fmt.Errorf("stopped %s is before end %s: a run stops after its measured window", r.Stopped.Format(time.RFC3339Nano), r.End.Format(time.RFC3339Nano))
 	}
 	return nil
 }

@@ -44,6 +44,11 @@ var ErrInterrupted = errors.New("run interrupted")
 // marked StatusFailed. When ctx is cancelled Run returns the Result of what
 // was measured until then, marked StatusInterrupted, and an error wrapping
 // ErrInterrupted and ctx.Err().
+//
+// The run ends when the events in flight at the end of the measure phase
+// have returned: finished (not counted), or cancelled when
+// cfg.GracefulStop runs out or ctx is cancelled. Result.Stopped is that
+// instant; Result.End is the end of the measured window.
 func Run(ctx context.Context, spec Spec, cfg RunConfig) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -106,7 +111,7 @@ func newRun(spec Spec, cfg RunConfig) *run {
 	}
 	r.reg = hist.NewRegistry(ops, spec.Counters)
 	if r.cfg.GracefulStop == 0 {
-		r.cfg.GracefulStop = 10 * time.Second
+		r.cfg.GracefulStop = DefaultGracefulStop
 	}
 	return r
 }
@@ -210,6 +215,7 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 	} else {
 		res.Precondition = pre
 	}
+	res.Stopped = time.Now()
 	return res, runErr
 }
 

@@ -64,6 +64,20 @@ const (
 	Deterministic Arrival = "deterministic"
 )
 
+// DefaultGracefulStop is RunConfig.GracefulStop when none is set: events
+// in flight when the measure phase ends get this long to finish before
+// their context is cancelled (a database statement is then cancelled on
+// the server: KILL QUERY, a CancelRequest, an interrupt).
+const DefaultGracefulStop = 10 * time.Second
+
+// TimeHelp is the help of a tool's --time flag, its events named by the
+// plural noun (e.g. "transactions"): the measured length, and the
+// graceful stop after it (DefaultGracefulStop).
+func TimeHelp(noun string) string {
+	return fmt.Sprintf(`length of the measured run ("60" = 60 s, or "1m"); 0 = no limit. %s still running at its end are not counted; they get up to %s to finish, then are cancelled, and the summary's total time includes that wait`,
+		noun, DefaultGracefulStop)
+}
+
 // RunConfig is how the Runner drives a Spec. Times are wall-clock
 // durations; zero values mean "not set" as documented per field.
 type RunConfig struct {
@@ -110,8 +124,10 @@ type RunConfig struct {
 	// outside the Runner (block I/O): a workload that reads the database at
 	// the phase's edges (TPC-C's NOPM) lets the Runner end it.
 	WorkersKeepTime bool
-	// GracefulStop is how long events in flight at the end may run before
-	// their context is cancelled (default 10 s). They are never counted.
+	// GracefulStop is how long events in flight at the end of the
+	// measure phase may run before their context is cancelled (0:
+	// DefaultGracefulStop). They are never counted, but the run lasts
+	// until they have returned: Result.Stopped.
 	GracefulStop time.Duration
 	// Flags and Labels are copied into the Result.
 	Flags  map[string]string

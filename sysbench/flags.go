@@ -10,6 +10,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
+	"vmbench/oltp"
 )
 
 // BindFlags registers every option of c on fs under sysbench's names, with
@@ -70,7 +71,7 @@ func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 
 func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Threads, "threads", c.Threads, "worker threads, one connection each (at most "+thousands(MaxThreads)+" and the server's max_connections; prepare: tables loaded in parallel)")
-	fs.Var(flagvalue.Seconds(&c.Time), "time", "length of the measured run (\"60\" = 60 s, or \"1m\"); 0 = no limit")
+	fs.Var(flagvalue.Seconds(&c.Time), "time", oltp.TimeHelp("Transactions"))
 	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
 	fs.Var(flagvalue.Seconds(&c.WarmupTime), "warmup-time", "warm-up before the measured run, excluded from the results (seconds or duration)")
 	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print an interval line this often (seconds or duration); 0 = none")

@@ -104,11 +104,13 @@ func pctLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // WriteSummary writes res as sysbench 1.0.20's final report: SQL
 // statistics (queries by read/write/other, transactions, queries, ignored
-// errors and reconnects with their rates), general statistics (total time,
-// events) and latency in milliseconds (min, avg, max, the --percentile
-// percentile, the 99th percentile, sum). Threads fairness is omitted: the
-// Result keeps no per-thread figures. Then one line saying what was measured
-// and, when a warm-up ran, that it is excluded. percentile 0 leaves out the
+// errors and reconnects with their rates over the measured time), general
+// statistics (total time: the time the run took, Result.TotalTime, as
+// sysbench's; events) and latency in milliseconds (min, avg, max, the
+// --percentile percentile, the 99th percentile, sum). Threads fairness is
+// omitted: the Result keeps no per-thread figures. Then one line saying
+// what was measured and, when a warm-up ran, that it is excluded; a stop
+// that took 1% of the measured time or more is named. percentile 0 leaves out the
 // --percentile line (the 99th stays: it is what reviews publish).
 //
 // In open loop the latency block is measured from each event's intended
@@ -178,7 +180,7 @@ func writeStatistics(bw *bufio.Writer, res *oltp.Result, events int64) {
 	withRate("reconnects:", c[CounterReconnects])
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "General statistics:")
-	line("total time:", fmt.Sprintf("%.4fs", res.Elapsed.Seconds()))
+	line("total time:", fmt.Sprintf("%.4fs", res.TotalTime().Seconds()))
 	line("total number of events:", events)
 	fmt.Fprintln(bw)
 }
@@ -235,6 +237,10 @@ func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 			fmt.Fprintf(bw, "%s: %s; the figures cover the time it ran.\n", what, ov)
 		}
 	}
+	if wait := res.TotalTime() - res.Elapsed; wait > 0 && wait >= res.Elapsed/stopNoteShare {
+		fmt.Fprintf(bw, "Stop: the run ended %.1fs after the %.1fs measured, waiting for the transactions still running then (graceful stop, then cancelled); they are not counted, and the rates are over the %.1fs measured.\n",
+			wait.Seconds(), res.Elapsed.Seconds(), res.Elapsed.Seconds())
+	}
 	switch res.State() {
 	case oltp.StatusInterrupted:
 		fmt.Fprintf(bw, "Interrupted: the run was stopped early; the figures cover the %.1fs measured.\n", res.Elapsed.Seconds())
@@ -242,6 +248,12 @@ func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 		fmt.Fprintf(bw, "Failed: %s; the figures cover the %.1fs measured until then, and the result is marked failed.\n", res.Error, res.Elapsed.Seconds())
 	}
 }
+
+// stopNoteShare: the summary says how long the stop took when the total
+// time exceeds the measured time by 1/stopNoteShare (1%) or more, so
+// that a rate worked out over the total time is never silently off by
+// more than that.
+const stopNoteShare = 100
 
 func eventCount(r *oltp.Result) int64 {
 	if op := r.Op(OpTransaction); op != nil {

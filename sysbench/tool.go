@@ -89,6 +89,10 @@ Closed loop by default (each thread starts its next transaction when the last
 ends; latency is service time); --rate=N runs an open loop at N transactions/s
 with Poisson arrivals and measures latency from each intended start.
 --warmup-time runs a precondition phase first, excluded from the figures.
+When --time ends, transactions still running are not counted; they get up to
+10 s to finish (the graceful stop), then are cancelled on the server too
+(KILL QUERY, PostgreSQL's CancelRequest). The report's total time is the time
+the run really took, its rates are over the measured time.
 Deadlocks, lock wait timeouts (1213, 1205, 1020) and lost connections restart
 the transaction and are counted; any other error stops the run.
 

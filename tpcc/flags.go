@@ -11,6 +11,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
+	"vmbench/oltp"
 )
 
 // Environment variables that supply the password when --password is not
@@ -52,7 +53,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.Lookup("wait").NoOptDefVal = "1"
 	fs.IntVarP(&c.Threads, "threads", "T", c.Threads,
 		"run: that many terminals without waits, one connection each (go-tpc's closed loop); prepare: warehouses loaded in parallel (default 4)")
-	fs.Var(flagvalue.Seconds(&c.Time), "time", "length of the measured run (\"60\" = 60 s, or \"1m\"); 0 = no limit")
+	fs.Var(flagvalue.Seconds(&c.Time), "time", oltp.TimeHelp("Transactions"))
 	fs.Var(flagvalue.Seconds(&c.WarmupTime), "warmup-time", "precondition phase before the measured run, excluded from the results")
 	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print interval lines this often; 0 = none")
 	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
