@@ -85,21 +85,20 @@ func globalStatus(ctx context.Context, q queryer, name string) int64 {
 // checkData checks, before a run starts, that the tables hold the data
 // --tables and --table-size describe, as sysbench 1.0's prepare loads it:
 // sbtest1..sbtest<--tables> exist and each has ids 1..--table-size. It
-// reads SELECT MAX(id) of each table, one primary-key lookup (an exact
-// COUNT(*) would scan every row: minutes for the review's 100 tables of 10
-// million rows), so a table's size is its largest id. The workloads that
-// change the number of rows are allowed what they do: oltp_insert adds rows
-// above the largest id and oltp_delete removes random ones (the largest id
-// falls only when the row with it goes, and stays above half of
-// --table-size until nearly every row has gone), so for them, in either
-// order, only a table whose largest id is less than half of --table-size
-// is refused; with oltp_insert --auto-inc=off prepare leaves the tables
-// empty, so only their existence is checked. Every other workload keeps
-// the ids (its DELETE re-INSERTs the same id) and needs the largest id to
-// be --table-size. A mismatch wraps ErrFlagValue and names the flag, what
-// the table holds and the two ways out.
+// reads each table's highest id (SELECT MAX(id), one primary-key lookup),
+// then counts its rows in id windows spread over 1..--table-size
+// (countSample: an exact COUNT(*) would scan every row, minutes for the
+// review's 100 tables of 10 million rows). A workload that keeps the ids
+// (its DELETE re-INSERTs the same id) needs the highest id to be
+// --table-size and 99% of the ids counted to be there. oltp_insert adds
+// rows above the highest id and oltp_delete removes random ones, so for
+// them, in either order, a table is refused only when its highest id, or
+// the rows counted, fall under half of --table-size; with oltp_insert
+// --auto-inc=off prepare leaves the tables empty, so only their existence
+// is checked. A mismatch wraps ErrFlagValue and names the flag, the
+// table, its highest id, how the rows were counted and what was found,
+// and the ways out.
 func checkData(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, where string) error {
-	size := cfg.TableSize
 	for n := 1; n <= cfg.Tables; n++ {
 		query := "SELECT MAX(id) FROM " + d.QuoteIdent(tableName(n))
 		var hi sql.NullInt64
@@ -114,27 +113,50 @@ func checkData(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, wh
 		case err != nil:
 			return fmt.Errorf("checking the size of %s: %s: %w", tableName(n), query, err)
 		}
-		rows := hi.Int64 // 0 when the table is empty
-		var ok bool
-		switch {
-		case cfg.Workload == Insert && !cfg.AutoInc:
-			ok = true
-		case cfg.Workload == Insert || cfg.Workload == Delete:
-			ok = 2*rows >= size
-		default:
-			ok = rows == size
+		if cfg.Workload == Insert && !cfg.AutoInc {
+			continue
 		}
-		switch {
-		case ok:
-		case rows == 0:
-			return flagErr("--table-size: %s in %s is empty; --table-size is %s: clean up and prepare with that size",
-				tableName(n), where, thousands(size))
-		default:
-			return flagErr("--table-size: %s in %s has %s rows (ids 1..%s); --table-size is %s: prepare with that size or pass --table-size %d",
-				tableName(n), where, thousands(rows), thousands(rows), thousands(size), rows)
+		if err := checkRows(ctx, q, d, cfg, n, hi.Int64, where); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkRows is checkData's check of table n, whose highest id is hi (0
+// when it is empty).
+func checkRows(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, n int, hi int64, where string) error {
+	size := cfg.TableSize
+	keep := cfg.Workload != Insert && cfg.Workload != Delete
+	if hi == 0 {
+		return flagErr("--table-size: %s in %s is empty; --table-size is %s: clean up and prepare with that size",
+			tableName(n), where, thousands(size))
+	}
+	span, need := size, "99% of ids 1.."+thousands(size)
+	okHi := hi == size
+	if !keep {
+		need, okHi = "half of ids 1.."+thousands(size), 2*hi >= size
+	}
+	if !okHi {
+		span = hi // what the table holds, for the way out
+	}
+	s, err := countSample(ctx, q, d, n, span)
+	if err != nil {
+		return err
+	}
+	dense := keep && s.atLeast(99, 100) || !keep && s.atLeast(1, 2)
+	switch {
+	case okHi && dense:
+		return nil
+	case !okHi && keep && dense:
+		return flagErr("--table-size: %s in %s holds ids 1..%s (highest id %s; %s); --table-size is %s: prepare with that size or pass --table-size %d",
+			tableName(n), where, thousands(hi), thousands(hi), s.method(), thousands(size), hi)
+	case !okHi && !keep:
+		return flagErr("--table-size: %s in %s has highest id %s, under half of --table-size %s (%s): prepare with that size or pass --table-size %d",
+			tableName(n), where, thousands(hi), thousands(size), s.method(), hi)
+	}
+	return flagErr("--table-size: %s in %s is missing rows: %s (highest id %s); --table-size %s needs rows for %s: clean up ('vmbench sysbench cleanup') and prepare again",
+		tableName(n), where, s.method(), thousands(hi), thousands(size), need)
 }
 
 // sqliteFileExists returns an ErrFlagValue error when dcfg names an SQLite

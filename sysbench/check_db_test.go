@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,7 +54,8 @@ func TestRunChecksTheData(t *testing.T) {
 				want   string
 			}{
 				{c.Tables, size * 1000, "; --table-size is " + thousands(size*1000) + ": prepare with that size or pass --table-size " + strconv.FormatInt(size, 10)},
-				{c.Tables, size - 1, "has " + thousands(size) + " rows (ids 1.." + thousands(size) + "); --table-size is " + thousands(size-1)},
+				{c.Tables, size - 1, "holds ids 1.." + thousands(size) + " (highest id " + thousands(size) + "; COUNT(*) of ids 1.." + thousands(size) +
+					" found " + thousands(size) + " rows); --table-size is " + thousands(size-1)},
 				{c.Tables + 1, size, "--tables: sbtest3 does not exist"},
 			} {
 				c2 := c
@@ -87,6 +89,71 @@ func TestRunChecksTheData(t *testing.T) {
 			c2.Workload, c2.TableSize = Delete, 3*size
 			if _, err := Run(ctx, c2, c2.RunConfig()); !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--table-size") {
 				t.Errorf("oltp_delete --table-size=%d on %d rows: %v, want ErrFlagValue", c2.TableSize, size, err)
+			}
+		})
+	}
+}
+
+// TestRunRefusesMissingRows: a table whose highest id is --table-size but
+// most of whose rows are gone (ids 2..9,000 of 10,000 deleted) is refused
+// before the run starts, for the workloads that keep the ids and for
+// oltp_delete, with a message naming the table, its highest id as such,
+// how its rows were counted and what was found; a wider --table-size is
+// refused the same way, not offered the highest id as a row count. The
+// complete table is accepted.
+func TestRunRefusesMissingRows(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config func(t *testing.T, w Workload) Config
+	}{
+		{"MariaDB", mariaConfig},
+		{"PostgreSQL", pgConfig},
+		{"SQLite", sqliteConfig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := ctxT(t)
+			c := tc.config(t, ReadWrite)
+			c.Tables, c.TableSize, c.Events, c.Time = 1, 10000, 10, 0
+			if err := Prepare(ctx, c, nil, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Run(ctx, c, c.RunConfig()); err != nil {
+				t.Fatalf("the complete table: %v", err)
+			}
+			const gone0, gone1 = 2, 9000
+			db := openT(t, c)
+			if _, err := db.ExecContext(ctx, fmt.Sprintf("DELETE FROM sbtest1 WHERE id BETWEEN %d AND %d", gone0, gone1)); err != nil {
+				t.Fatal(err)
+			}
+			var found, ids int64 // what the windows hold now
+			for _, r := range sampleRanges(c.TableSize) {
+				ids += r[1] - r[0] + 1
+				found += r[1] - r[0] + 1 - max(0, min(r[1], gone1)-max(r[0], gone0)+1)
+			}
+			for _, w := range []struct {
+				workload Workload
+				size     int64
+				need     string
+			}{
+				{ReadWrite, c.TableSize, "needs rows for 99% of ids 1..10,000"},
+				{Delete, c.TableSize, "needs rows for half of ids 1..10,000"},
+				{ReadWrite, 2 * c.TableSize, "needs rows for 99% of ids 1..20,000"},
+			} {
+				c2 := c
+				c2.Workload, c2.TableSize = w.workload, w.size
+				_, err := Run(ctx, c2, c2.RunConfig())
+				msg := fmt.Sprint(err)
+				for _, want := range []string{
+					"--table-size: sbtest1 in ", " is missing rows: COUNT(*) in 10 windows of 500 ids spread evenly over ids 1..10,000 found " +
+						thousands(found) + " rows in their " + thousands(ids) + " ids", "(highest id 10,000)", w.need,
+				} {
+					if !errors.Is(err, ErrFlagValue) || !strings.Contains(msg, want) {
+						t.Errorf("%s --table-size %d after deleting ids %d..%d: %v\nwant ErrFlagValue containing %q", w.workload, w.size, gone0, gone1, err, want)
+					}
+				}
+				if strings.Contains(msg, "10,000 rows") {
+					t.Errorf("the highest id is called a row count: %v", err)
+				}
 			}
 		})
 	}

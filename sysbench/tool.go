@@ -82,8 +82,11 @@ connection with server-side prepared statements, for --time or --events, and
 print sysbench's interval lines (--report-interval) and final report.
 
 Before it starts, the run checks that sbtest1..sbtest<--tables> exist and hold
---table-size rows (their largest id; give the --table-size used at prepare),
-and that --threads fits the server's max_connections; a mismatch exits 2.
+ids 1..--table-size (give the --table-size used at prepare): each table's
+highest id, and its rows counted in 10 windows of 500 ids spread over
+1..--table-size (a table of up to 5,000 ids counted whole), of which 99% must
+be there; and that --threads fits the server's max_connections. A mismatch
+exits 2.
 
 Closed loop by default (each thread starts its next transaction when the last
 ends; latency is service time); --rate=N runs an open loop at N transactions/s

@@ -44,7 +44,7 @@ func TestSysbenchRunTableSizeMismatchSQLite(t *testing.T) {
 		t.Fatalf("prepare: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := runCLI(t, nil, append([]string{"sysbench", "run", "--events=10", "--time=0"}, conn...)...)
-	if code != 2 || !strings.Contains(stderr, "--table-size: sbtest1") || !strings.Contains(stderr, "has 100 rows") ||
+	if code != 2 || !strings.Contains(stderr, "--table-size: sbtest1") || !strings.Contains(stderr, "holds ids 1..100 (highest id 100; COUNT(*) of ids 1..100 found 100 rows)") ||
 		!strings.Contains(stderr, "--table-size is 10,000") || !strings.Contains(stderr, "pass --table-size 100") {
 		t.Errorf("run without --table-size on 100-row tables: exit %d, want 2 naming --table-size:\n%s", code, stderr)
 	}
