@@ -14,8 +14,10 @@ import (
 )
 
 // The failures of TestTxn's retry subtests (txn_retry_db_test.go) forced
-// on PostgreSQL: a deadlock (40P01), a serialization failure (40001) and
-// a backend ended by pg_terminate_backend in the middle of a run. Each
+// on PostgreSQL: a deadlock (40P01), a serialization failure (40001), a
+// backend ended by pg_terminate_backend in the middle of a run, and a
+// transaction cancelled (Ctrl-C, the end of a run) while it waits for a
+// lock. Each
 // works on its own copy of the shared 1-warehouse load (pgCopy).
 
 // TestPostgresFailures runs the subtests on one copy, one after the
@@ -26,6 +28,7 @@ func TestPostgresFailures(t *testing.T) {
 	t.Run("DeadlockRetried", e.testPGDeadlockRetried)
 	t.Run("SerializationFailureRetried", e.testPGSerializationRetried)
 	t.Run("TerminatedBackendReconnects", e.testPGTerminatedBackend)
+	t.Run("CancelledLockWaitEndsOnServer", e.testPGCancelledLockWait)
 }
 
 // pgPid returns the backend pid of conn.
@@ -258,4 +261,45 @@ func (e *txnEnv) workerBackends(t *testing.T, ctx context.Context, app string, d
 		t.Fatal(err)
 	}
 	return pids
+}
+
+// testPGCancelledLockWait: a Payment waiting for the warehouse row that
+// another session holds, cancelled (Ctrl-C, the graceful stop running
+// out), is cancelled on the server: once it has returned, its backend
+// waits for nothing although the other session still holds the row, and
+// the worker keeps its connection (the same backend), rolled back, with
+// nothing of the Payment committed.
+func (e *txnEnv) testPGCancelledLockWait(t *testing.T) {
+	ctx := txnCtx(t)
+	w, _ := e.worker(t, nil)
+	pid := pgPid(t, w.conn)
+	in := paymentInput{w: 1, d: 5, cw: 1, cd: 5, c: 22, amount: 500}
+	wYTD := e.cents1(t, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
+	holder := lockRow(t, e.db, "SELECT w_ytd FROM warehouse WHERE w_id = 1 FOR UPDATE")
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done, ended := make(chan error, 1), make(chan struct{})
+	go func() {
+		_, err := w.payment(pctx, in)
+		close(ended)
+		done <- err
+	}()
+	e.waitLockWait(t, pid, ended)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Payment: %v, want context.Canceled", err)
+	}
+	if n := e.int1(t, "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", pid); n != 0 {
+		t.Errorf("backend %d still waits for the warehouse row after the cancelled Payment returned", pid)
+	}
+	if w.conn == nil {
+		t.Fatalf("the worker's connection was discarded: the server did not answer the cancel")
+	}
+	if got := pgPid(t, w.conn); got != pid {
+		t.Errorf("the worker's backend is %d after the cancel, was %d", got, pid)
+	}
+	holder.release()
+	if got := e.cents1(t, "SELECT w_ytd FROM warehouse WHERE w_id = 1"); got != wYTD {
+		t.Errorf("w_ytd %d, want %d: the cancelled Payment changed it", got, wYTD)
+	}
 }
