@@ -22,6 +22,7 @@ import (
 // Threads and Rate are summed; Elapsed is the mean of the parts' Elapsed
 // (see Result.Elapsed). Intervals are merged index by index up to the
 // shortest series; preconditions are merged when every part has one.
+// Stopped is the latest of the parts' (zero when a part has none).
 // BacklogAtEnd and BacklogDropped are summed; Overruns are kept, each
 // naming its part. PlatformCounters are concatenated in part order, a
 // series that two parts carry (one host's, in the results of two VMs on
@@ -40,6 +41,22 @@ func Merge(rs ...*Result) (*Result, error) { return MergeWith(MergeOptions{}, rs
 // ran side by side. Everything else Merge checks, it checks.
 func MergeConcurrent(rs ...*Result) (*Result, error) {
 	return MergeWith(MergeOptions{Concurrent: true}, rs...)
+}
+
+// lastStopped is the latest Stopped of rs, or zero when one of them has
+// none (a file before version 6): the end of all the runs merged, or
+// unknown.
+func lastStopped(rs []*Result) time.Time {
+	var last time.Time
+	for _, r := range rs {
+		if r.Stopped.IsZero() {
+			return time.Time{}
+		}
+		if r.Stopped.After(last) {
+			last = r.Stopped
+		}
+	}
+	return last
 }
 
 // MergeOptions relax what Merge refuses.
@@ -93,10 +110,8 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		if r.End.After(m.End) {
 			m.End = r.End
 		}
-		if i == 0 || !m.Stopped.IsZero() && (r.Stopped.IsZero() || r.Stopped.After(m.Stopped)) {
-			m.Stopped = r.Stopped
-		}
 	}
+	m.Stopped = lastStopped(rs)
 	m.Elapsed = elapsed / time.Duration(len(rs))
 	if o.Concurrent {
 		// Parts started together by one run: it lasted as long as its

@@ -102,61 +102,52 @@ func TestRunChecksTheData(t *testing.T) {
 // refused the same way, not offered the highest id as a row count. The
 // complete table is accepted.
 func TestRunRefusesMissingRows(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		config func(t *testing.T, w Workload) Config
-	}{
-		{"MariaDB", mariaConfig},
-		{"PostgreSQL", pgConfig},
-		{"SQLite", sqliteConfig},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := ctxT(t)
-			c := tc.config(t, ReadWrite)
-			c.Tables, c.TableSize, c.Events, c.Time = 1, 10000, 10, 0
-			if err := Prepare(ctx, c, nil, false); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Run(ctx, c, c.RunConfig()); err != nil {
-				t.Fatalf("the complete table: %v", err)
-			}
-			const gone0, gone1 = 2, 9000
-			db := openT(t, c)
-			if _, err := db.ExecContext(ctx, fmt.Sprintf("DELETE FROM sbtest1 WHERE id BETWEEN %d AND %d", gone0, gone1)); err != nil {
-				t.Fatal(err)
-			}
-			var found, ids int64 // what the windows hold now
-			for _, r := range sampleRanges(c.TableSize) {
-				ids += r[1] - r[0] + 1
-				found += r[1] - r[0] + 1 - max(0, min(r[1], gone1)-max(r[0], gone0)+1)
-			}
-			for _, w := range []struct {
-				workload Workload
-				size     int64
-				need     string
-			}{
-				{ReadWrite, c.TableSize, "needs rows for 99% of ids 1..10,000"},
-				{Delete, c.TableSize, "needs rows for half of ids 1..10,000"},
-				{ReadWrite, 2 * c.TableSize, "needs rows for 99% of ids 1..20,000"},
+	onDatabases(t, func(t *testing.T, config configFunc) {
+		ctx := ctxT(t)
+		c := config(t, ReadWrite)
+		c.Tables, c.TableSize, c.Events, c.Time = 1, 10000, 10, 0
+		if err := Prepare(ctx, c, nil, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(ctx, c, c.RunConfig()); err != nil {
+			t.Fatalf("the complete table: %v", err)
+		}
+		const gone0, gone1 = 2, 9000
+		db := openT(t, c)
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("DELETE FROM sbtest1 WHERE id BETWEEN %d AND %d", gone0, gone1)); err != nil {
+			t.Fatal(err)
+		}
+		var found, ids int64 // what the windows hold now
+		for _, r := range sampleRanges(c.TableSize) {
+			ids += r[1] - r[0] + 1
+			found += r[1] - r[0] + 1 - max(0, min(r[1], gone1)-max(r[0], gone0)+1)
+		}
+		for _, w := range []struct {
+			workload Workload
+			size     int64
+			need     string
+		}{
+			{ReadWrite, c.TableSize, "needs rows for 99% of ids 1..10,000"},
+			{Delete, c.TableSize, "needs rows for half of ids 1..10,000"},
+			{ReadWrite, 2 * c.TableSize, "needs rows for 99% of ids 1..20,000"},
+		} {
+			c2 := c
+			c2.Workload, c2.TableSize = w.workload, w.size
+			_, err := Run(ctx, c2, c2.RunConfig())
+			msg := fmt.Sprint(err)
+			for _, want := range []string{
+				"--table-size: sbtest1 in ", " is missing rows: COUNT(*) in 10 windows of 500 ids spread evenly over ids 1..10,000 found " +
+					thousands(found) + " rows in their " + thousands(ids) + " ids", "(highest id 10,000)", w.need,
 			} {
-				c2 := c
-				c2.Workload, c2.TableSize = w.workload, w.size
-				_, err := Run(ctx, c2, c2.RunConfig())
-				msg := fmt.Sprint(err)
-				for _, want := range []string{
-					"--table-size: sbtest1 in ", " is missing rows: COUNT(*) in 10 windows of 500 ids spread evenly over ids 1..10,000 found " +
-						thousands(found) + " rows in their " + thousands(ids) + " ids", "(highest id 10,000)", w.need,
-				} {
-					if !errors.Is(err, ErrFlagValue) || !strings.Contains(msg, want) {
-						t.Errorf("%s --table-size %d after deleting ids %d..%d: %v\nwant ErrFlagValue containing %q", w.workload, w.size, gone0, gone1, err, want)
-					}
-				}
-				if strings.Contains(msg, "10,000 rows") {
-					t.Errorf("the highest id is called a row count: %v", err)
+				if !errors.Is(err, ErrFlagValue) || !strings.Contains(msg, want) {
+					t.Errorf("%s --table-size %d after deleting ids %d..%d: %v\nwant ErrFlagValue containing %q", w.workload, w.size, gone0, gone1, err, want)
 				}
 			}
-		})
-	}
+			if strings.Contains(msg, "10,000 rows") {
+				t.Errorf("the highest id is called a row count: %v", err)
+			}
+		}
+	}, "MariaDB", "PostgreSQL", "SQLite")
 }
 
 // TestRunChecksServerLimits: --threads beyond the server's

@@ -31,6 +31,19 @@ func mariaConfig(t *testing.T, w Workload) Config {
 	return c
 }
 
+// configFunc makes the Config of a run of a workload on a fresh database
+// of one server (mariaConfig, pgConfig, sqliteConfig).
+type configFunc func(t *testing.T, w Workload) Config
+
+// onDatabases runs f as a subtest on each of the databases named: MariaDB,
+// PostgreSQL, SQLite.
+func onDatabases(t *testing.T, f func(t *testing.T, config configFunc), names ...string) {
+	configs := map[string]configFunc{"MariaDB": mariaConfig, "PostgreSQL": pgConfig, "SQLite": sqliteConfig}
+	for _, n := range names {
+		t.Run(n, func(t *testing.T) { f(t, configs[n]) })
+	}
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
