@@ -80,7 +80,7 @@ loop:
 		default:
 		}
 	}
-	t, end := r.lastTick(name, planEnd)
+	t, end := r.lastTick(name, planEnd, err == nil)
 	backlog := r.backlogAt(end)
 	if name == PhasePrecondition && err == nil && r.open {
 		// The measure phase starts at end with no backlog.
@@ -116,10 +116,17 @@ func (r *run) setClient(res *Result, cpu *cpuChain) {
 // lastTick takes the last tick of the phase name, planned to end at
 // planEnd (zero: no planned end), and returns it with the phase's end. The
 // measure phase halts the workers first, so nothing completing after its
-// end is counted; the other phases end at the tick.
-func (r *run) lastTick(name string, planEnd time.Time) (hist.Tick, time.Time) {
+// end is counted; the precondition ends at the tick, which starts the
+// measure phase when next is set: the measure flag is set with it, under
+// the boundary's write lock (see run.crossing).
+func (r *run) lastTick(name string, planEnd time.Time, next bool) (hist.Tick, time.Time) {
 	if name != PhaseMeasure {
+		r.boundary.Lock()
+		defer r.boundary.Unlock()
 		t := r.reg.Tick()
+		if next {
+			r.measure.Store(true)
+		}
 		return t, t.At
 	}
 	// Stop before the last tick so nothing completing later is

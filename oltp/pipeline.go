@@ -42,12 +42,15 @@ func (r *run) pipelined() bool {
 // is when the event was submitted and when it was seen to have ended.
 func (r *run) pipeLoop(p Pipeline) {
 	begin := make([]time.Time, len(r.workers))
+	held := make([]bool, len(r.workers))     // the event of worker t holds a ticket (take)
 	queued := make([]int, 0, len(r.workers)) // started, not yet submitted
 	stopped := false
 	start := func(t int, now time.Time) {
-		if stopped || r.stopping.Load() ||
-			r.measure.Load() && r.cfg.Events > 0 && r.tickets.Add(1) > r.cfg.Events ||
-			r.pastDeadline(now) {
+		var ok bool
+		if !stopped && !r.stopping.Load() {
+			ok, held[t] = r.take()
+		}
+		if !ok || r.pastDeadline(now) {
 			stopped = true
 			return
 		}
@@ -66,11 +69,10 @@ func (r *run) pipeLoop(p Pipeline) {
 			end = time.Now()
 		}
 		h := r.handles[t]
-		if !r.counts(h, end, err) {
+		if !r.settle(h, end, err, held[t], func() { h.Record(op, end.Sub(begin[t])) }) {
 			stopped = true
 			return
 		}
-		h.Record(op, end.Sub(begin[t]))
 		start(t, end)
 	}
 	now := time.Now()

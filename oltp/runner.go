@@ -27,8 +27,10 @@ var ErrInterrupted = errors.New("run interrupted")
 // covers its end: the precondition ends and the measure phase starts at
 // one instant, the registry swap of the precondition's final tick, and
 // each interval ends at its own swap. Events still in flight when the
-// precondition ends are recorded in the measure phase; those in flight at
-// the end of the run are neither counted nor reported as errors. When the
+// precondition ends are recorded in the measure phase (with Events, each
+// takes one of them, so the measure phase counts exactly Events); those
+// in flight at the end of the run are neither counted nor reported as
+// errors. When the
 // runner handles an edge late (a starved host), the interval or phase is
 // as long as it ran and Result.Overruns says so.
 //
@@ -89,7 +91,11 @@ type run struct {
 	stopping atomic.Bool // no new events start; completions are discarded
 	stopOnce sync.Once
 	measure  atomic.Bool  // the measure phase has begun (Events counts)
-	tickets  atomic.Int64 // events started in the measure phase
+	tickets  atomic.Int64 // events counted against Events (see take)
+	// boundary orders the precondition's final swap, with measure set,
+	// against the settling of events that started in the precondition
+	// when Events limits a run with a warm-up (see crossing).
+	boundary sync.RWMutex
 	// deadline is the measure phase's planned end in Unix ns when the
 	// workers keep time (RunConfig.WorkersKeepTime), else 0; haltAt is the
 	// instant a worker ended the phase at it.
@@ -204,7 +210,7 @@ func (r *run) drive(ctx context.Context) (*Result, error) {
 		r.reg.ResetCumulative()
 	}
 	if runErr == nil {
-		r.measure.Store(true)
+		r.measure.Store(true) // set with the precondition's final swap already
 		res, runErr = r.phase(ctx, PhaseMeasure, start, r.cfg.Time, done)
 		res.SetStatus(runErr)
 	}
@@ -309,10 +315,33 @@ func (r *run) counterMap(vals []int64) map[string]int64 {
 	return m
 }
 
+// take reports whether an event may start now, and whether it holds one
+// of the measure phase's Events tickets. Without Events, and in the
+// precondition, every event may start and none holds a ticket; in the
+// measure phase an event starts only with a ticket left.
+func (r *run) take() (ok, held bool) {
+	if r.cfg.Events == 0 || !r.measure.Load() {
+		return true, false
+	}
+	return r.tickets.Add(1) <= r.cfg.Events, true
+}
+
+// crossing reports whether an event that ended, holding a ticket or not
+// (take), may be recorded in the measure phase without one: it started
+// in the precondition of a run with Events. Such an event is settled
+// under the boundary's read lock (the precondition's final swap and the
+// measure flag are set under its write lock), and counts takes its ticket
+// exactly when its record lands in the measure phase, so that the measure
+// phase counts Events events, those in flight at the boundary included.
+func (r *run) crossing(held bool) bool {
+	return !held && r.cfg.Events > 0 && r.cfg.WarmupTime > 0
+}
+
 // loop is one worker's event loop.
 func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 	for !r.stopping.Load() {
-		if r.measure.Load() && r.cfg.Events > 0 && r.tickets.Add(1) > r.cfg.Events {
+		ok, held := r.take()
+		if !ok {
 			return
 		}
 		var intended time.Time
@@ -328,24 +357,46 @@ func (r *run) loop(ctx context.Context, w Worker, h *hist.Handle) {
 		}
 		op, err := w.Event(ctx)
 		end := time.Now()
-		if !r.counts(h, end, err) {
+		if !r.settle(h, end, err, held, func() {
+			if r.open {
+				h.RecordPair(op, end.Sub(begin), r.nOps+op, end.Sub(intended))
+			} else {
+				h.Record(op, end.Sub(begin))
+			}
+		}) {
 			return
 		}
-		if r.open {
-			h.RecordPair(op, end.Sub(begin), r.nOps+op, end.Sub(intended))
-		} else {
-			h.Record(op, end.Sub(begin))
-		}
 	}
+}
+
+// settle settles an event that ended at end with err, holding a ticket or
+// not (take): if counts says it is counted, rec records it, under the
+// boundary's read lock when it is crossing. It reports whether it was
+// counted; if not, the worker returns.
+func (r *run) settle(h *hist.Handle, end time.Time, err error, held bool, rec func()) bool {
+	cross := r.crossing(held)
+	if cross {
+		r.boundary.RLock()
+		defer r.boundary.RUnlock()
+	}
+	if !r.counts(h, end, err, cross) {
+		return false
+	}
+	rec()
+	return true
 }
 
 // counts settles an event that ended at end with err and reports whether
 // it is to be recorded. One in flight when the run stops, or ending past
 // the planned end (pastDeadline: never in a terminal-driven run, which has
-// no deadline), is neither counted nor an error; a failed one ends the run
-// (r.fatal). Either way it is dropped from h and the worker returns.
-func (r *run) counts(h *hist.Handle, end time.Time, err error) bool {
-	if r.stopping.Load() || r.pastDeadline(end) {
+// no deadline), is neither counted nor an error; so is one crossing the
+// boundary into the measure phase (crossing; the caller holds the
+// boundary's read lock) when no ticket is left for it; a failed one ends
+// the run (r.fatal). Either way it is dropped from h and the worker
+// returns.
+func (r *run) counts(h *hist.Handle, end time.Time, err error, cross bool) bool {
+	if r.stopping.Load() || r.pastDeadline(end) ||
+		cross && r.measure.Load() && r.tickets.Add(1) > r.cfg.Events {
 		h.DropEvent()
 		return false // in flight at the end: neither counted nor an error
 	}

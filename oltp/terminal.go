@@ -135,16 +135,16 @@ func (r *run) execLoop(ctx context.Context, w Worker, h *hist.Handle) {
 		case <-r.terms.stop:
 			return
 		}
-		if r.measure.Load() && r.cfg.Events > 0 && r.tickets.Add(1) > r.cfg.Events {
+		ok, held := r.take()
+		if !ok {
 			return
 		}
 		begin := time.Now()
 		err := x.Execute(ctx, s.op, s.terminal)
 		end := time.Now()
-		if !r.counts(h, end, err) {
+		if !r.settle(h, end, err, held, func() { h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at)) }) {
 			return
 		}
-		h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at))
 		r.terms.done(s, end)
 	}
 }

@@ -95,8 +95,10 @@ type RunConfig struct {
 	// Time is the length of the measure phase (sysbench --time); 0 means no
 	// limit, in which case Events or the context must end the run.
 	Time time.Duration
-	// Events stops the measure phase after this many events have started
-	// (sysbench --events); 0 means no limit.
+	// Events ends the measure phase once it has counted this many events
+	// (sysbench --events): exactly this many, those in flight at its start
+	// after a warm-up and ending in it included (each takes one of the
+	// Events; one that finds none left is not counted); 0 means no limit.
 	Events int64
 	// WarmupTime is the precondition phase before the measure phase
 	// (sysbench --warmup-time). Its figures go to Result.Precondition only.
