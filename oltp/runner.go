@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,9 @@ type run struct {
 	workers []Worker
 	handles []*hist.Handle
 	pipe    Pipeline // drives the workers from one goroutine (pipelined)
+	// waitCounter is the index of CounterTerminalWait in a terminal-driven
+	// run's registry.
+	waitCounter int
 
 	stopping atomic.Bool // no new events start; completions are discarded
 	stopOnce sync.Once
@@ -115,7 +119,12 @@ func newRun(spec Spec, cfg RunConfig) *run {
 			ops = append(ops, o+"@intended")
 		}
 	}
-	r.reg = hist.NewRegistry(ops, spec.Counters)
+	counters := spec.Counters
+	if r.terms != nil {
+		counters = append(slices.Clone(counters), CounterTerminalWait)
+		r.waitCounter = len(spec.Counters)
+	}
+	r.reg = hist.NewRegistry(ops, counters)
 	if r.cfg.GracefulStop == 0 {
 		r.cfg.GracefulStop = DefaultGracefulStop
 	}
@@ -310,7 +319,7 @@ func (r *run) opResults(hs []*hist.Histogram) []OpResult {
 func (r *run) counterMap(vals []int64) map[string]int64 {
 	m := make(map[string]int64, len(vals))
 	for i, v := range vals {
-		m[r.spec.Counters[i]] = v
+		m[r.reg.Counters()[i]] = v
 	}
 	return m
 }

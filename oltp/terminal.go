@@ -111,15 +111,30 @@ func (t *terminals) schedule(a agenda) {
 	}
 }
 
-// done hands terminal s.terminal back after its event ended at end: it
-// thinks, keys its next event and submits it.
-func (t *terminals) done(s submission, end time.Time) {
+// CounterTerminalWait is the counter that a terminal-driven Result (Loop
+// TerminalLoop) holds beside its workload's own: the time in ns that the
+// terminals waited after the events counted, the think time after each
+// and the keying time of the next, summed. With the response times it
+// closes Little's law over the measured window: terminals = events/s x
+// (mean response time + CounterTerminalWait / events), short only by the
+// cycles that cross the window's edges.
+const CounterTerminalWait = "terminals.wait_ns"
+
+// after returns terminal s.terminal's next event once its event ended at
+// end: the terminal thinks and keys it, and it is due after both.
+func (t *terminals) after(s submission, end time.Time) submission {
 	term := t.terms[s.terminal]
 	wait := term.Think(s.op)
 	op, keying := term.Next()
-	next := submission{at: end.Add(wait + keying), terminal: s.terminal, op: op}
-	if wait+keying <= 0 {
-		t.queue <- next // no wait: straight back in the queue
+	return submission{at: end.Add(wait + keying), terminal: s.terminal, op: op}
+}
+
+// submit submits next, the event of a terminal whose last one ended at
+// end: through the scheduler at its time, or straight into the queue when
+// it has no wait.
+func (t *terminals) submit(next submission, end time.Time) {
+	if !next.at.After(end) {
+		t.queue <- next
 		return
 	}
 	t.later <- next
@@ -142,9 +157,14 @@ func (r *run) execLoop(ctx context.Context, w Worker, h *hist.Handle) {
 		begin := time.Now()
 		err := x.Execute(ctx, s.op, s.terminal)
 		end := time.Now()
-		if !r.settle(h, end, err, held, func() { h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at)) }) {
+		var next submission
+		if !r.settle(h, end, err, held, func() {
+			next = r.terms.after(s, end)
+			h.AddToEvent(r.waitCounter, int64(next.at.Sub(end)))
+			h.RecordPair(s.op, end.Sub(begin), r.nOps+s.op, end.Sub(s.at))
+		}) {
 			return
 		}
-		r.terms.done(s, end)
+		r.terms.submit(next, end)
 	}
 }

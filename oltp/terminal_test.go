@@ -131,3 +131,43 @@ func TestTerminalConfigErrors(t *testing.T) {
 		t.Error("terminals without NewTerminal: no error")
 	}
 }
+
+// TestTerminalWaitCounter: a terminal-driven Result holds the keying and
+// think time its terminals waited after the events counted, so that
+// Little's law closes over the window: terminals x time = events x (mean
+// response time + mean wait), short only by the cycles crossing the
+// window's edges (at most one per terminal at each edge).
+func TestTerminalWaitCounter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const terminals = 6
+		keying, think, service := 5*time.Millisecond, 20*time.Millisecond, 10*time.Millisecond
+		length := 10*time.Second + 3*time.Millisecond
+		var served [8]atomic.Int64
+		res, err := Run(t.Context(), terminalSpec(service, fixedTerminal{keying, think}, &served),
+			RunConfig{Threads: 4, Terminals: terminals, Time: length, ReportInterval: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := res.Op("event").Intended.Histogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait, ok := res.Counters[CounterTerminalWait]
+		if !ok || time.Duration(wait) != time.Duration(rt.Count())*(keying+think) {
+			t.Errorf("%s = %v (present: %v) for %d events; want %v each", CounterTerminalWait, time.Duration(wait), ok, rt.Count(), keying+think)
+		}
+		var sum int64
+		for _, iv := range res.Intervals {
+			sum += iv.Counters[CounterTerminalWait]
+		}
+		if sum != wait {
+			t.Errorf("intervals add up to %v of waits, the phase %v", time.Duration(sum), time.Duration(wait))
+		}
+		busy := rt.Sum() + time.Duration(wait)          // terminal time the counted cycles cover
+		cycle := rt.Max() + keying + think              // the longest cycle
+		total := time.Duration(terminals) * res.Elapsed // terminal time in the window
+		if busy > total+terminals*cycle || busy < total-terminals*cycle {
+			t.Errorf("Little's law: counted cycles cover %v of %v terminal time (allowed ±%v)", busy, total, terminals*cycle)
+		}
+	})
+}
