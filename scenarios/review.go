@@ -128,6 +128,14 @@ type Review struct {
 	// LittleMs is Little's law's prediction of the average latency of a
 	// closed loop: mean over VMs of threads / TPS, in ms.
 	LittleMs float64
+	// LittleTPS is Little's law's prediction of the TPS per VM of a
+	// terminal-driven run (TPC-C), whose terminals each spend a
+	// transaction's response time and then its keying and think time:
+	// mean over VMs of terminals / (mean response time + WaitMs), 0 when
+	// a Result does not record its waits (oltp.CounterTerminalWait, from
+	// before it). WaitMs is the mean keying and think time per
+	// transaction over the VMs, in ms.
+	LittleTPS, WaitMs float64
 	// ClientBound is the merged Result's Client.Bound: the clients
 	// together used more than oltp.ClientBoundShare of the cores of their
 	// machines; the aggregate rows are marked.
@@ -211,12 +219,31 @@ func NewReview(campaign string, perVM []*oltp.Result, merged *oltp.Result, cols 
 			rv.LittleMs += float64(row.Threads) / row.TPS * 1000 / float64(len(perVM))
 		}
 	}
+	rv.LittleTPS, rv.WaitMs = littleTerminals(perVM, rv.VMs)
 	h, err := allOps(merged)
 	if err != nil {
 		return nil, err
 	}
 	rv.AvgExactMs, rv.P95ExactMs, rv.P99ExactMs = report.Millis(h.Mean()), report.Millis(h.Percentile(95)), report.Millis(h.Percentile(99))
 	return rv, nil
+}
+
+// littleTerminals returns Little's law's TPS per VM of terminal-driven
+// Results and their mean keying and think time per transaction in ms
+// (Review.LittleTPS, WaitMs), rows their review rows; zeros unless every
+// Result is terminal-driven and records its waits.
+func littleTerminals(perVM []*oltp.Result, rows []VMRow) (tps, waitMs float64) {
+	for i, r := range perVM {
+		wait, ok := r.Counters[oltp.CounterTerminalWait]
+		row := rows[i]
+		if r.Loop != oltp.TerminalLoop || !ok || row.Events == 0 {
+			return 0, 0
+		}
+		w := float64(wait) / float64(row.Events) / 1e6
+		tps += float64(r.Terminals) / ((row.AvgMs + w) / 1000) / float64(len(perVM))
+		waitMs += w / float64(len(perVM))
+	}
+	return tps, waitMs
 }
 
 // allOps merges the latency of every op of r: the latency from the
@@ -378,6 +405,10 @@ func (rv *Review) notes(f form) []string {
 	}
 	if rv.LittleMs > 0 {
 		l = append(l, fmt.Sprintf("Little's law check: threads / TPS per VM gives %.2f ms expected average latency.", rv.LittleMs))
+	}
+	if rv.LittleTPS > 0 {
+		l = append(l, fmt.Sprintf("Little's law check: terminals / (average response time + keying and think time per transaction, %s ms) per VM gives %s TPS expected per VM; measured %s.",
+			num(rv.WaitMs), num(rv.LittleTPS), num(rv.TPSSum/float64(len(rv.VMs)))))
 	}
 	return l
 }

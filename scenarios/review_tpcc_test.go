@@ -20,7 +20,9 @@ import (
 // tpccResult builds a 60 s terminal-driven TPC-C Result of one VM: tps
 // transactions per second, 10 of every 23 New-Orders (1% of them rolled
 // back, so not in the d_next_o_id delta), every response time at avgMs and
-// every service time at half of it.
+// every service time at half of it, and after each transaction the
+// keying and think time that makes the VM's 15,000 terminals give tps by
+// Little's law (terminals / tps - avgMs).
 func tpccResult(vm string, tps, avgMs float64) *oltp.Result {
 	const secs = 60
 	n := int64(math.Round(tps * secs))
@@ -39,7 +41,7 @@ func tpccResult(vm string, tps, avgMs float64) *oltp.Result {
 		Measured: "terminal-driven, 15000 terminals sharing 200 connections: latency as response time from submission (waiting for a connection included) and as service time",
 		Threads:  200, Terminals: 15000, Start: t0, End: t0.Add(secs * time.Second), Elapsed: secs * time.Second, Parts: 1,
 		Ops:      []oltp.OpResult{op("new_order", no), op("payment", n-no)},
-		Counters: map[string]int64{"d_next_o_id.delta": no - no/100}}
+		Counters: map[string]int64{"d_next_o_id.delta": no - no/100, oltp.CounterTerminalWait: int64(float64(n) * (15000/tps - avgMs/1000) * 1e9)}}
 }
 
 // The PowerEdge R7415 4-VM SQL Server row of METHODOLOGY.md: aggregate
@@ -97,7 +99,24 @@ func TestReviewTPCC(t *testing.T) {
 		t.Errorf("aggregate tpmC, NOPM %v, want the sums %v", rv.Figures, want)
 	}
 	if rv.LittleMs != 0 {
-		t.Errorf("Little's law check %.2f ms on a terminal-driven run (only closed loops have one)", rv.LittleMs)
+		t.Errorf("Little's law check %.2f ms on a terminal-driven run (closed loops have that one)", rv.LittleMs)
+	}
+	// Each VM's waits were made to close Little's law on its own TPS.
+	near("Little's law TPS per VM", rv.LittleTPS, rv.TPSSum/4, 0.01)
+	near("keying and think time per transaction (ms)", rv.WaitMs, (15000/3152.9+15000/3154.0+15000/3155.4+15000/3155.8)/4*1000-11.75, 0.01)
+}
+
+// TestReviewTPCCLittleNeedsWaits: a terminal-driven Result without its
+// waits recorded (written before they were) gets no Little's law line.
+func TestReviewTPCCLittleNeedsWaits(t *testing.T) {
+	r := tpccResult("sqlserver-01", 3152.9, 10)
+	delete(r.Counters, oltp.CounterTerminalWait)
+	rv, err := NewReview("sqlserver-4vm", []*oltp.Result{r}, r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv.LittleTPS != 0 || rv.WaitMs != 0 {
+		t.Errorf("Little's law %.1f TPS, %.1f ms of waits without the waits recorded", rv.LittleTPS, rv.WaitMs)
 	}
 }
 
