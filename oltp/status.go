@@ -101,6 +101,28 @@ func overran(planned, ran time.Duration) bool {
 	return planned > 0 && ran > planned+max(time.Duration(float64(planned)*OverrunSlack), OverrunFloor)
 }
 
+// OverrunNotes says each overrun of res's precondition and then of res
+// in a sentence, as the text reports print them: "Overran: phase ran 7.5 s
+// for a planned 1 s: the host was starved (...); the figures cover the
+// time it ran." precondition names the precondition phase in the
+// workload's words ("Warm-up").
+func OverrunNotes(res *Result, precondition string) []string {
+	var l []string
+	for _, r := range []*Result{res.Precondition, res} {
+		if r == nil {
+			continue
+		}
+		what := "Overran"
+		if r.Phase == PhasePrecondition {
+			what = precondition + " overran"
+		}
+		for _, ov := range r.Overruns {
+			l = append(l, fmt.Sprintf("%s: %s; the figures cover the time it ran.", what, ov))
+		}
+	}
+	return l
+}
+
 // overruns lists the overruns of r's phase and intervals.
 func overruns(r *Result) []Overrun {
 	var out []Overrun

@@ -225,17 +225,8 @@ func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 				p.BacklogDropped)
 		}
 	}
-	for _, r := range []*oltp.Result{res.Precondition, res} {
-		if r == nil {
-			continue
-		}
-		what := "Overran"
-		if r.Phase == oltp.PhasePrecondition {
-			what = "Warm-up overran"
-		}
-		for _, ov := range r.Overruns {
-			fmt.Fprintf(bw, "%s: %s; the figures cover the time it ran.\n", what, ov)
-		}
+	for _, l := range oltp.OverrunNotes(res, "Warm-up") {
+		fmt.Fprintln(bw, l)
 	}
 	if wait := res.TotalTime() - res.Elapsed; wait > 0 && wait >= res.Elapsed/stopNoteShare {
 		fmt.Fprintf(bw, "Stop: the run ended %.1fs after the %.1fs measured, waiting for the transactions still running then (graceful stop, then cancelled); they are not counted, and the rates are over the %.1fs measured.\n",

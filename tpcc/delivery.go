@@ -33,8 +33,8 @@ func (w *worker) delivery(ctx context.Context, in deliveryInput) (deliveryResult
 	if err != nil {
 		return res, err
 	}
-	w.h.Add(ctrDeliveryDistricts, DistrictsPerWarehouse)
-	w.h.Add(ctrDeliverySkipped, int64(res.skipped))
+	w.h.AddToEvent(ctrDeliveryDistricts, DistrictsPerWarehouse)
+	w.h.AddToEvent(ctrDeliverySkipped, int64(res.skipped))
 	return res, nil
 }
 

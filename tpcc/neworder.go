@@ -85,21 +85,25 @@ type newOrderResult struct {
 	rolledBack bool
 }
 
-// newOrder runs a New-Order (TPC-C 2.4.2) and counts it: lines, remote
-// lines and the order's line count always (a rolled-back order was entered
-// too, TPC-C 5.4.2 counts it as completed), and the rollback.
+// newOrder runs a New-Order (TPC-C 2.4.2) and counts it with the
+// transaction (counted if the Runner counts it): lines, remote lines and
+// the order's line count always (a rolled-back order was entered too,
+// TPC-C 5.4.2 counts it as completed), and the rollback; a commit also
+// counts in the run's committed New-Orders.
 func (w *worker) newOrder(ctx context.Context, in newOrderInput) (newOrderResult, error) {
 	res, err := transactResult(ctx, w, "new_order", w.d.BeginWrite(), w.newOrderBody, in)
 	if err != nil {
 		return res, err
 	}
-	w.h.Add(ctrOrderLines, int64(len(in.lines)))
-	w.h.Add(ctrRemoteLines, int64(in.remoteLines()))
+	w.h.AddToEvent(ctrOrderLines, int64(len(in.lines)))
+	w.h.AddToEvent(ctrRemoteLines, int64(in.remoteLines()))
 	if n := len(in.lines); n >= 5 && n <= 15 {
-		w.h.Add(ctrOlCnt5+n-5, 1)
+		w.h.AddToEvent(ctrOlCnt5+n-5, 1)
 	}
 	if res.rolledBack {
-		w.h.Add(ctrRollbacks, 1)
+		w.h.AddToEvent(ctrRollbacks, 1)
+	} else {
+		w.r.committed.Add(1)
 	}
 	return res, nil
 }

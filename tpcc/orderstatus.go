@@ -45,7 +45,7 @@ func (w *worker) orderStatus(ctx context.Context, in orderStatusInput) (orderSta
 		return res, err
 	}
 	if in.byName {
-		w.h.Add(ctrOrderStatusByName, 1)
+		w.h.AddToEvent(ctrOrderStatusByName, 1)
 	}
 	return res, nil
 }

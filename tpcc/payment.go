@@ -55,10 +55,10 @@ func (w *worker) payment(ctx context.Context, in paymentInput) (paymentResult, e
 		return res, err
 	}
 	if in.cw != in.w {
-		w.h.Add(ctrRemotePayments, 1)
+		w.h.AddToEvent(ctrRemotePayments, 1)
 	}
 	if in.byName {
-		w.h.Add(ctrPaymentsByName, 1)
+		w.h.AddToEvent(ctrPaymentsByName, 1)
 	}
 	return res, nil
 }

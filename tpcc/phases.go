@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -12,8 +11,8 @@ import (
 
 // phases runs the precondition and the measure phase of one Run, each as
 // a Runner run of its own on the same pooled connections, so that the
-// measured window starts with nothing in flight and Run decides when it
-// ends (see window).
+// measured window starts with nothing in flight and the NOPM readings
+// bracket it with no transaction running (see window).
 type phases struct {
 	ctx     context.Context
 	rs      *runState
@@ -77,55 +76,33 @@ func (p *phases) runConfig(phase string, length time.Duration, events int64) olt
 // flight at its end is neither counted nor kept from committing: the
 // measure phase's start reading comes after it.
 func (p *phases) precondition() (*oltp.Result, error) {
-	p.rs.gate = nil
 	rc := p.runConfig(oltp.PhasePrecondition, p.rc.WarmupTime, 0)
 	rc.OnPhase = func(string, time.Duration) { p.phaseStarts(oltp.PhasePrecondition, p.rc.WarmupTime) }
 	res, err := oltp.Run(p.ctx, newSpec(p.rs, p.pool), rc)
-	p.pool.reset()
 	if res != nil {
 		res.Phase = oltp.PhasePrecondition
 	}
 	return res, err
 }
 
-// measure runs the measure phase inside the window. The Runner has no
-// time limit of its own when --time is set: the window ends it after the
-// end reading. first says whether it is the run's first phase (StartAt
-// applies; else it has passed, and the terminals ramp up again as at a
-// start).
+// measure runs the measure phase: a Runner run of --time (or --events),
+// which ends its window at --time as it does for any workload, between
+// the window's two readings. first says whether it is the run's first
+// phase (StartAt applies; else it has passed, and the terminals ramp up
+// again as at a start).
 func (p *phases) measure(first bool) (*oltp.Result, error) {
-	g := newGate()
-	p.rs.gate = g
-	w := &window{rs: p.rs, g: g}
-	rc := p.runConfig(oltp.PhaseMeasure, 0, p.rc.Events)
+	rc := p.runConfig(oltp.PhaseMeasure, p.rc.Time, p.rc.Events)
 	if !first {
 		rc.StartAt = time.Time{}
 		for _, t := range p.rs.terms {
 			t.started = false
 		}
 	}
-	rctx, stop := context.WithCancelCause(p.ctx)
-	defer stop(nil)
-	returned := make(chan struct{})
-	rc.OnPhase = func(string, time.Duration) {
-		p.phaseStarts(oltp.PhaseMeasure, p.rc.Time)
-		w.open(p.ctx, p.rc.Time, func() { stop(errWindowEnd) }, returned)
-	}
-	res, err := oltp.Run(rctx, newSpec(p.rs, p.pool), rc)
-	close(returned)
-	delta, ok := w.finish(p.ctx)
-	p.pool.reset()
-	if res == nil {
-		return nil, err
-	}
-	if errors.Is(context.Cause(rctx), errWindowEnd) && p.ctx.Err() == nil && errors.Is(err, oltp.ErrInterrupted) {
-		// The window's own end, not the caller's cancellation: the run is
-		// complete (Status too, so that campaigns merge it).
-		err = nil
-		res.SetStatus(nil)
-	}
-	if ok && res.Phase == oltp.PhaseMeasure {
-		res.Counters[CounterNOPMDelta] = delta
+	rc.OnPhase = func(string, time.Duration) { p.phaseStarts(oltp.PhaseMeasure, p.rc.Time) }
+	w := openWindow(p.ctx, p.rs)
+	res, err := oltp.Run(p.ctx, newSpec(p.rs, p.pool), rc)
+	if res != nil && res.Phase == oltp.PhaseMeasure {
+		w.close(p.ctx, res)
 	}
 	return res, err
 }

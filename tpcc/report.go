@@ -212,8 +212,8 @@ func WriteSummary(w io.Writer, res *oltp.Result) error {
 	fmt.Fprintf(w, "\nTPS (all transactions): %.2f over %s\n", f.TPS, res.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "tpmC: %.1f (New-Orders per minute, intended rollbacks included: %d)\n", f.TpmC, c(ctrRollbacks))
 	if f.NOPMValid {
-		fmt.Fprintf(w, "NOPM: %.1f (sum(d_next_o_id) +%d, read at both edges of the measured window with no transaction in flight; the client counted %.1f committed New-Orders per minute)\n",
-			f.NOPM, res.Counters[CounterNOPMDelta], f.ClientNOPM)
+		fmt.Fprintf(w, "NOPM: %.1f (sum(d_next_o_id) +%d over the measured window, read before it and after it with no transaction in flight%s; the client counted %.1f committed New-Orders per minute)\n",
+			f.NOPM, res.Counters[CounterNOPMDelta], afterEndWords(res.Counters[CounterNOPMAfterEnd]), f.ClientNOPM)
 	} else {
 		fmt.Fprintf(w, "NOPM: n/a (sum(d_next_o_id) could not be read; the client counted %.1f committed New-Orders per minute)\n", f.ClientNOPM)
 	}
@@ -236,12 +236,25 @@ func WriteSummary(w io.Writer, res *oltp.Result) error {
 		}
 		fmt.Fprintf(w, "%s\n", c.Summary(n, "transaction"))
 	}
+	for _, l := range oltp.OverrunNotes(res, "Precondition") {
+		fmt.Fprintln(w, l)
+	}
 	if res.Interrupted {
 		fmt.Fprintln(w, "Interrupted: the figures cover the time measured before Ctrl-C.")
 	}
 	fmt.Fprintln(w)
 	FormatAudit(w, Audit(res))
 	return nil
+}
+
+// afterEndWords says how many New-Orders in flight at the window's end
+// committed after it, which the end reading held and the delta leaves
+// out; "" for none.
+func afterEndWords(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", less the %d that transactions in flight at its end committed after it", n)
 }
 
 func limitWords(d time.Duration) string { return "<=" + strconv.Itoa(int(d.Seconds())) + "s" }

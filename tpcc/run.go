@@ -26,19 +26,22 @@ const Workload = "tpcc"
 // stored C-Load under the C-delta rule (TPC-C 2.1.6.1) and adds one to the
 // stored run count.
 //
-// NOPM (CounterNOPMDelta) is the change of sum(d_next_o_id) between two
-// readings that bracket the measured window with no transaction in
-// flight: a gate that every transaction holds from before its BEGIN until
-// the Runner has recorded it is held exclusively for each reading (see
-// gate). The start reading is taken before the first transaction of the
-// measure phase begins (the precondition, when there is one, has ended:
-// it runs as a Runner run of its own on the same connections), and at the
-// end Run takes the reading and then stops the Runner, so nothing commits
-// between the reading and the end of the window. The delta is then
-// exactly the client's count of committed New-Orders (New-Orders minus
-// intended rollbacks). It is exact too when --events ends the run (the
-// reading follows the last transaction); after Ctrl-C or a failure it is
-// read after the run and may count the transactions that were in flight.
+// The measure phase is a Runner run of its own, which ends its window at
+// --time as for any workload (Result.Planned; a late end is recorded in
+// Result.Overruns): the transactions that completed by then count, those
+// in flight are not counted. It starts with no transaction in flight (the
+// precondition, when there is one, has ended: it runs as a Runner run of
+// its own on the same connections).
+//
+// NOPM (CounterNOPMDelta) is the change of sum(d_next_o_id) over the
+// measured window, from two readings taken with no transaction running:
+// before the measure phase's Runner starts and after it has returned.
+// The second also holds the New-Orders that transactions in flight at the
+// end committed after it (CounterNOPMAfterEnd: the workers count every
+// commit), which the delta leaves out; it is then exactly the client's
+// count of committed New-Orders (New-Orders minus intended rollbacks),
+// on --events too. After Ctrl-C or a failure, a transaction cancelled
+// while it committed may be in the delta and not in the client's count.
 //
 // The Result is returned with any error: after Ctrl-C it covers what was
 // measured and is marked Interrupted, and the error wraps

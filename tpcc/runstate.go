@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"sync/atomic"
 	"time"
 
 	"vmbench/dialect"
@@ -21,9 +22,9 @@ type runState struct {
 	terms []*terminal
 	// now stamps o_entry_d, h_date and ol_delivery_d.
 	now func() time.Time
-	// gate is the measured window's (nil in the precondition); Run sets
-	// it before each phase's Runner starts.
-	gate *gate
+	// committed counts the New-Orders the workers committed (not those
+	// rolled back on purpose), counted or not by the Runner (see window).
+	committed atomic.Int64
 	// pgDriverStmts (tests only) has PostgreSQL workers run pgx's
 	// database/sql driver statements instead of dialect.PGExec, so that
 	// BenchmarkTransactionPG can compare the two paths in one process.

@@ -21,9 +21,6 @@ type terminal struct {
 	scale float64 // Config.WaitScale
 	// started is set once the first Next, which carries the ramp, ran.
 	started bool
-	// held is the gate this terminal's last transaction holds until the
-	// Runner has recorded it (Think releases it), or nil.
-	held *gate
 }
 
 var _ oltp.Terminal = (*terminal)(nil)
@@ -61,12 +58,7 @@ func (t *terminal) Next() (int, time.Duration) {
 }
 
 // Think returns the think time after op (TPC-C 5.2.5.4) times the wait
-// scale. The Runner calls it after it has recorded op, so it releases the
-// gate op held (see gate).
+// scale.
 func (t *terminal) Think(op int) time.Duration {
-	if g := t.held; g != nil {
-		t.held = nil
-		g.leave()
-	}
 	return thinkTime(t.rnd, op, t.scale)
 }

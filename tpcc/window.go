@@ -2,8 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"time"
 
 	"vmbench/oltp"
@@ -12,61 +10,15 @@ import (
 
 // windowWorker is the Runner's view of a worker. It outlives one Runner
 // run, so that the precondition and the measure phase share connections
-// and prepared statements (Close is left to Run), and in the measure
-// phase it holds the run's gate around every transaction (see gate).
+// and prepared statements (Close is left to Run).
 type windowWorker struct {
 	*worker
-	// holding: with --threads, the gate is held for the last Event until
-	// the next one starts (the Runner has recorded the last by then).
-	holding bool
 }
 
 var _ oltp.Executor = (*windowWorker)(nil)
 
 // Close does nothing: Run closes the connections after its last phase.
 func (w *windowWorker) Close() error { return nil }
-
-// Event runs the next transaction of the worker's own terminal (--threads)
-// inside the gate, when the phase has one.
-func (w *windowWorker) Event(ctx context.Context) (int, error) {
-	g := w.r.gate
-	if g == nil {
-		return w.worker.Event(ctx)
-	}
-	if w.holding {
-		w.holding = false
-		g.leave()
-	}
-	if err := g.enter(ctx); err != nil {
-		return 0, err
-	}
-	op, err := w.worker.Event(ctx)
-	if err != nil {
-		g.leave()
-		return op, err
-	}
-	w.holding = true
-	return op, nil
-}
-
-// Execute runs op for terminal term inside the gate, when the phase has
-// one; the terminal releases it in Think, which the Runner calls after it
-// has recorded the transaction.
-func (w *windowWorker) Execute(ctx context.Context, op, term int) error {
-	g := w.r.gate
-	if g == nil {
-		return w.worker.Execute(ctx, op, term)
-	}
-	if err := g.enter(ctx); err != nil {
-		return err
-	}
-	if err := w.worker.Execute(ctx, op, term); err != nil {
-		g.leave()
-		return err
-	}
-	w.r.terms[term].held = g
-	return nil
-}
 
 // workerPool keeps the workers of a Run across its phases.
 type workerPool struct {
@@ -90,18 +42,6 @@ func (p *workerPool) newWorker(ctx context.Context, t int, h *hist.Handle) (oltp
 	return p.workers[t], nil
 }
 
-// reset forgets the gate holds of a phase whose Runner has returned.
-func (p *workerPool) reset() {
-	for _, w := range p.workers {
-		if w != nil {
-			w.holding = false
-		}
-	}
-	for _, t := range p.rs.terms {
-		t.held = nil
-	}
-}
-
 // close closes every connection.
 func (p *workerPool) close() {
 	for _, w := range p.workers {
@@ -111,82 +51,60 @@ func (p *workerPool) close() {
 	}
 }
 
-// errWindowEnd is the cause with which Run stops the Runner of the
-// measure phase, once it has taken the end reading.
-var errWindowEnd = errors.New("tpcc: the measured window ended")
-
-// window is the measured window of a run and its two readings of
-// sum(d_next_o_id), taken while the gate is held exclusively.
+// window is the measured window of a run: the Runner's measure phase,
+// which ends at --time as any Runner's (or on --events), and two readings
+// of sum(d_next_o_id) taken with no transaction running, one before the
+// Runner starts and one after it has returned.
+//
+// The second reading also holds the New-Orders of the transactions in
+// flight at the window's end, which finish (within the graceful stop)
+// after it and which the Runner does not count. The workers count every
+// New-Order they commit (runState.committed), and the Result counts
+// those committed in the window (New-Orders minus intended rollbacks,
+// which count with their transaction), so the difference is what
+// committed after the end, and the change over the window is the change
+// between the readings less it: exactly the client's count, unless a
+// transaction was cancelled while it committed (Ctrl-C, a failure, or one
+// still running when the graceful stop ran out), which it may then count.
 type window struct {
-	rs *runState
-	g  *gate
-
-	mu            sync.Mutex
-	before, after int64
-	opened        bool // before was read
-	closed        bool // after was read with the gate held
-	endDone       chan struct{}
+	rs        *runState
+	before    int64
+	opened    bool  // before was read
+	committed int64 // rs.committed at the start reading
 }
 
-// open takes the start reading (the gate is held since newGate: nothing
-// has begun), opens the gate and, when length > 0, ends the window after
-// length from now: stop is called with the gate held after the end
-// reading. abort ends the wait when the Runner stops on its own.
-func (w *window) open(ctx context.Context, length time.Duration, stop func(), abort <-chan struct{}) {
-	before, err := sumNextOrderID(ctx, w.rs.db)
-	w.mu.Lock()
+// openWindow takes the start reading: no transaction runs (the Runner of
+// the measure phase has not started; the precondition's has returned).
+func openWindow(ctx context.Context, rs *runState) *window {
+	w := &window{rs: rs, committed: rs.committed.Load()}
+	rctx, cancel := readingContext(ctx)
+	defer cancel()
+	before, err := sumNextOrderID(rctx, rs.db)
 	w.before, w.opened = before, err == nil
-	w.mu.Unlock()
-	w.g.open()
-	if length <= 0 {
+	return w
+}
+
+// close takes the end reading once the Runner of the measure phase has
+// returned, with res its Result, and stores the change over the window
+// (CounterNOPMDelta) and the New-Orders committed after the end
+// (CounterNOPMAfterEnd) in res; nothing when a reading failed.
+func (w *window) close(ctx context.Context, res *oltp.Result) {
+	if !w.opened {
 		return
 	}
-	w.endDone = make(chan struct{})
-	go func() {
-		defer close(w.endDone)
-		t := time.NewTimer(length)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-abort:
-			return
-		}
-		if !w.g.hold(abort) {
-			return
-		}
-		rctx, cancel := readingContext(ctx)
-		after, err := sumNextOrderID(rctx, w.rs.db)
-		cancel()
-		w.mu.Lock()
-		w.after, w.closed = after, err == nil
-		w.mu.Unlock()
-		w.g.end()
-		stop()
-	}()
-}
-
-// finish waits for the end reading, or takes it now that the Runner has
-// returned (the run ended on --events, an error or Ctrl-C), and returns
-// the delta and whether both readings were taken.
-func (w *window) finish(ctx context.Context) (int64, bool) {
-	if w.endDone != nil {
-		<-w.endDone
+	rctx, cancel := readingContext(ctx)
+	defer cancel()
+	after, err := sumNextOrderID(rctx, w.rs.db)
+	if err != nil {
+		return
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.opened {
-		return 0, false
+	var counted int64
+	if op := res.Op(OpNames[opNewOrder]); op != nil {
+		counted = op.Latency.Count - res.Counters[counterNames[ctrRollbacks]]
 	}
-	if !w.closed {
-		rctx, cancel := readingContext(ctx)
-		after, err := sumNextOrderID(rctx, w.rs.db)
-		cancel()
-		if err != nil {
-			return 0, false
-		}
-		w.after = after
-	}
-	return w.after - w.before, true
+	afterEnd := w.rs.committed.Load() - w.committed - counted
+	res.Counters[CounterNOPMDelta] = after - w.before - afterEnd
+	res.Counters[CounterNOPMAfterEnd] = afterEnd
 }
 
 // readingContext bounds one NOPM reading; after Ctrl-C it is still
