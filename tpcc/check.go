@@ -62,6 +62,11 @@ type condition struct {
 // skipped once a run has touched the data. Run it while no workload runs:
 // the conditions hold between transactions, not during them.
 //
+// When --warehouses was given (the flags of prepare and run, given to
+// check too), Check first verifies that the database holds that many
+// warehouses: if not, that is the one failed result (clause "scale",
+// naming both numbers) and no condition is checked.
+//
 // The error is non-nil when the database cannot be read (the results
 // so far are returned with it) or when a condition failed: then it is
 // "consistency: N of M conditions failed", M counting the conditions run.
@@ -81,8 +86,14 @@ func Check(ctx context.Context, cfg Config, out io.Writer) ([]CheckResult, error
 	if err != nil {
 		return nil, err
 	}
-	k := &checker{db: db.DB, d: db.Dialect}
 	var results []CheckResult
+	if cfg.warehousesGiven {
+		r, err := checkScale(out, cfg.Warehouses, m.Warehouses, db.Config.String())
+		if results = append(results, r); err != nil {
+			return results, err
+		}
+	}
+	k := &checker{db: db.DB, d: db.Dialect}
 	run, failed := 0, 0
 	for _, c := range conditions {
 		r := CheckResult{Clause: c.clause, Name: c.name}
@@ -104,6 +115,21 @@ func Check(ctx context.Context, cfg Config, out io.Writer) ([]CheckResult, error
 		return results, fmt.Errorf("consistency: %d of %d conditions failed", failed, run)
 	}
 	return results, nil
+}
+
+// checkScale checks that the database, target, holds the warehouses
+// --warehouses gave (want; it holds have) and prints its line to out: a
+// failed result and an error naming both numbers when not.
+func checkScale(out io.Writer, want, have int, target string) (CheckResult, error) {
+	r := CheckResult{Clause: "scale", Name: "--warehouses = warehouses loaded", Warehouses: have}
+	if want == have {
+		writeCheckLine(out, r, "warehouse", 0)
+		return r, nil
+	}
+	r.Failed = 1
+	r.Failures = []string{fmt.Sprintf("--warehouses %d, but %s holds %d", want, target, have)}
+	fmt.Fprintf(out, "%-*s%-*sFAIL  --warehouses %d, the database holds %s\n", clauseWidth, r.Clause, nameWidth, r.Name, want, plural(have, "warehouse"))
+	return r, fmt.Errorf("consistency: --warehouses %d, but %s holds %s (the conditions were not checked)", want, target, plural(have, "warehouse"))
 }
 
 // total returns how many units of kind unit W warehouses have, or 0 when

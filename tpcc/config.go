@@ -29,6 +29,9 @@ type Config struct {
 
 	// Warehouses is --warehouses (1): the scale, W.
 	Warehouses int
+	// warehousesGiven says --warehouses was given: check then verifies
+	// that the database holds as many (prepare and run always do).
+	warehousesGiven bool
 	// Seed is --seed (1): every random input of the load and of the run
 	// derives from it, per warehouse and per terminal.
 	Seed int64

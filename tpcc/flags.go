@@ -73,17 +73,22 @@ var connectionFlags = []string{"db-driver", "host", "port", "mysql-socket", "use
 	"mysql-host", "mysql-port", "mysql-user", "mysql-password", "mysql-db"}
 
 // Subcommands lists the tpcc subcommands and, beside the connection
-// options, the options each one takes; nil means all of them. check
-// and cleanup read the scale from the database.
+// options, the options each one uses; nil means all of them. Every
+// subcommand accepts every option, as sysbench's commands do, so that
+// one set of options serves prepare, run, check and cleanup; the ones it
+// does not use are ignored and left out of its help. check reads the
+// scale from the database and verifies it against --warehouses when
+// given; cleanup drops whatever scale is there.
 var Subcommands = map[string][]string{
 	"prepare": {"warehouses", "seed", "threads"},
 	"run":     nil,
-	"check":   {},
+	"check":   {"warehouses"},
 	"cleanup": {},
 }
 
 // FlagApplies reports whether the option name (as BindFlags registers it,
-// without dashes) is used by subcommand sub.
+// without dashes) is used by subcommand sub; the others are accepted and
+// ignored.
 func FlagApplies(sub, name string) bool {
 	own, ok := Subcommands[sub]
 	return ok && (own == nil || slices.Contains(own, name) || slices.Contains(connectionFlags, name))
@@ -94,6 +99,7 @@ func FlagApplies(sub, name string) bool {
 // describes every use at once.
 var subcommandUsage = map[string]map[string]string{
 	"prepare": {"threads": "warehouses loaded in parallel (default 4)"},
+	"check":   {"warehouses": "when given, check fails unless the database holds that many warehouses (default: check the warehouses it holds)"},
 	"run": {"threads": "that many terminals without waits, one connection each (go-tpc's closed loop); " +
 		"default 0 = terminal mode: --terminals (10 per warehouse) with TPC-C's keying and think times (--wait-scale) sharing --conns connections"},
 }
@@ -162,7 +168,8 @@ func ParseFlags(args []string, getenv func(string) string) (Config, error) {
 
 // complete applies what the options given (changed) imply, as go-tpc
 // reads them: --threads without --wait-scale means no waits, and
-// --threads N --wait N workers with waits on a connection each; then the
+// --threads N --wait N workers with waits on a connection each; whether
+// --warehouses was given (check verifies it); then the
 // password from the environment (getenv may be nil) when none is set,
 // and on PostgreSQL the libpq variables ($PGHOST, $PGPORT, $PGUSER,
 // $PGDATABASE, $PGSSLMODE) for the options not given, as psql and
@@ -177,6 +184,7 @@ func (c *Config) complete(changed func(string) bool, getenv func(string) string)
 		// times, each on its own connection.
 		c.Terminals, c.Conns, c.Threads = c.Threads, c.Threads, 0
 	}
+	c.warehousesGiven = changed("warehouses")
 	c.passwordFromEnv(getenv)
 	if c.Conn.Driver == dialect.Postgres {
 		return c.Conn.PostgresEnv(getenv, changed) // its fields are tpcc's option names: host, port, user, password, db

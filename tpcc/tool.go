@@ -112,7 +112,9 @@ var checkCommand = workload.Command{
 	Long: `Check the twelve consistency conditions of TPC-C clause 3.3.2 on every
 warehouse and print PASS or FAIL per condition with the first failing
 warehouses and districts. Condition 11 holds only directly after a load and is
-skipped once a run has touched the data. Exit status 1 when a condition fails.`,
+skipped once a run has touched the data. With --warehouses N it first checks
+that the database holds N warehouses, and fails naming both numbers if not.
+Exit status 1 when a condition fails.`,
 	Example: `  vmbench tpcc check -H 127.0.0.1 -U root`,
 }
 

@@ -96,8 +96,10 @@ type Reporter interface {
 }
 
 // FlagScoper is a Config whose options apply to some commands only
-// (tpcc's --seed to prepare, --time to run). The CLI hides and refuses
-// the others; a campaign takes the union of prepare's and run's.
+// (tpcc's --seed to prepare, --time to run). The CLI hides the others in
+// a command's help and accepts and ignores them, so that one set of
+// options serves every command (as sysbench's commands take all theirs);
+// a campaign takes the union of prepare's and run's.
 type FlagScoper interface {
 	FlagApplies(verb Verb, flag string) bool
 }

@@ -199,13 +199,12 @@ func workloadArg(cmd *cobra.Command, args []string) error {
 }
 
 // verbCmd is one command of a tool: its Config, bound to the command's
-// flags once, and the names the Config bound.
+// flags once.
 type verbCmd struct {
 	a          *app
 	tool       workload.Descriptor
 	verb       workload.Verb
 	cfg        workload.Config
-	bound      map[string]bool
 	resultFile string
 }
 
@@ -214,7 +213,7 @@ type verbCmd struct {
 // an Arg needs one (it panics otherwise: a programming error, found when
 // the binary starts).
 func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
-	v := &verbCmd{a: a, tool: t.Describe(), verb: c.Name, cfg: t.NewConfig(), bound: map[string]bool{}}
+	v := &verbCmd{a: a, tool: t.Describe(), verb: c.Name, cfg: t.NewConfig()}
 	cmd := &cobra.Command{Use: string(c.Name), Short: c.Short, Long: c.Long, Example: c.Example, Args: cobra.NoArgs,
 		RunE: v.runE}
 	cm, commander := v.cfg.(workload.Commander)
@@ -234,15 +233,20 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 	}
 	scope, _ := v.cfg.(workload.FlagScoper)
 	usage, _ := v.cfg.(flagUsager)
+	ignored := false
 	fs.VisitAll(func(f *pflag.Flag) {
-		v.bound[f.Name] = true
-		if scope != nil && !scope.FlagApplies(c.Name, f.Name) {
-			f.Hidden = true // and refused (complete)
+		if scope != nil && !scope.FlagApplies(c.Name, f.Name) && !f.Hidden {
+			f.Hidden, ignored = true, true // accepted and ignored
 		}
 		if usage != nil {
 			f.Usage = orDefault(usage.FlagUsage(c.Name, f.Name), f.Usage)
 		}
 	})
+	if ignored {
+		cmd.Long += fmt.Sprintf("\n\nIt also accepts, and ignores, the options of the other %s commands that it\n"+
+			"does not use (not listed below), so that one set of options serves every\n"+
+			"command, as sysbench's commands take theirs.", v.tool.Name)
+	}
 	if _, dir := v.cfg.(workload.DirRunner); c.Name == workload.VerbRun && !dir {
 		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
 	}
@@ -285,21 +289,12 @@ func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
 	return info.Info(v.a.stdout, v.verb)
 }
 
-// complete refuses the options this command does not take (a
-// FlagScoper's), then completes and validates the Config: every problem
-// is a usage error (exit 2), found before anything connects.
+// complete completes and validates the Config: every problem is a usage
+// error (exit 2), found before anything connects. The options of other
+// commands that this one does not use (a FlagScoper's) are accepted and
+// ignored, and validated all the same: a set of options that is wrong
+// for one command is wrong for every command.
 func (v *verbCmd) complete(cmd *cobra.Command, args []string) error {
-	if scope, ok := v.cfg.(workload.FlagScoper); ok {
-		var unused []error
-		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if v.bound[f.Name] && !scope.FlagApplies(v.verb, f.Name) {
-				unused = append(unused, fmt.Errorf("--%s: not an option of %s (it applies to %s %s)", f.Name, cmd.CommandPath(), v.tool.Name, v.flagUsers(scope, f.Name)))
-			}
-		})
-		if len(unused) > 0 {
-			return usagef("%v", errors.Join(unused...))
-		}
-	}
 	name := ""
 	cm, commander := v.cfg.(workload.Commander)
 	switch {
@@ -316,17 +311,6 @@ func (v *verbCmd) complete(cmd *cobra.Command, args []string) error {
 		return asUsage(err) // its messages name the command where they should
 	}
 	return usagef("%s: %v", cmd.CommandPath(), err)
-}
-
-// flagUsers names the commands that take option name: "prepare and run".
-func (v *verbCmd) flagUsers(scope workload.FlagScoper, name string) string {
-	var verbs []string
-	for _, c := range v.tool.Commands {
-		if scope.FlagApplies(c.Name, name) {
-			verbs = append(verbs, string(c.Name))
-		}
-	}
-	return orList(verbs, " and ")
 }
 
 // run runs the Config, prints the peer tool's interval lines and report
