@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,11 +62,7 @@ func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results
 		c.logf("warning: could not read the hosts' and VMs' counters for %s .. %s: %v", start.Format(time.TimeOnly), end.Format(time.TimeOnly), err)
 	}
 	if len(perf.Missing) > 0 {
-		var miss []string
-		for _, m := range perf.Missing {
-			miss = append(miss, m.String())
-		}
-		c.logf("vSphere counters not recorded: %s", strings.Join(miss, "; "))
+		c.logf("%s", c.missingCounters(perf.Missing))
 	}
 	hostOf := map[string]string{} // VM MoRef -> host MoRef
 	for _, p := range facts.VMs {
@@ -85,6 +82,35 @@ func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results
 		}
 	}
 	c.logf("recorded %d vSphere counter series over %s and the facts of %d host(s)", len(perf.Series), end.Sub(start).Round(time.Second), len(hosts))
+}
+
+// MissingCountersFile is where a campaign lists the vSphere counters it
+// could not read (vsphere.MissingCounter), one a line with the hosts or
+// VMs and the reason, in its results directory.
+const MissingCountersFile = "vsphere-missing-counters.txt"
+
+// missingCounters writes the counters not read into the results
+// directory's MissingCountersFile and returns the one line the log gives
+// them: how many, and where the list is. A simulator's (vcsim's) counters
+// lack some as a rule; the list of every counter, VM and reason runs to
+// thousands of characters, which a log line is no place for.
+func (c *campaign) missingCounters(miss []vsphere.MissingCounter) string {
+	var b strings.Builder
+	b.WriteString("# vSphere counters not recorded over the measured window: counter on entities: reason\n")
+	for _, m := range miss {
+		b.WriteString(m.String() + "\n")
+	}
+	line := fmt.Sprintf("vSphere counters: %d not recorded on some hosts or VMs", len(miss))
+	if c.simHosts > 0 {
+		line += ", as expected of the simulator (vcsim)"
+	}
+	if c.dir == "" {
+		return line
+	}
+	if err := oltp.WriteFileAtomic(filepath.Join(c.dir, MissingCountersFile), []byte(b.String())); err != nil {
+		return line + fmt.Sprintf("; could not list them in %s: %v", MissingCountersFile, err)
+	}
+	return line + "; which, on what and why: " + MissingCountersFile + " in the results directory"
 }
 
 func maxTime(a, b time.Time) time.Time {

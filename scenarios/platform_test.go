@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,8 +34,9 @@ func TestRecordPlatform(t *testing.T) {
 		results[i] = &oltp.Result{Start: start.Add(time.Duration(i) * time.Second), End: start.Add(120 * time.Second)}
 	}
 	var log strings.Builder
-	c := &campaign{sess: sess, log: &log}
+	c := &campaign{sess: sess, log: &log, dir: t.TempDir()}
 	c.recordPlatform(ctx, vms, results)
+	checkMissingCounters(t, c.dir, log.String())
 	host := vms[0].Host
 	for i, r := range results {
 		var own, hostCPU int
@@ -62,5 +65,32 @@ func TestRecordPlatform(t *testing.T) {
 	}
 	if len(lines) == 0 || !strings.Contains(strings.Join(lines, "\n"), "host "+host+" CPU usage: mean") || !strings.Contains(lines[len(lines)-1], "worst CPU ready:") {
 		t.Errorf("review lines: %q", lines)
+	}
+}
+
+// checkMissingCounters: the counters vcsim lacks (it offers no virtual
+// disk counter at the 20 s interval) take one short line of the log, and
+// their list, each counter with its entities and reason, is in the
+// results directory.
+func checkMissingCounters(t *testing.T, dir, log string) {
+	t.Helper()
+	var line string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "vSphere counters") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("the log says nothing of the counters vcsim lacks:\n%s", log)
+	}
+	if len(line) > 200 || !strings.Contains(line, MissingCountersFile) {
+		t.Errorf("the log line of the counters not recorded is %d characters, want at most 200 naming %s:\n%s", len(line), MissingCountersFile, line)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, MissingCountersFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), vsphere.CounterVDiskReadLatency+" on vm ") || !strings.Contains(string(b), vsphere.ReasonUnavailable) {
+		t.Errorf("%s lacks the virtual disk counters vcsim does not offer:\n%s", MissingCountersFile, b)
 	}
 }
