@@ -78,16 +78,23 @@ const logDecades = 2
 // merged histograms): near-black, none of palette's.
 var aggregateColor = color.RGBA{R: 0x22, G: 0x22, B: 0x22, A: 0xff}
 
-// palette holds the curves' colours, in order; they repeat after the last.
+// palette holds the curves' colours, in order; they repeat after the
+// last (a LineChart dashes its second round). They are the 8 of the
+// Tableau, Okabe-Ito, Paul Tol and Kelly palettes, none lighter than L*
+// 72 (readable on white) nor near aggregateColor, that lie furthest
+// apart: any two differ by a CIEDE2000 distance of 28 or more (Tableau's
+// first 8 come within 16: red and brown, blue and purple look alike as
+// thin lines). The first four, for the commonest 2 to 4 lines, differ by
+// 39 or more.
 var palette = []color.RGBA{
-	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
+	{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
 	{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
-	{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
-	{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
-	{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
-	{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
-	{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // pink
+	{R: 0x11, G: 0x77, B: 0x33, A: 0xff}, // green
+	{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // amber
+	{R: 0x33, G: 0x22, B: 0x88, A: 0xff}, // indigo
 	{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, // cyan
+	{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff}, // pink
+	{R: 0x8d, G: 0xb6, B: 0x00, A: 0xff}, // lime
 }
 
 // fontVariant is the Liberation variant of every text: Sans, which SVG
@@ -108,28 +115,32 @@ var (
 // zero latency are then left out). The output depends only on the
 // arguments.
 func LatencyChart(w io.Writer, title string, curves []Curve, opts ChartOptions) error {
-	p, err := latencyPlot(title, curves, opts)
+	p, legend, err := latencyPlot(title, curves, opts)
 	if err != nil {
 		return err
 	}
 	width, height := vg.Points(orPositive(opts.Width, 576)), vg.Points(orPositive(opts.Height, 360))
-	c := vgsvg.New(width, height)
-	p.Draw(draw.New(c))
+	below := legendBelowHeight(&legend)
+	c := vgsvg.New(width, height+below)
+	drawLegendBelow(p, &legend, draw.New(c), below)
 	_, err = c.WriteTo(w)
 	return err
 }
 
-// latencyPlot builds LatencyChart's plot.
-func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, error) {
+// latencyPlot builds LatencyChart's plot and its legend, which is drawn
+// outside the plot (drawLegendBelow).
+func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, plot.Legend, error) {
+	legend := plot.NewLegend()
 	lo, hi, maxIOPS, n := dataRange(curves)
 	if n == 0 {
-		return nil, errors.New("report: latency chart: no points to draw")
+		return nil, legend, errors.New("report: latency chart: no points to draw")
 	}
 	if math.IsNaN(maxIOPS) || math.IsInf(maxIOPS, 0) || maxIOPS < 0 {
-		return nil, fmt.Errorf("report: latency chart: IOPS %v is not a rate", maxIOPS)
+		return nil, legend, fmt.Errorf("report: latency chart: IOPS %v is not a rate", maxIOPS)
 	}
 	ax := newLatencyAxis(curves, lo, hi, opts.LogLatency)
 	p := newStyledPlot(title, opts, ax.unitName)
+	legend = p.Legend // its style; p's own stays empty
 
 	xMin, xMax := 0.0, maxIOPS*1.08
 	if xMax <= 0 {
@@ -139,33 +150,35 @@ func latencyPlot(title string, curves []Curve, opts ChartOptions) (*plot.Plot, e
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.TickerFunc(logTicks)
 	}
+	labels := &labelLayer{}
 	for _, ref := range referenceLines {
 		v := ax.value(ref)
 		if v <= ax.min || v >= ax.max {
 			continue
 		}
-		if err := addReference(p, ref, v, xMin, xMax); err != nil {
-			return nil, err
+		if err := addReference(p, labels, ref, v, xMin, xMax); err != nil {
+			return nil, legend, err
 		}
 	}
 	saturated := false
 	for i, c := range curves {
-		sat, err := addCurve(p, c, palette[i%len(palette)], ax, opts.PointLabels)
+		sat, err := addCurve(p, &legend, labels, c, palette[i%len(palette)], ax, opts.PointLabels)
 		if err != nil {
-			return nil, fmt.Errorf("report: curve %s: %w", c.Name, err)
+			return nil, legend, fmt.Errorf("report: curve %s: %w", c.Name, err)
 		}
 		saturated = saturated || sat
 	}
+	p.Add(labels)
 	if saturated {
 		key, err := plotter.NewScatter(plotter.XYs{{X: xMin, Y: ax.max}})
 		if err != nil {
-			return nil, err
+			return nil, legend, err
 		}
 		key.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
-		p.Legend.Add("saturated (achieved < requested)", key)
+		legend.Add("saturated (achieved < requested)", key)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = xMin, xMax, ax.min, ax.max
-	return p, nil
+	return p, legend, nil
 }
 
 // latencyAxis is a latency chart's y axis.
@@ -229,7 +242,11 @@ func basePlot(title, xLabel, yLabel string) *plot.Plot {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), vg.Points(-4)
+	p.Legend.Padding = vg.Points(legendPadding)
 	p.Title.Padding = vg.Points(6)
+	// Room between the axes' titles and their tick labels, which a
+	// browser's sans-serif draws taller and wider than gonum measures.
+	p.X.Label.Padding, p.Y.Label.Padding = vg.Points(3), vg.Points(6)
 	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
 		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
 		st.Font.Variant = fontVariant
@@ -239,29 +256,32 @@ func basePlot(title, xLabel, yLabel string) *plot.Plot {
 }
 
 // addCurve draws curve c in colour col on p: a line through its points,
-// a dot on each unsaturated one and a cross on each saturated one, each
-// point's label when labels is set, and its legend entry. Points of zero
-// latency are left out on a log axis; a curve with no point left draws
-// nothing. It reports whether c has a saturated point drawn.
-func addCurve(p *plot.Plot, c Curve, col color.RGBA, ax latencyAxis, labels bool) (saturated bool, err error) {
+// a dot on each unsaturated one and a cross on each saturated one, its
+// points and, when labels is set, their names in labels, and its legend
+// entry. Points of zero latency are left out on a log axis; a curve with
+// no point left draws nothing. It reports whether c has a saturated point
+// drawn.
+func addCurve(p *plot.Plot, legend *plot.Legend, labels *labelLayer, c Curve, col color.RGBA, ax latencyAxis, named bool) (saturated bool, err error) {
 	var all, plain, sat plotter.XYs
-	var names []string
 	for _, pt := range c.Points {
 		if ax.log && pt.Latency <= 0 {
 			continue
 		}
 		xy := plotter.XY{X: pt.IOPS, Y: ax.value(pt.Latency)}
 		all = append(all, xy)
-		names = append(names, pt.Label)
 		if pt.Saturated {
 			sat = append(sat, xy)
 		} else {
 			plain = append(plain, xy)
 		}
+		if named && pt.Label != "" {
+			labels.add(label{at: xy, text: pt.Label, style: smallText(col), dx: vg.Points(4), dy: vg.Points(1), moves: pointMoves})
+		}
 	}
 	if len(all) == 0 {
 		return false, nil
 	}
+	labels.points = append(labels.points, all...)
 	line, err := plotter.NewLine(all)
 	if err != nil {
 		return false, err
@@ -276,7 +296,7 @@ func addCurve(p *plot.Plot, c Curve, col color.RGBA, ax latencyAxis, labels bool
 	dots.XYs = plain
 	dots.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 	p.Add(line, dots)
-	p.Legend.Add(c.Name, line, dots)
+	legend.Add(c.Name, line, dots)
 	if len(sat) > 0 {
 		crosses, err := plotter.NewScatter(sat)
 		if err != nil {
@@ -285,73 +305,33 @@ func addCurve(p *plot.Plot, c Curve, col color.RGBA, ax latencyAxis, labels bool
 		crosses.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 		p.Add(crosses)
 	}
-	if labels {
-		if err := addPointLabels(p, all, names, col); err != nil {
-			return false, err
-		}
-	}
 	return len(sat) > 0, nil
 }
 
-// addPointLabels writes labels[i] beside point xys[i] in colour col.
-func addPointLabels(p *plot.Plot, xys plotter.XYs, labels []string, col color.RGBA) error {
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return err
-	}
-	for j := range l.TextStyle {
-		l.TextStyle[j].Font.Size = vg.Points(8)
-		l.TextStyle[j].Font.Variant = fontVariant
-		l.TextStyle[j].Color = col
-	}
-	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	p.Add(l)
-	return nil
-}
-
 // addReference draws a dashed grey line at latency v across the chart,
-// labelled at its right end.
-func addReference(p *plot.Plot, ref time.Duration, v, xMin, xMax float64) error {
+// its name at its right end in labels.
+func addReference(p *plot.Plot, labels *labelLayer, ref time.Duration, v, xMin, xMax float64) error {
 	name := "100 µs"
 	if ref == time.Millisecond {
 		name = "1 ms"
 	}
-	l, err := dashedGuide(p, plotter.XYs{{X: xMin, Y: v}, {X: xMax, Y: v}}, plotter.XY{X: xMax, Y: v}, name)
-	if err != nil {
+	if err := dashedGuide(p, plotter.XYs{{X: xMin, Y: v}, {X: xMax, Y: v}}); err != nil {
 		return err
 	}
-	l.TextStyle[0].XAlign = draw.XRight
-	l.Offset = vg.Point{X: vg.Points(-2), Y: vg.Points(2)}
+	labels.add(label{at: plotter.XY{X: xMax, Y: v}, text: name, style: smallText(darkGrey), dx: vg.Points(2), dy: vg.Points(1.5), left: true, moves: guideMoves})
 	return nil
 }
 
-// dashedGuide adds to p a dashed grey line through line and its name
-// written small in grey at at, and returns the label for its placement.
-func dashedGuide(p *plot.Plot, line plotter.XYs, at plotter.XY, name string) (*plotter.Labels, error) {
+// dashedGuide adds to p a dashed grey line through line.
+func dashedGuide(p *plot.Plot, line plotter.XYs) error {
 	l, err := plotter.NewLine(line)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	l.Color, l.Width = grey, vg.Points(1)
 	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	label, err := guideLabel(at, name)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(l, label)
-	return label, nil
-}
-
-// guideLabel is name written small in dark grey at at.
-func guideLabel(at plotter.XY, name string) (*plotter.Labels, error) {
-	label, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{at}, Labels: []string{name}})
-	if err != nil {
-		return nil, err
-	}
-	label.TextStyle[0].Font.Size = vg.Points(8)
-	label.TextStyle[0].Font.Variant = fontVariant
-	label.TextStyle[0].Color = darkGrey
-	return label, nil
+	p.Add(l)
+	return nil
 }
 
 // dataRange returns the smallest and largest latency, the largest IOPS

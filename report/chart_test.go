@@ -139,7 +139,7 @@ func (d svgDoc) hasText(s string) bool { return slices.Contains(d.texts, s) }
 
 func TestLatencyChartStructure(t *testing.T) {
 	doc := parseSVG(t, chart(t, "4K random read", curves, ChartOptions{}))
-	if got := doc.linePoints("#1F77B4"); got != 5 {
+	if got := doc.linePoints("#0072B2"); got != 5 {
 		t.Errorf("service time line has %d points, want 5", got)
 	}
 	if got := doc.linePoints("#D62728"); got != 4 {
@@ -170,8 +170,8 @@ func TestLatencyChartStructure(t *testing.T) {
 			t.Errorf("small chart has %q", absent)
 		}
 	}
-	if doc.linePoints("#1F77B4") != 3 || doc.linePoints("#D62728") != 2 {
-		t.Errorf("per-target lines: %d and %d points", doc.linePoints("#1F77B4"), doc.linePoints("#D62728"))
+	if doc.linePoints("#0072B2") != 3 || doc.linePoints("#D62728") != 2 {
+		t.Errorf("per-target lines: %d and %d points", doc.linePoints("#0072B2"), doc.linePoints("#D62728"))
 	}
 }
 
@@ -186,8 +186,8 @@ func TestLatencyChartEdgeCases(t *testing.T) {
 	// A zero latency among values spanning decades: log scale without it.
 	doc := parseSVG(t, chart(t, "zero", []Curve{{Name: "c", Points: []Point{{IOPS: 0, Latency: 0},
 		{IOPS: 10, Latency: 10 * us}, {IOPS: 20, Latency: 5 * time.Millisecond}}}}, ChartOptions{}))
-	if doc.linePoints("#1F77B4") != 2 {
-		t.Errorf("zero-latency point on a log scale: line has %d points, want 2", doc.linePoints("#1F77B4"))
+	if doc.linePoints("#0072B2") != 2 {
+		t.Errorf("zero-latency point on a log scale: line has %d points, want 2", doc.linePoints("#0072B2"))
 	}
 	// All-saturated curve and a single point.
 	parseSVG(t, chart(t, "one", []Curve{{Name: "c", Points: []Point{{IOPS: 5, Latency: us, Saturated: true}}}}, ChartOptions{}))

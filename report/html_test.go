@@ -57,4 +57,13 @@ func TestNines(t *testing.T) {
 	if ticks := NinesTicks(2); len(ticks) != 4 || ticks[3].Label != "99" {
 		t.Errorf("NinesTicks(2) = %v", ticks)
 	}
+	// Five nines are labelled as written, not as the float computed
+	// (99.99900000000001, which ran into the 99.99 beside it).
+	var labels []string
+	for _, tk := range NinesTicks(5) {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "0 50 90 99 99.9 99.99 99.999" {
+		t.Errorf("NinesTicks(5) labels %q", got)
+	}
 }

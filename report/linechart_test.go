@@ -95,8 +95,8 @@ func TestLatencyChartLogLatency(t *testing.T) {
 			t.Errorf("no text %q in %q", want, doc.texts)
 		}
 	}
-	if doc.linePoints("#1F77B4") != 3 || doc.linePoints("#D62728") != 3 {
-		t.Errorf("lines: %d and %d points, want 3 and 3", doc.linePoints("#1F77B4"), doc.linePoints("#D62728"))
+	if doc.linePoints("#0072B2") != 3 || doc.linePoints("#D62728") != 3 {
+		t.Errorf("lines: %d and %d points, want 3 and 3", doc.linePoints("#0072B2"), doc.linePoints("#D62728"))
 	}
 }
 
@@ -118,7 +118,7 @@ func TestSeriesStyles(t *testing.T) {
 	if n := strings.Count(svg, "stroke:#222222;stroke-width:2.5"); n != 2 {
 		t.Errorf("%d near-black wide lines, want the sum's line and its legend entry", n)
 	}
-	if n := strings.Count(svg, "stroke-dasharray:2,2"); n != 16 {
-		t.Errorf("%d dotted lines, want 16 (VMs 9 to 16 and their legend entries)", n)
+	if n := strings.Count(svg, "stroke-dasharray:4,2"); n != 16 {
+		t.Errorf("%d dashed lines, want 16 (VMs 9 to 16 and their legend entries)", n)
 	}
 }
