@@ -87,7 +87,8 @@ type PreBlock struct {
 }
 
 // WriteMarkdown writes d as Markdown: the warnings as quoted bold lines,
-// the facts as a list, each section's tables (captioned) and tool output
+// the facts as a list, each section under its heading (unless the
+// heading is the title) with its tables (captioned) and tool output
 // (fenced); a chart, which Markdown cannot hold inline, is named with its
 // description.
 func (d *Document) WriteMarkdown(w io.Writer) error {
@@ -99,7 +100,9 @@ func (d *Document) WriteMarkdown(w io.Writer) error {
 	mdWarnings(&b, d.Warnings)
 	mdFacts(&b, d.Facts)
 	for _, s := range d.Sections {
-		fmt.Fprintf(&b, "## %s\n\n", s.Heading)
+		if s.Heading != d.Title { // the one test of a report is headed by the title
+			fmt.Fprintf(&b, "## %s\n\n", s.Heading)
+		}
 		mdWarnings(&b, s.Warnings)
 		mdFacts(&b, s.Facts)
 		for _, p := range s.Text {

@@ -22,13 +22,17 @@ var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"css":    func() template.CSS { return template.CSS(htmlCSS) },
 	"svg":    inlineSVG,
 	"isLeft": func(a Align) bool { return a == Left },
+	"strong": func(t *Table, i int) bool { return t.strong(i) },
 }).Parse(htmlText))
 
 // WriteHTML writes d as one self-contained HTML page: no script, no
 // external resource (a Content-Security-Policy forbids loading any), the
 // charts as inline SVG, tables with captions and header cells scoped for
-// screen readers, wide tables in a focusable scrolling region, and a
-// print style that keeps tables and charts whole on a page.
+// screen readers, their Strong rows set apart, worded cells and
+// preformatted text wrapped to the page's width (a table wider still, on
+// a narrow screen, in a focusable scrolling region), and a print style
+// that keeps tables and charts whole on a page. A section whose heading
+// is the title (the one test of a report) is not headed again.
 func (d *Document) WriteHTML(w io.Writer) error {
 	for _, s := range d.Sections {
 		for _, t := range s.Tables {

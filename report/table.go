@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,7 +54,15 @@ type Table struct {
 	// Notes are lines printed under the table after a blank line: plain
 	// in text, a bulleted list in Markdown. CSV leaves them out.
 	Notes []string
+	// Strong are the indexes in Rows of the rows set apart (the
+	// aggregate a review publishes): bold, under a rule, in HTML. Text,
+	// Markdown, CSV and JSON show their cells as they are (a Markdown
+	// table's maker emphasises the cells it means).
+	Strong []int
 }
+
+// strong reports whether row i is one of t.Strong.
+func (t *Table) strong(i int) bool { return slices.Contains(t.Strong, i) }
 
 // check returns an error naming the first row whose cell count is not
 // the number of columns.

@@ -42,20 +42,22 @@ func BuildDocument(inputs []*Input, opts DocumentOptions) (*report.Document, err
 
 // singleDocument is the report of one input: each report's section, with
 // the reference's rows added. A review directory's report has a section
-// per campaign and all their warnings at the top, each naming its test.
+// per campaign and all their warnings at the top, each naming its test,
+// a warning several tests give once, naming them (foldWarnings).
 func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, error) {
 	d := &report.Document{Title: "Review " + in.Name, Subtitle: "vmbench report of the review directory " + in.Dir}
-	defer func() { d.Warnings = slices.Concat(in.Warnings, d.Warnings) }()
+	var warned []sourcedWarning
 	for _, rep := range in.Reports {
 		one, err := rep.document(f)
 		if err != nil {
 			return nil, err
 		}
+		at := len(d.Sections) // the test's section; its harness overhead's follows
 		if len(in.Reports) == 1 {
-			d = one
+			d, at = one, 0
 		} else {
 			for _, w := range one.Warnings {
-				d.Warnings = append(d.Warnings, one.Title+": "+w)
+				warned = append(warned, sourcedWarning{about: rep.name(), text: w})
 			}
 			d.Sections = append(d.Sections, one.Sections...)
 		}
@@ -66,7 +68,7 @@ func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, 
 		if err != nil {
 			return nil, err
 		}
-		sec := &d.Sections[len(d.Sections)-1]
+		sec := &d.Sections[at]
 		for _, t := range tests {
 			addReference(sec, opts.Reference, []string{in.Name}, []*testFigures{&t}, opts.Plain)
 			if err := drawReferencePeaks(sec, opts.Reference, t); err != nil {
@@ -74,6 +76,7 @@ func singleDocument(in *Input, opts DocumentOptions, f form) (*report.Document, 
 			}
 		}
 	}
+	d.Warnings = slices.Concat(in.Warnings, d.Warnings, foldWarnings(warned))
 	return d, nil
 }
 
@@ -161,15 +164,17 @@ func compareDocument(inputs []*Input, opts DocumentOptions) (*report.Document, e
 	if err != nil {
 		return nil, err
 	}
+	var warned []sourcedWarning
 	for _, in := range inputs {
 		d.Facts = append(d.Facts, report.Fact{Name: in.Name, Value: inputFacts(in)})
 		for _, w := range in.Warnings { // a review directory's failed or skipped campaigns
 			d.Warnings = append(d.Warnings, in.Name+": "+w)
 		}
 		for _, rep := range in.Reports {
-			d.Warnings = append(d.Warnings, rep.warnings(in.Name)...)
+			warned = append(warned, rep.warnings(in.Name)...)
 		}
 	}
+	d.Warnings = append(d.Warnings, foldWarnings(warned)...)
 	for _, key := range order {
 		g := groups[key]
 		kept, left := matchProtocol(g)
@@ -187,25 +192,6 @@ func compareDocument(inputs []*Input, opts DocumentOptions) (*report.Document, e
 		d.Warnings = append(d.Warnings, "No test ran in two inputs with the same protocol: nothing was compared.")
 	}
 	return d, nil
-}
-
-// warnings are the report's warnings (a simulated, incomplete or
-// client-bound run), each prefixed with the input's name and the test.
-func (r *Report) warnings(input string) []string {
-	var w []string
-	title := filepath.Base(r.Dir)
-	if r.Review != nil {
-		w = r.Review.warnings()
-	} else {
-		w = r.suite.warnings()
-	}
-	if title != input {
-		input += ", " + title
-	}
-	for i := range w {
-		w[i] = input + ": " + w[i]
-	}
-	return w
 }
 
 // inputFacts says what an input holds: its directory and its tests.
@@ -428,7 +414,7 @@ func compareCharts(heading string, names []string, tests []*testFigures, ref *Re
 	var charts []report.Chart
 	if len(tps) > 0 {
 		c := report.Chart{Title: heading + ": TPS over time", Alt: "TPS summed over the VMs per report interval of " + strings.Join(names, ", ")}
-		if err := drawTPS(&c, tps, mark); err != nil {
+		if err := drawTPS(&c, []report.Panel{{YLabel: "TPS, all VMs", Series: tps}}, mark); err != nil {
 			return nil, err
 		}
 		charts = append(charts, c)
@@ -467,23 +453,35 @@ func referencePeaks(ref *Reference, tests []*testFigures) []report.Curve {
 }
 
 // addReference adds to sec the reference's published rows of the tests'
-// key: a table of the published figures and each input's change from
-// them, for the rows of the same VM count; rows of other VM counts are
-// listed in a note, not compared.
+// key and VM count: a table of the published figures and each input's
+// change from them, or, for a row whose protocol the tests did not run,
+// its figures and what differs. Rows of other VM counts are not the
+// section's and are left out; a section with none of its count says what
+// counts were published.
 func addReference(sec *report.Section, ref *Reference, names []string, tests []*testFigures, plain bool) {
 	opts := DocumentOptions{Plain: plain}
-	rows := ref.rows(tests[0].key)
+	var rows []ReferenceRow
+	var others []string
+	for _, row := range ref.rows(tests[0].key) {
+		if row.VMs == tests[0].vms {
+			rows = append(rows, row)
+		} else {
+			others = append(others, strconv.Itoa(row.VMs))
+		}
+	}
 	if len(rows) == 0 {
-		sec.Text = append(sec.Text, fmt.Sprintf("%s: %s published no figures for %s.", ref.Server, ref.Source, tests[0].title))
+		what := tests[0].title
+		if len(others) > 0 {
+			what += fmt.Sprintf(" with %d VMs, only with %s VMs", tests[0].vms, joinLabels(others))
+		}
+		sec.Text = append(sec.Text, fmt.Sprintf("%s has no published figures for %s in %s.", ref.Server, what, ref.Source))
 	}
 	for _, row := range rows {
-		why := ""
-		if row.VMs != tests[0].vms {
-			why = fmt.Sprintf("%d VMs here", tests[0].vms)
-		} else if d := referenceDiff(row.Protocol, tests); d != "" {
-			why = "the published run's protocol differs: " + d
+		what := row.Config // the database and VM count
+		if row.VMs == 0 {
+			what = tests[0].title + " on " + row.Config // the block suite's profile, on the drives
 		}
-		if why != "" {
+		if d := referenceDiff(row.Protocol, tests); d != "" {
 			var b bytes.Buffer
 			for i, f := range row.Figures {
 				if i > 0 {
@@ -491,7 +489,7 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 				}
 				fmt.Fprintf(&b, "%s %s", f.Label(), opts.num(f))
 			}
-			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: %s.", ref.Server, row.Config, b.String(), why))
+			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: the published run's protocol differs: %s.", ref.Server, what, b.String(), d))
 			continue
 		}
 		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right, Numeric: true}}}
@@ -515,6 +513,6 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 		if row.VMs > 0 {
 			t.Notes[0] += " The reviews' aggregate latencies are the mean of the per-VM values: compare them with the published aggregation."
 		}
-		sec.Tables = append(sec.Tables, report.TableBlock{Caption: fmt.Sprintf("Reference: %s, %s (published)", ref.Server, row.Config), Table: t})
+		sec.Tables = append(sec.Tables, report.TableBlock{Caption: fmt.Sprintf("Reference: %s, %s (published)", ref.Server, what), Table: t})
 	}
 }

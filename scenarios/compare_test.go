@@ -135,8 +135,9 @@ func TestLookupReference(t *testing.T) {
 }
 
 // TestSingleReportWithReference: a published row of the same VM count is
-// compared figure by figure; the 2-VM fixture has none, so the R750's rows
-// are listed as not compared.
+// compared figure by figure; rows of other VM counts are not the
+// section's: the 2-VM fixture has none of its count, so the section says
+// which counts were published and lists none of their rows.
 func TestSingleReportWithReference(t *testing.T) {
 	ref, err := LookupReference("R750")
 	if err != nil {
@@ -147,7 +148,8 @@ func TestSingleReportWithReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Join(d.Sections[0].Text, "\n")
-	if !strings.Contains(text, "Published by PowerEdge R750 (2x Xeon 8380) for MySQL (Percona 5.5), 8 VMs") || !strings.Contains(text, "Not compared: 2 VMs here.") {
+	if !strings.Contains(text, "PowerEdge R750 (2x Xeon 8380) has no published figures for sysbench oltp_read_write with 2 VMs, only with 8 and 16 VMs in ") ||
+		strings.Contains(text, "Published by") || strings.Contains(text, "Not compared") {
 		t.Errorf("section text:\n%s", text)
 	}
 	// Same VM count: a reference table with the change from published.
@@ -174,7 +176,7 @@ func TestSingleReportWithReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := strings.Join(d.Sections[0].Text, "\n"); !strings.Contains(text, "other server: somewhere published no figures for sysbench oltp_read_write.") {
+	if text := strings.Join(d.Sections[0].Text, "\n"); !strings.Contains(text, "other server has no published figures for sysbench oltp_read_write in somewhere.") {
 		t.Errorf("section text:\n%s", text)
 	}
 }
@@ -260,7 +262,7 @@ func TestDrawReferencePeaks(t *testing.T) {
 // row only when it ran that row's protocol (as many drives, drives rather
 // than temporary files, the profile's own threads); otherwise the report
 // says what differs, and neither the table nor the chart's peak compares
-// them.
+// them. Either way the row is named with its profile and drives.
 func TestBlockReferenceProtocol(t *testing.T) {
 	ref := &Reference{Server: "test server", Source: "test", Rows: blockRows("2x NVMe", 1.5e6, 120, 6e5, 90, 12, 700, 6, 800)}
 	for _, tc := range []struct {
@@ -285,6 +287,15 @@ func TestBlockReferenceProtocol(t *testing.T) {
 			t.Errorf("%s: %d tables, %d peaks, text %q; want it compared", tc.name, len(sec.Tables), len(peaks), text)
 		case tc.want != "" && (len(sec.Tables) != 0 || len(peaks) != 0 || !strings.Contains(text, tc.want)):
 			t.Errorf("%s: %d tables, %d peaks, text %q; want none and %q", tc.name, len(sec.Tables), len(peaks), text, tc.want)
+		}
+		// The suite's section holds the four corners' rows: each names
+		// its profile.
+		const named = "4K random read on 2x NVMe"
+		if tc.want != "" && !strings.HasPrefix(text, "Published by test server for "+named+": ") {
+			t.Errorf("%s: %q does not name the profile (%q)", tc.name, text, named)
+		}
+		if tc.want == "" && len(sec.Tables) == 1 && !strings.Contains(sec.Tables[0].Caption, named) {
+			t.Errorf("%s: the reference table's caption %q does not name the profile (%q)", tc.name, sec.Tables[0].Caption, named)
 		}
 	}
 }

@@ -126,6 +126,14 @@ func (o *Overhead) WriteMarkdown(w io.Writer) error {
 	return o.table().WriteMarkdown(w)
 }
 
+// section is the overhead table as a report section of campaign's
+// report, with the heading line report.md's section "Harness overhead"
+// gives as its caption.
+func (o *Overhead) section(campaign string) report.Section {
+	return report.Section{ID: sectionID(campaign + " harness overhead"), Heading: campaign + ": harness overhead",
+		Tables: []report.TableBlock{{Caption: capitalize(o.heading()), Table: o.table()}}}
+}
+
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s

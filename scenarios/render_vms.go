@@ -59,7 +59,7 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 		rv.Checks = checkWords(ri.Checks)
 	}
 	if ri.Simulated && len(rv.Platform) > 0 {
-		rv.Platform = append([]string{"(simulated: vcsim's synthetic counter values, not a measurement)"}, rv.Platform...)
+		rv.Platform = append([]string{simulatedCounters}, rv.Platform...)
 	}
 	if ri.Simulated {
 		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + ri.Databases +
@@ -74,6 +74,9 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	}
 	return rv, nil
 }
+
+// simulatedCounters opens a simulated campaign's platform summary.
+const simulatedCounters = "(simulated: vcsim's synthetic counter values, not a measurement)"
 
 // readVMResults reads vms/*.json in VM order (role-01, role-02, ...:
 // shorter names first, then by name, so role-100 follows role-99).

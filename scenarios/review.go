@@ -364,6 +364,7 @@ func (rv *Review) table(f form) *report.Table {
 		exact = append(exact, clientMark(rv.ClientBound))
 	}
 	t.Rows = append(t.Rows, published, exact)
+	t.Strong = []int{len(t.Rows) - 2} // the published row, set apart in HTML as report.md's bold sets it apart
 	if f != csvForm {
 		t.Notes = rv.notes(f)
 	}

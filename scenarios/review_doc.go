@@ -28,8 +28,10 @@ const ReportHTMLFile = "report.html"
 // Document builds the report of the directory as a report.Document: the
 // same review tables report.md shows (the same cells, from the same
 // computation), the charts (TPS over time and latency percentiles per VM
-// and aggregate, or each block profile's latency-vs-IOPS curve) and the
-// warnings a reader must see first.
+// and aggregate, or each block profile's latency-vs-IOPS curve), the
+// warnings a reader must see first and, for a VM campaign whose run.json
+// records it, the harness overhead in a section of its own, as report.md
+// has it.
 func (r *Report) Document() (*report.Document, error) { return r.document(htmlForm) }
 
 // document is Document with the review table in form f (htmlForm, or
@@ -48,6 +50,9 @@ func (r *Report) document(f form) (*report.Document, error) {
 	d := &report.Document{Title: s.Heading, Subtitle: "vmbench report of " + strings.TrimSuffix(filepath.Base(r.Dir), ".incomplete"), // its id: the report is written before the directory is renamed
 		Warnings: s.Warnings, Sections: []report.Section{*s}}
 	d.Sections[0].Warnings = nil // shown once, at the top
+	if o := r.Info.Overhead; o != nil && r.Review != nil {
+		d.Sections = append(d.Sections, o.section(r.Review.Campaign))
+	}
 	return d, nil
 }
 
@@ -82,8 +87,8 @@ func (r *Report) oltpSection(f form) (*report.Section, error) {
 		}
 	}
 	s.Facts = append(s.Facts, hostFacts(rv.merged)...)
-	if len(rv.Platform) > 0 {
-		s.Text = append(s.Text, capitalise(platformHeading)+": "+strings.Join(rv.Platform, "; ")+".")
+	if p := withoutHosts(rv.Platform, rv.merged); len(p) > 0 {
+		s.Text = append(s.Text, capitalise(platformHeading)+": "+strings.Join(p, "; ")+".")
 	}
 	s.Tables = []report.TableBlock{{Caption: "Review table: per VM and aggregate (published and exact)", Table: rv.table(f)}}
 	if hasIntervals(rv.perVM) {
@@ -179,6 +184,26 @@ func hostFacts(merged *oltp.Result) []report.Fact {
 	return out
 }
 
+// withoutHosts is the platform summary without the lines of the hosts'
+// facts (hostLine), which hostFacts gives as the section's facts; none
+// when no counter is left but the note that they are simulated.
+func withoutHosts(platform []string, merged *oltp.Result) []string {
+	if merged == nil {
+		return platform
+	}
+	var out []string
+	for _, l := range platform {
+		name, _, _ := strings.Cut(strings.TrimPrefix(l, "host "), ": ")
+		if h, ok := merged.Hosts[name]; !ok || l != hostLine(name, h) {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 1 && out[0] == simulatedCounters {
+		return nil
+	}
+	return out
+}
+
 // tableReporter is a tool's Config whose own report opens with a table
 // (tpcc's per-transaction table, tpcc.TransactionTable): the HTML report
 // shows that table as a table, from the same Result and the same code,
@@ -264,22 +289,27 @@ func hasIntervals(rs []*oltp.Result) bool {
 	return false
 }
 
-// tpsChart draws TPS over time per VM and summed over the VMs across the
-// precondition and the measurement, from the run's start, with the
+// tpsChart draws TPS over time across the precondition and the
+// measurement, from the run's start: the sum over the VMs in a panel
+// above the VMs' own, each panel on its own y axis (8 VMs' lines, an
+// eighth of the sum each, would lie flat at the bottom of the sum's), the
 // precondition shaded and a mark where the measurement starts.
 func tpsChart(rv *Review) (report.Chart, error) {
-	var series []report.Series
+	var vms []report.Series
 	for _, r := range rv.perVM {
-		pts, _ := tpsPoints(r)
-		series = append(series, report.Series{Name: r.Labels["vm"], Points: pts})
+		steps, _ := tpsSteps(r)
+		vms = append(vms, report.Series{Name: r.Labels["vm"], Points: stepPoints(steps)})
 	}
 	sum, mark := tpsSeries(rv)
+	panels := []report.Panel{{YLabel: "TPS", Series: vms}}
+	what := "TPS of the VM"
 	if len(rv.perVM) > 1 {
-		series = append(series, sum)
+		panels = []report.Panel{{YLabel: "TPS, all VMs", Series: []report.Series{sum}}, {YLabel: "TPS per VM", Series: vms}}
+		what = fmt.Sprintf("TPS summed over the VMs (above) and of each of the %d VMs (below, on an axis of its own)", len(rv.perVM))
 	}
 	c := report.Chart{Title: "TPS over time",
-		Alt: fmt.Sprintf("TPS of each of %d VMs and their sum per report interval from the run's start, %s; %s", len(rv.perVM), phaseWords(mark), partialWords)}
-	return c, drawTPS(&c, series, mark)
+		Alt: fmt.Sprintf("%s per report interval, each interval level over its length, from the run's start, %s; %s", what, phaseWords(mark), partialWords)}
+	return c, drawTPS(&c, panels, mark)
 }
 
 // partialWords says how the TPS charts treat a phase's last interval.
@@ -296,17 +326,17 @@ func phaseWords(mark float64) string {
 // trimSeconds writes s seconds with at most one decimal.
 func trimSeconds(s float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", s), ".0") }
 
-// drawTPS draws series of TPS over time into c on an axis from 0 (the
+// drawTPS draws panels of TPS over time into c on an axis from 0 (the
 // run's start), with the precondition shaded and a mark where the
 // measurement starts when mark is positive.
-func drawTPS(c *report.Chart, series []report.Series, mark float64) error {
+func drawTPS(c *report.Chart, panels []report.Panel, mark float64) error {
 	var b bytes.Buffer
-	opts := report.LineOptions{XLabel: "time since the run started (s)", YLabel: "TPS", FromZero: true}
+	opts := report.LineOptions{XLabel: "time since the run started (s)", FromZero: true}
 	if mark > 0 {
 		opts.Spans = []report.Span{{From: 0, To: mark, Label: "precondition"}}
 		opts.Marks = []report.Tick{{Value: mark, Label: "measure"}}
 	}
-	if err := report.LineChart(&b, c.Title, series, opts); err != nil {
+	if err := report.StackedLineChart(&b, c.Title, panels, opts); err != nil {
 		return fmt.Errorf("TPS chart: %w", err)
 	}
 	c.SVG = b.Bytes()
@@ -315,36 +345,41 @@ func drawTPS(c *report.Chart, series []report.Series, mark float64) error {
 
 // tpsSeries is the TPS summed over rv's VMs per report interval (the
 // intervals index by index, as oltp.Merge merges them: the VMs started
-// together), and where the measurement starts.
+// together), drawn as stepPoints, and where the measurement starts.
 func tpsSeries(rv *Review) (sum report.Series, mark float64) {
-	sum = report.Series{Name: "all VMs (sum)", Bold: true}
+	var total []tpsStep
 	for i, r := range rv.perVM {
-		pts, start := tpsPoints(r)
+		steps, start := tpsSteps(r)
 		mark = max(mark, start)
 		if i == 0 {
-			sum.Points = append([]report.XY(nil), pts...)
+			total = slices.Clone(steps)
 			continue
 		}
-		sum.Points = sum.Points[:min(len(sum.Points), len(pts))]
-		for j := range sum.Points {
-			sum.Points[j].Y += pts[j].Y
+		total = total[:min(len(total), len(steps))]
+		for j := range total {
+			total[j].tps += steps[j].tps
 		}
 	}
-	return sum, mark
+	return report.Series{Name: "all VMs (sum)", Bold: true, Points: stepPoints(total)}, mark
 }
 
-// tpsPoints are r's TPS per report interval, the precondition's first,
-// at the end of each interval in seconds from the run's start (the
-// precondition's), and where the measurement starts (0 without a
-// precondition). Each phase's full intervals only (chartIntervals).
-func tpsPoints(r *oltp.Result) (pts []report.XY, measureStart float64) {
+// tpsStep is the TPS of one report interval, which ran from from to to,
+// in seconds from the run's start.
+type tpsStep struct{ from, to, tps float64 }
+
+// tpsSteps are r's report intervals, the precondition's first, from the
+// run's start (the precondition's), and where the measurement starts (0
+// without a precondition). Each phase's full intervals only
+// (chartIntervals).
+func tpsSteps(r *oltp.Result) (steps []tpsStep, measureStart float64) {
 	add := func(ivs []oltp.Interval, offset float64) {
 		for _, iv := range chartIntervals(ivs) {
 			var n int64
 			for _, op := range iv.Ops {
 				n += op.Latency.Count
 			}
-			pts = append(pts, report.XY{X: offset + iv.At.Seconds(), Y: float64(n) / iv.Length.Seconds()})
+			end := offset + iv.At.Seconds()
+			steps = append(steps, tpsStep{from: end - iv.Length.Seconds(), to: end, tps: float64(n) / iv.Length.Seconds()})
 		}
 	}
 	if p := r.Precondition; p != nil {
@@ -355,7 +390,19 @@ func tpsPoints(r *oltp.Result) (pts []report.XY, measureStart float64) {
 		}
 	}
 	add(r.Intervals, measureStart)
-	return pts, measureStart
+	return steps, measureStart
+}
+
+// stepPoints are the points of a TPS line through steps: each interval's
+// rate level from its start to its end, as it was measured (a rate over
+// the interval, not at its end), so that the line starts where the run
+// did and the shaded precondition holds the precondition's rates.
+func stepPoints(steps []tpsStep) []report.XY {
+	pts := make([]report.XY, 0, 2*len(steps))
+	for _, s := range steps {
+		pts = append(pts, report.XY{X: s.from, Y: s.tps}, report.XY{X: s.to, Y: s.tps})
+	}
+	return pts
 }
 
 // partialShare is how short of the report interval a phase's last

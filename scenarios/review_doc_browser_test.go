@@ -130,9 +130,12 @@ func sameCells(page, js [][]string) string {
 // checkInBrowser loads the document's HTML in headless Chromium: no
 // console message (the page has no script, and its Content-Security-
 // Policy reports any load as one), every chart present with drawn paths
-// and text, the tables' cells those of the JSON, and a screenshot and a
-// PDF print on each of papers (printOn) written to the test's artifact
-// directory (go test -artifacts keeps them).
+// and text, the tables' cells those of the JSON, nothing wider than the
+// printed page (fitsPrintWidth) nor, on a 1280 px screen, a table or
+// text wider than its box or two texts of a chart overlapping
+// (fitsScreen), and a screenshot and a PDF print on each of papers
+// (printOn) written to the test's artifact directory (go test -artifacts
+// keeps them).
 func checkInBrowser(t *testing.T, bin, name string, d *report.Document, papers ...paper) {
 	t.Helper()
 	dir := t.ArtifactDir()
@@ -179,6 +182,7 @@ func checkInBrowser(t *testing.T, bin, name string, d *report.Document, papers .
 		printOn(t, bin, name, b.String(), paper)
 	}
 	fitsPrintWidth(t, bin, name, b.String(), a4) // the narrower paper: what fits A4 fits Letter
+	fitsScreen(t, bin, name, b.String())
 	t.Logf("%s: screenshot %s", name, shot)
 }
 
@@ -234,21 +238,47 @@ func printOn(t *testing.T, bin, name, page string, p paper) {
 	t.Logf("%s on %s: %d pages (%s)", name, p.name, pages, out)
 }
 
-// TestReportInBrowser renders a VM campaign's report, a comparison with
-// a reference, and a block suite's report, and checks each in headless
-// Chromium (checkInBrowser).
+// renderDocument renders the results directory dir's Document.
+func renderDocument(t *testing.T, dir string) *report.Document {
+	t.Helper()
+	rep, err := Render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := rep.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestReportInBrowser renders a VM campaign's report (2 VMs, and 16 with
+// the harness overhead and the host's facts), a TPC-C campaign's (tpcc's
+// own report), a comparison with a reference, a block suite's report and
+// a latency chart whose last points crowd together, and checks each in
+// headless Chromium (checkInBrowser).
 func TestReportInBrowser(t *testing.T) {
 	bin := chromiumBinary(t)
 	t.Run("campaign", func(t *testing.T) {
-		rep, err := Render(fixtureDir("sysbench-2vm-faster"))
+		checkInBrowser(t, bin, "campaign", renderDocument(t, fixtureDir("sysbench-2vm-faster")), a4)
+	})
+	t.Run("16 VMs", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "sysbench-16vm")
+		writeManyVMs(t, dir, 16)
+		checkInBrowser(t, bin, "16vms", renderDocument(t, dir))
+	})
+	t.Run("tpcc", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "sqlserver-2vm")
+		writeTPCCDir(t, dir)
+		checkInBrowser(t, bin, "tpcc", renderDocument(t, dir))
+	})
+	t.Run("dense curve", func(t *testing.T) {
+		c, err := curveChart("64K sequential write", denseCurves())
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := rep.Document()
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInBrowser(t, bin, "campaign", d, a4)
+		d := &report.Document{Title: "Dense curve", Sections: []report.Section{{ID: "dense", Heading: "64K sequential write", Charts: []report.Chart{*c}}}}
+		checkInBrowser(t, bin, "dense", d)
 	})
 	t.Run("comparison", func(t *testing.T) {
 		ref, err := LookupReference("R750")
@@ -271,14 +301,6 @@ func TestReportInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Render(out.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := rep.Document()
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInBrowser(t, bin, "suite", d, letter)
+		checkInBrowser(t, bin, "suite", renderDocument(t, out.Dir), letter)
 	})
 }

@@ -46,9 +46,11 @@ func TestChartIntervals(t *testing.T) {
 	}
 }
 
-// TestTPSPointsFromRunStart: the precondition's points come first, from
-// the run's start, the measurement's after the mark, neither phase's
-// remainder charted.
+// TestTPSPointsFromRunStart: the precondition's intervals come first,
+// each drawn level from its start to its end, so that the line starts at
+// the run's start (0) and fills the shaded precondition; the
+// measurement's follow from the mark; neither phase's remainder is
+// charted.
 func TestTPSPointsFromRunStart(t *testing.T) {
 	s := time.Second
 	ops := func(n int64) []oltp.OpResult { return []oltp.OpResult{{Name: "tx", Latency: hist.Snapshot{Count: n}}} }
@@ -57,11 +59,12 @@ func TestTPSPointsFromRunStart(t *testing.T) {
 			{At: 5 * s, Length: 5 * s, Ops: ops(500)}, {At: 10 * s, Length: 5 * s, Ops: ops(550)}, {At: 12 * s, Length: 2 * s, Ops: ops(20)}}},
 		Intervals: []oltp.Interval{{At: 5 * s, Length: 5 * s, Ops: ops(600)}, {At: 10 * s, Length: 5 * s, Ops: ops(610)}, {At: 10500 * time.Millisecond, Length: 500 * time.Millisecond, Ops: ops(3)}},
 	}
-	pts, mark := tpsPoints(r)
+	steps, mark := tpsSteps(r)
 	if mark != 12 {
 		t.Errorf("measurement starts at %v s, want 12", mark)
 	}
-	want := [][2]float64{{5, 100}, {10, 110}, {17, 120}, {22, 122}}
+	pts := stepPoints(steps)
+	want := [][2]float64{{0, 100}, {5, 100}, {5, 110}, {10, 110}, {12, 120}, {17, 120}, {17, 122}, {22, 122}}
 	if len(pts) != len(want) {
 		t.Fatalf("points %v, want %v", pts, want)
 	}

@@ -41,7 +41,7 @@ func TestReportGoldenFromResults(t *testing.T) {
 
 var (
 	htmlTable = regexp.MustCompile(`(?s)<table>.*?</table>`)
-	htmlRow   = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	htmlRow   = regexp.MustCompile(`(?s)<tr[^>]*>(.*?)</tr>`)
 	htmlCell  = regexp.MustCompile(`(?s)<t[hd][^>]*>(.*?)</t[hd]>`)
 )
 
@@ -208,16 +208,8 @@ func TestDocumentWarnsIncomplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	editFile(t, filepath.Join(dir, RunFile), `"completed": true`, `"completed": false`)
-	rep, err := Render(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := rep.Document()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var page bytes.Buffer
-	if err := d.WriteHTML(&page); err != nil {
+	if err := renderDocument(t, dir).WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	warn := `<p class="warning" role="alert"><strong>Warning:</strong> Incomplete: the campaign stopped before it merged its results`
