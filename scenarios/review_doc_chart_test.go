@@ -1,6 +1,10 @@
 package scenarios
 
 import (
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -72,5 +76,72 @@ func TestTPSPointsFromRunStart(t *testing.T) {
 		if pts[i].X != w[0] || pts[i].Y != w[1] {
 			t.Errorf("point %d: %v, want %v", i, pts[i], w)
 		}
+	}
+}
+
+// svgLines are the stroked paths of an SVG chart: each path's vertices
+// (the chart's own coordinates, y up) by its stroke colour.
+func svgLines(svg []byte) map[string][][][2]float64 {
+	paths := regexp.MustCompile(`<path d="(M[^"]*)" style="fill:none;stroke:(#[0-9A-F]{6})`).FindAllSubmatch(svg, -1)
+	vertex := regexp.MustCompile(`([-0-9.]+),([-0-9.]+)`)
+	out := map[string][][][2]float64{}
+	for _, p := range paths {
+		var pts [][2]float64
+		for _, v := range vertex.FindAllSubmatch(p[1], -1) {
+			x, _ := strconv.ParseFloat(string(v[1]), 64)
+			y, _ := strconv.ParseFloat(string(v[2]), 64)
+			pts = append(pts, [2]float64{x, y})
+		}
+		out[string(p[2])] = append(out[string(p[2])], pts)
+	}
+	return out
+}
+
+// TestTPSChartVMsOnTheirOwnAxis: on an 8-VM campaign's TPS chart each
+// VM's line rises over half of the y axis it is drawn against (the sum's
+// panel has its own), where on one axis with the sum, 8 times as high,
+// they lay in its bottom eighth.
+func TestTPSChartVMsOnTheirOwnAxis(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sysbench-8vm")
+	writeManyVMs(t, dir, 8)
+	rep, err := Render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tpsChart(rep.Review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := svgLines(c.SVG)
+	// The y axes: black vertical lines taller than any tick.
+	var axes [][2]float64 // bottom, top
+	for _, l := range lines["#000000"] {
+		if len(l) == 2 && l[0][0] == l[1][0] && math.Abs(l[1][1]-l[0][1]) > 50 {
+			axes = append(axes, [2]float64{min(l[0][1], l[1][1]), max(l[0][1], l[1][1])})
+		}
+	}
+	vms := 0
+	for colour, ls := range lines {
+		if colour == "#000000" || colour == "#222222" {
+			continue // axes and ticks, the sum
+		}
+		for _, l := range ls {
+			if len(l) < 4 {
+				continue // the legend's sample, a grid line, a mark
+			}
+			vms++
+			top, bottom := l[0][1], l[0][1]
+			for _, p := range l {
+				top, bottom = max(top, p[1]), min(bottom, p[1])
+			}
+			for _, ax := range axes {
+				if bottom >= ax[0] && top <= ax[1] && (top-ax[0])/(ax[1]-ax[0]) < 0.5 {
+					t.Errorf("a VM's line (%s) rises to %.0f%% of its axis", colour, 100*(top-ax[0])/(ax[1]-ax[0]))
+				}
+			}
+		}
+	}
+	if vms != 8 || len(axes) == 0 {
+		t.Errorf("%d VM lines and %d y axes found in the chart", vms, len(axes))
 	}
 }
