@@ -184,6 +184,10 @@ type campaign struct {
 	// checks are the consistency checks' verdicts after the run
 	// (checks.go), one per measured VM; nil for a tool without checks.
 	checks []CheckVerdict
+	// prior are, in a resume, the processes that worked on the campaign
+	// before it, as its journal recorded them (their steps join this
+	// one's in the overhead record).
+	prior []priorProcess
 }
 
 // finalDir is the results directory once the campaign has finished.

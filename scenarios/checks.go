@@ -78,6 +78,9 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 		return err
 	}
 	c.checks = verdicts
+	if err := c.record(JournalEntry{Step: StepChecks, Checks: verdicts}); err != nil {
+		return err
+	}
 	c.logf("%s in %s (%s)", checkWords(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), ChecksDir))
 	return nil
 }

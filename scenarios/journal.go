@@ -28,11 +28,18 @@ const JournalFile = "steps.jsonl"
 // the steps (StepPreflight ... StepCollect) as the overhead table does.
 const StepResumed = "resume"
 
+// The commands of the processes that work on a campaign
+// (ProcessTime.Command).
+const (
+	commandRun    = "campaign run"
+	commandResume = "campaign resume"
+)
+
 // JournalEntry is one line of the journal: a finished step, with what a
 // resume needs of it.
 type JournalEntry struct {
 	// Step is StepPreflight, StepProvision, StepDatabases, StepAgents,
-	// StepPrepare, StepRun, StepCollect or StepResumed.
+	// StepPrepare, StepRun, StepChecks, StepCollect or StepResumed.
 	Step string    `json:"step"`
 	Time time.Time `json:"time"`
 	// Placement, with StepPreflight, is where the VMs go (as resolved).
@@ -51,6 +58,15 @@ type JournalEntry struct {
 	// Measured, with StepRun, are the VMs whose measure-phase Result is
 	// written, complete, as vms/<vm>.json.
 	Measured []string `json:"measured,omitempty"`
+	// Checks, with StepChecks, are the consistency checks' verdicts after
+	// the run (RunInfo.Checks): a resume that only collects reports them.
+	Checks []CheckVerdict `json:"checks,omitempty"`
+	// Overhead is the time this entry's process had taken so far, the
+	// step running counted up to the entry (timeline.snapshot): a resume
+	// adds each earlier process's last one to its own record, so that a
+	// killed process's steps are not lost. Nil in a journal of an older
+	// vmbench.
+	Overhead *Overhead `json:"overhead,omitempty"`
 }
 
 // journal appends to a results directory's JournalFile.
@@ -153,15 +169,68 @@ func (j *Journal) last(step string) *JournalEntry {
 // campaign stopped before its VMs were all provisioned.
 func (j *Journal) Provisioned() *JournalEntry { return j.last(StepProvision) }
 
+// checks are the verdicts of the consistency checks after the last run
+// step recorded, or nil when none are recorded after it.
+func (j *Journal) checks() []CheckVerdict {
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		switch e := j.Entries[i]; e.Step {
+		case StepChecks:
+			return e.Checks
+		case StepRun:
+			return nil
+		}
+	}
+	return nil
+}
+
+// priorProcess is a process that worked on a campaign before the resume
+// that reads the journal, as its entries recorded it.
+type priorProcess struct {
+	command string    // commandRun or commandResume
+	last    string    // the last step it recorded; "" when none
+	o       *Overhead // its record at its last entry holding one; nil when none does
+}
+
+// processes are the processes the journal records, in order: the
+// `campaign run` (the entries before the first StepResumed), then each
+// `campaign resume` (the entries from its StepResumed on).
+func (j *Journal) processes() []priorProcess {
+	ps := []priorProcess{{command: commandRun}}
+	for _, e := range j.Entries {
+		if e.Step == StepResumed {
+			ps = append(ps, priorProcess{command: commandResume})
+			continue
+		}
+		p := &ps[len(ps)-1]
+		p.last = e.Step
+		if e.Overhead != nil {
+			p.o = e.Overhead
+		}
+	}
+	return ps
+}
+
+// record appends e to the campaign's journal with this process's
+// overhead so far (timeline.snapshot). Nothing without a journal.
+func (c *campaign) record(e JournalEntry) error {
+	if c.journal == nil {
+		return nil
+	}
+	if c.tl != nil {
+		e.Overhead = c.tl.snapshot()
+	}
+	return c.journal.record(e)
+}
+
 // finished records step as finished in the campaign's journal.
 func (c *campaign) finished(step string) error {
-	return c.journal.record(JournalEntry{Step: step})
+	return c.record(JournalEntry{Step: step})
 }
 
 // preflighted records the preflight with the placement it resolved.
 func (c *campaign) preflighted() error {
 	p := c.placement
-	return c.journal.record(JournalEntry{Step: StepPreflight, Placement: &p})
+	return c.record(JournalEntry{Step: StepPreflight, Placement: &p})
 }
 
 // provisioned records the VMs as provisioned (c.vmRecords) and writes
@@ -180,7 +249,7 @@ func (c *campaign) provisioned(vms []vsphere.VM) error {
 	if err := c.writeResolved(measurable); err != nil {
 		return err
 	}
-	return c.journal.record(JournalEntry{Step: StepProvision, VMs: c.vmRecords, Simulated: c.opts.Simulate,
+	return c.record(JournalEntry{Step: StepProvision, VMs: c.vmRecords, Simulated: c.opts.Simulate,
 		InProcess: c.simHosts > 0, VSphereURL: c.vsphereURL, Datacenter: c.placementDC})
 }
 
@@ -198,7 +267,7 @@ func (c *campaign) measured(results []*oltp.Result) error {
 		}
 		names = append(names, r.Labels["vm"])
 	}
-	return c.journal.record(JournalEntry{Step: StepRun, Measured: names})
+	return c.record(JournalEntry{Step: StepRun, Measured: names})
 }
 
 // readMeasured reads back the Results a finished run step wrote.

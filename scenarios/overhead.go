@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -24,6 +25,27 @@ type Overhead struct {
 	// Completed says the campaign ran to its end; a campaign that
 	// stopped records the steps it took.
 	Completed bool `json:"completed,omitempty"`
+	// Processes are, for a campaign that `campaign resume` went on with,
+	// the processes that worked on it in order (the `campaign run`, then
+	// each resume), each step (StepTime.Process) one of theirs; their
+	// Totals add up to Total, and the time between them (after a kill,
+	// before the resume) is no one's. Empty for a campaign one process
+	// ran.
+	Processes []ProcessTime `json:"processes,omitempty"`
+}
+
+// ProcessTime is one process that worked on a resumed campaign.
+type ProcessTime struct {
+	// Command is "campaign run" or "campaign resume".
+	Command string `json:"command"`
+	// Total is its wall time, ns: from its start to its end, or, for a
+	// process that stopped (a kill, a crash), to the last step its
+	// journal recorded (JournalEntry.Overhead).
+	Total time.Duration `json:"total_ns"`
+	// Stopped, for a process that stopped before the campaign's end, is
+	// the last step its journal recorded as finished: what it did after
+	// that is not known.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // StepTime is one step of a campaign.
@@ -39,6 +61,9 @@ type StepTime struct {
 	// summed over the VMs (they run in parallel, so they add up to more
 	// than the step's wall time).
 	VMSteps []VMStepTime `json:"vm_steps,omitempty"`
+	// Process, in a resumed campaign's record, is the process that took
+	// the step: 1 for the first of Overhead.Processes; 0 otherwise.
+	Process int `json:"process,omitempty"`
 }
 
 // VMStepTime is one per-VM step (vsphere.StepClone...) over all VMs.
@@ -130,14 +155,20 @@ func (t *timeline) begin(step string) {
 
 // close ends the step running at now.
 func (t *timeline) close(now time.Time) {
+	t.steps = append(t.steps, t.running(now)...)
+	t.cur = ""
+}
+
+// running is the step running as it would end at now (the run step as
+// its parts); none when no step runs.
+func (t *timeline) running(now time.Time) []StepTime {
 	switch t.cur {
 	case "":
+		return nil
 	case StepRun:
-		t.steps = append(t.steps, t.split(t.at, now)...)
-	default:
-		t.steps = append(t.steps, StepTime{Step: t.cur, Wall: now.Sub(t.at)})
+		return t.split(t.at, now)
 	}
-	t.cur = ""
+	return []StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
 }
 
 // vmStep records that VM step step took d (vsphere ProvisionSpec.OnStep).
@@ -225,11 +256,54 @@ func earliest(a, b time.Time) time.Time {
 func (t *timeline) overhead(completed bool) *Overhead {
 	now := t.now()
 	t.close(now)
-	o := &Overhead{Steps: slices.Clone(t.steps), Total: now.Sub(t.start), Completed: completed}
+	return t.record(slices.Clone(t.steps), now, completed)
+}
+
+// snapshot is the record so far, the step running counted up to now
+// without ending it: what each journal entry keeps, so that a resume
+// after a kill still knows what this process took until then. nil
+// before the first step.
+func (t *timeline) snapshot() *Overhead {
+	if t.start.IsZero() {
+		return nil
+	}
+	now := t.now()
+	return t.record(append(slices.Clone(t.steps), t.running(now)...), now, false)
+}
+
+// record is the Overhead of steps at now, the provisioning's VM steps
+// added to its step.
+func (t *timeline) record(steps []StepTime, now time.Time, completed bool) *Overhead {
+	o := &Overhead{Steps: steps, Total: now.Sub(t.start), Completed: completed}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if i := slices.IndexFunc(o.Steps, func(s StepTime) bool { return s.Step == StepProvision }); i >= 0 {
 		o.Steps[i].VMSteps = slices.Clone(t.vmSteps)
 	}
 	return o
+}
+
+// joinOverheads is the record of a resumed campaign: the processes before
+// this one (prior, as the journal recorded them) and then own, this
+// `campaign resume`'s record, each step marked with its process.
+func joinOverheads(prior []priorProcess, own *Overhead) *Overhead {
+	out := &Overhead{Completed: own.Completed}
+	add := func(p ProcessTime, steps []StepTime) {
+		out.Processes = append(out.Processes, p)
+		for _, s := range steps {
+			s.Process = len(out.Processes)
+			out.Steps = append(out.Steps, s)
+		}
+		out.Total += p.Total
+	}
+	for _, p := range prior {
+		pt := ProcessTime{Command: p.command, Stopped: cmp.Or(p.last, "none")}
+		var steps []StepTime
+		if p.o != nil {
+			pt.Total, steps = p.o.Total, p.o.Steps
+		}
+		add(pt, steps)
+	}
+	add(ProcessTime{Command: commandResume, Total: own.Total}, own.Steps)
+	return out
 }

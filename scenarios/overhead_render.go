@@ -46,10 +46,20 @@ func (o *Overhead) table() *report.Table {
 	t := &report.Table{Columns: []report.Column{{Header: "step"}, {Header: "wall (s)", Align: report.Right},
 		{Header: "share", Align: report.Right}, {Header: "VMs", Align: report.Right},
 		{Header: "VM sum (s)", Align: report.Right}, {Header: "slowest VM (s)", Align: report.Right}}}
+	process := 0
 	for _, s := range o.Steps {
-		t.Rows = append(t.Rows, []string{stepLabel(s.Step), seconds(s.Wall), share(s.Wall), "", "", ""})
+		if s.Process != process && s.Process > 0 && s.Process <= len(o.Processes) {
+			process = s.Process
+			p := o.Processes[process-1]
+			t.Rows = append(t.Rows, []string{o.processLabel(process), seconds(p.Total), share(p.Total), "", "", ""})
+		}
+		indent := ""
+		if process > 0 {
+			indent = "  " // under its process
+		}
+		t.Rows = append(t.Rows, []string{indent + stepLabel(s.Step), seconds(s.Wall), share(s.Wall), "", "", ""})
 		for _, v := range s.VMSteps {
-			t.Rows = append(t.Rows, []string{"  per VM: " + v.Step, "", "", strconv.Itoa(v.VMs), seconds(v.Sum), seconds(v.Slowest)})
+			t.Rows = append(t.Rows, []string{indent + "  per VM: " + v.Step, "", "", strconv.Itoa(v.VMs), seconds(v.Sum), seconds(v.Slowest)})
 		}
 	}
 	t.Rows = append(t.Rows,
@@ -61,6 +71,10 @@ func (o *Overhead) table() *report.Table {
 		"workload window: from the first VM's start of the precondition to the last VM's end of the measure phase; all else is the harness's own time.",
 		"VM sum: a VM's own step added over the VMs, which run it in parallel (so it can exceed the step's wall time); slowest VM: the longest one VM took.",
 	}
+	if len(o.Processes) > 0 {
+		t.Notes = append(t.Notes, "process: the campaign was resumed; each process that worked on it (the campaign run, then each campaign resume) with its own time and, below it, its steps. "+
+			"A process that was stopped counts until the last step it recorded (its time after that is not known), and the time between two processes is not counted.")
+	}
 	if o.preconditionOnly() {
 		t.Notes = append(t.Notes, "the run stopped in its precondition: no VM reached its measure phase, so the workload window holds no measured time.")
 	}
@@ -68,6 +82,19 @@ func (o *Overhead) table() *report.Table {
 		t.Notes = append(t.Notes, "the campaign stopped before its end: these are the steps it took.")
 	}
 	return t
+}
+
+// processLabel is the row of process n (1-based) of a resumed campaign.
+func (o *Overhead) processLabel(n int) string {
+	p := o.Processes[n-1]
+	l := fmt.Sprintf("process %d: %s", n, p.Command)
+	switch {
+	case p.Stopped == "none":
+		l += ", stopped before it recorded a step"
+	case p.Stopped != "":
+		l += ", stopped after its " + p.Stopped + " step"
+	}
+	return l
 }
 
 // wall is the wall time of the steps named step.

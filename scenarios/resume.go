@@ -153,7 +153,7 @@ func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
 	if opts.Simulate {
 		spec = spec.Simulated()
 	}
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true,
+	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true, prior: r.Journal.processes(),
 		driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: r.ID, dir: r.Dir}
 	if c.manifest, err = reopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
@@ -230,6 +230,7 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.checks = r.Journal.checks() // they ran after the run, in the process that ran it
 		out, err := c.aggregate(results)
 		c.removeLeftovers(ctx)
 		return out, err

@@ -22,9 +22,10 @@ const RunFile = "run.json"
 const VMCampaignKind = "vm-campaign"
 
 // RunInfoVersion is the version of run.json this vmbench writes and the
-// newest it reads. Version 2 added Overhead, version 3 VMs; older files
-// read as they are, without them.
-const RunInfoVersion = 3
+// newest it reads. Version 2 added Overhead, version 3 VMs, version 4 a
+// resumed campaign's processes in Overhead; older files read as they
+// are, without them.
+const RunInfoVersion = 4
 
 // RunInfo is run.json: what a results directory's reports show that its
 // other files do not hold, written when the campaign starts, so that
@@ -177,6 +178,9 @@ func (c *campaign) writeRunInfo(completed bool) error {
 // something). runErr is the campaign's error, if any.
 func (c *campaign) finishOverhead(runErr error) error {
 	c.overhead = c.tl.overhead(runErr == nil && c.completed)
+	if c.resumed {
+		c.overhead = joinOverheads(c.prior, c.overhead)
+	}
 	fmt.Fprintln(c.opts.Out)
 	if err := c.overhead.WriteText(c.opts.Out); err != nil {
 		return err

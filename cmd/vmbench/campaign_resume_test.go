@@ -152,8 +152,23 @@ func TestResumeAfterKillInMeasure(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(os.TempDir(), "vmbench-"+id)); !os.IsNotExist(err) {
 		t.Errorf("the SQLite directory is still there (%v)", err)
 	}
-	if steps := journalSteps(t, final); strings.Join(steps[len(steps)-5:], ",") != "resume,databases,prepare,run,collect" {
+	if steps := journalSteps(t, final); strings.Join(steps[len(steps)-6:], ",") != "resume,databases,prepare,run,checks,collect" {
 		t.Errorf("the journal after the resume records %v", steps)
+	}
+	// The overhead record keeps the killed process's provisioning; the
+	// measured window is the resume's run.
+	if o := ri.Overhead; o == nil || len(o.Processes) != 2 {
+		t.Errorf("run.json's overhead: %+v", o)
+	} else {
+		if d, ok := processWall(o, 1, scenarios.StepProvision); !ok || d <= 0 {
+			t.Errorf("the killed process's provisioning is not in the record (%v, %.3f s): %+v", ok, d, o.Steps)
+		}
+		if _, ok := processWall(o, 2, scenarios.StepProvision); ok {
+			t.Errorf("the resume provisioned: %+v", o.Steps)
+		}
+		if d, _ := processWall(o, 2, scenarios.StepMeasure); d <= 0 || d > o.Workload().Seconds() {
+			t.Errorf("the resume's measure %.3f s, the window %s", d, o.Workload())
+		}
 	}
 
 	// A complete directory is refused.

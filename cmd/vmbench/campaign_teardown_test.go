@@ -52,6 +52,15 @@ func killAtPrepare(t *testing.T, args ...string) {
 // child ends before that. It returns the child's log up to the marker.
 func killAt(t *testing.T, marker string, args ...string) []string {
 	t.Helper()
+	return killWhen(t, func(line string) bool { return strings.Contains(line, marker) }, args...)
+}
+
+// killWhen runs vmbench with args in a child process, passes each line
+// of its log to kill, and SIGKILLs it as soon as kill returns true; it
+// fails the test when the child ends before that. It returns the child's
+// log up to that line.
+func killWhen(t *testing.T, kill func(line string) bool, args ...string) []string {
+	t.Helper()
 	b, _ := json.Marshal(args)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCampaignChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), childArgs+"="+string(b), vsphere.EnvHome+"="+t.TempDir())
@@ -66,7 +75,7 @@ func killAt(t *testing.T, marker string, args ...string) []string {
 	var log []string
 	for sc.Scan() {
 		log = append(log, sc.Text())
-		if strings.Contains(sc.Text(), marker) {
+		if kill(sc.Text()) {
 			if err := cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +84,7 @@ func killAt(t *testing.T, marker string, args ...string) []string {
 		}
 	}
 	cmd.Wait()
-	t.Fatalf("the campaign ended before its log said %q:\n%s", marker, strings.Join(log, "\n"))
+	t.Fatalf("the campaign ended before it was to be killed:\n%s", strings.Join(log, "\n"))
 	return nil
 }
 
