@@ -275,7 +275,8 @@ func (d *guestDriver) work(cfg workload.Config) guestWork {
 }
 
 // Close kills the agents still running and removes every guest's
-// working directory.
+// working directory; a simulated guest's processes (target.Local) all
+// end with it, as a VM's do: a hook's background ones too.
 func (d *guestDriver) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -288,6 +289,11 @@ func (d *guestDriver) Close() {
 	clear(d.running)
 	d.mu.Unlock()
 	for _, t := range d.targets {
+		if l, ok := t.(*target.Local); ok {
+			if err := l.Shutdown(); err != nil {
+				d.c.logf("ending the processes of the simulated guest of %s: %v", t.Name(), err)
+			}
+		}
 		if err := t.RemoveAll(ctx, "."); err != nil {
 			d.c.logf("removing the agent's files on %s: %v", t.Name(), err)
 		}

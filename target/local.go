@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Local is a working directory on this host standing in for a VM: its
@@ -25,6 +26,9 @@ type Local struct {
 	// rename and before the checksum is verified. Only tests set it (to
 	// corrupt the file and see ErrChecksum); nil in every real Local.
 	afterWrite func(path string) error
+
+	mu    sync.Mutex
+	procs []*localProcess // started, for Shutdown
 }
 
 var _ Target = (*Local)(nil)
@@ -240,7 +244,34 @@ func (l *Local) Start(ctx context.Context, c Command) (Process, error) {
 	}
 	p := &localProcess{cmd: cmd, done: make(chan struct{})}
 	go p.wait()
+	l.mu.Lock()
+	l.procs = append(l.procs, p)
+	l.mu.Unlock()
 	return p, nil
+}
+
+// Shutdown ends every process started on l, at once (SIGKILL), with
+// every process still in its process group on Unix: what a VM's power-off
+// does to its processes, so that a simulated guest's teardown leaves none
+// (a hook's `sleep 300 &` included). A process that left its group
+// (setsid, setpgid, a daemon's double fork) is not reached; outside Unix
+// only the processes started are. A group whose leader has ended and been
+// reaped is signalled only while no process holds the leader's pid (the
+// OS does not reuse a pid while a group of that id has members, so a
+// process with it means the group is gone). Close does not do this: a
+// Target's Close leaves its processes running.
+func (l *Local) Shutdown() error {
+	l.mu.Lock()
+	procs := l.procs
+	l.procs = nil
+	l.mu.Unlock()
+	var errs []error
+	for _, p := range procs {
+		if err := p.shutdown(); err != nil {
+			errs = append(errs, fmt.Errorf("target %s: %w", l.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // progDir resolves the program and its working directory.

@@ -26,3 +26,7 @@ func (p *localProcess) kill(context.Context) error {
 	}
 	return nil
 }
+
+// shutdown kills the process (Local.Shutdown); its children are not
+// reached here.
+func (p *localProcess) shutdown() error { return p.kill(context.Background()) }

@@ -45,3 +45,18 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 	}
 	return fmt.Errorf("target: kill process group %d: %w", pgid, err)
 }
+
+// shutdown kills the process's group (Local.Shutdown): at once while the
+// leader has not been reaped (its pid, the group's id, is still held),
+// and after that only while no process has the leader's pid.
+func (p *localProcess) shutdown() error {
+	pgid := p.cmd.Process.Pid
+	select {
+	case <-p.done:
+		if err := syscall.Kill(pgid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			return nil // the pid is another process's: the group is gone
+		}
+	default:
+	}
+	return signalGroup(pgid, syscall.SIGKILL)
+}
