@@ -173,10 +173,7 @@ func (d *guestDriver) setup(ctx context.Context) error {
 				t.Name(), info.ClockOffset, info.ClockUncertainty, bound)
 		}
 		d.offsets[i] = info.ClockOffset
-		d.agents[i] = "bin/vmbench"
-		if info.OS == "windows" {
-			d.agents[i] += ".exe"
-		}
+		d.agents[i] = agentPath(info)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(agentUploads)
@@ -198,6 +195,15 @@ func (d *guestDriver) setup(ctx context.Context) error {
 	d.c.logf("agent %s (%.1f MB) uploaded to %d guests, checksums checked, in %s; clock offsets within %s",
 		bin, float64(size)/1e6, len(d.targets), time.Since(start).Round(time.Millisecond), bound)
 	return nil
+}
+
+// agentPath is where the agent is uploaded in a guest (info): its
+// working directory's bin/vmbench, with .exe on Windows.
+func agentPath(info target.Info) string {
+	if info.OS == "windows" {
+		return "bin/vmbench.exe"
+	}
+	return "bin/vmbench"
 }
 
 // executablePlatform reads the OS and architecture an executable is

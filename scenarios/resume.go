@@ -8,7 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"vmbench/vsphere"
 )
@@ -222,6 +225,11 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		return nil, err
 	}
 	defer c.teardown(sess, names)
+	if tmp := tempDirName(c.id); c.manifest.open[KindTempDir+"/"+tmp] {
+		if _, err := os.Stat(tmp); err == nil {
+			c.tmp = tmp // the SQLite files and simulated guests
+		}
+	}
 	if e := r.Journal.last(StepRun); e != nil {
 		c.step = c.steps() - 2
 		c.tl.begin(StepCollect)
@@ -232,16 +240,14 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		}
 		c.checks = r.Journal.checks() // they ran after the run, in the process that ran it
 		out, err := c.aggregate(results)
-		c.removeLeftovers(ctx)
+		c.removeLeftovers(ctx, vms)
 		return out, err
 	}
 	c.step = 2 // preflight and provision are done
-	if tmp := tempDirName(c.id); c.manifest.open[KindTempDir+"/"+tmp] {
-		if _, err := os.Stat(tmp); err == nil {
-			c.tmp = tmp // the SQLite files, made afresh
-		}
-	}
 	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
+	if err := c.stopLeftAgents(ctx, vms); err != nil { // before any database or data disk is touched
+		return nil, err
+	}
 	if err := c.restoreAgain(ctx, vms); err != nil {
 		return nil, err
 	}
@@ -294,8 +300,10 @@ func (c *campaign) findVMs(ctx context.Context) ([]vsphere.VM, error) {
 
 // removeLeftovers removes the databases and temporary directory the
 // manifest still lists (a resume that only collected did not make them
-// again), as `campaign teardown` does, unless KeepVMs.
-func (c *campaign) removeLeftovers(ctx context.Context) {
+// again), as `campaign teardown` does, unless KeepVMs: once the agents
+// left in vms' guests are stopped (stopLeftAgents), or, when they could
+// not be, nothing.
+func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 	if c.opts.KeepVMs {
 		return
 	}
@@ -303,6 +311,12 @@ func (c *campaign) removeLeftovers(ctx context.Context) {
 	if err != nil {
 		c.logf("%v", err)
 		return
+	}
+	if slices.ContainsFunc(left, func(e Created) bool { return e.Kind == KindDatabase }) {
+		if err := c.stopLeftAgents(ctx, vms); err != nil {
+			c.logf("%v; its databases are left: remove them with: vmbench campaign teardown %s", err, c.finalDir())
+			return
+		}
 	}
 	for _, e := range left {
 		switch e.Kind {
@@ -319,4 +333,48 @@ func (c *campaign) removeLeftovers(ctx context.Context) {
 		}
 		c.removed(e.Kind, []string{e.Name}, "")
 	}
+}
+
+// stopLeftAgents stops the agents a stopped guest-driven campaign may
+// have left running in the guests of vms, before a resume touches a
+// database or a data disk under them: every guest is reached as the
+// agents step reaches it, and the agent holding each of its run
+// directories is stopped (`vmbench agent stop`) and the directory
+// removed (clearRunDirs). A simulated guest's agents die with the
+// process that started them (target.Local), so only another process's
+// are found there. Nothing for a campaign driven from the harness, or a
+// simulated one whose guests' directory is gone.
+func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
+	if d, _ := driverName(c.spec, c.opts); d != DriverGuest || (c.opts.Simulate && c.tmp == "") {
+		return nil
+	}
+	var measured []vsphere.VM // a VM left out had no agent
+	for _, vm := range vms {
+		if vm.IPErr == nil {
+			measured = append(measured, vm)
+		}
+	}
+	targets, _, err := c.openGuests(ctx, measured)
+	if err != nil {
+		return fmt.Errorf("reaching the guests to stop the agents the stopped campaign left: %w", err)
+	}
+	defer func() {
+		for _, t := range targets {
+			t.Close()
+		}
+	}()
+	d := &guestDriver{c: c, targets: targets, agents: make([]string, len(targets))}
+	for i, t := range targets {
+		info, err := t.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("guest of %s: %w", t.Name(), err)
+		}
+		d.agents[i] = agentPath(info)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(agentUploads)
+	for i := range targets {
+		g.Go(func() error { return d.clearRunDirs(gctx, i) })
+	}
+	return g.Wait()
 }

@@ -206,9 +206,12 @@ func (l *Local) RemoveAll(ctx context.Context, remote string) error {
 }
 
 // Start starts cmd in its own process group (on Unix), detached from ctx:
-// cancelling ctx after Start returns does not stop it. Command.Path is
-// taken relative to the working directory unless it is absolute on this
-// host.
+// cancelling ctx after Start returns does not stop it. On Linux it dies
+// with the process that started it (SIGKILL when that process ends, kill
+// -9 included), as a simulated guest's processes end with the campaign
+// that stands for their VM; a child it started in the background does not
+// (Shutdown ends those). Command.Path is taken relative to the working
+// directory unless it is absolute on this host.
 func (l *Local) Start(ctx context.Context, c Command) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -239,11 +242,24 @@ func (l *Local) Start(ctx context.Context, c Command) (Process, error) {
 		defer f.Close() // the child has its own copy once started
 		cmd.Stdout, cmd.Stderr = f, f
 	}
-	if err := cmd.Start(); err != nil {
+	p := &localProcess{cmd: cmd, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		// On Linux the process is killed when the thread that started it
+		// ends (Pdeathsig: it dies with this process, as a simulated
+		// guest's processes must), so it is started and waited for on a
+		// thread of its own that lives as long as it does.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			p.wait()
+		}
+	}()
+	if err := <-started; err != nil {
 		return nil, fmt.Errorf("target %s: start %s: %w", l.name, c.Path, err)
 	}
-	p := &localProcess{cmd: cmd, done: make(chan struct{})}
-	go p.wait()
 	l.mu.Lock()
 	l.procs = append(l.procs, p)
 	l.mu.Unlock()

@@ -15,9 +15,11 @@ import (
 const killGrace = 5 * time.Second
 
 // setProcessGroup puts the program in a process group of its own, so Kill
-// reaches its children and a signal to the caller's group does not.
+// reaches its children and a signal to the caller's group does not, and,
+// where the OS can (dieWithParent), has it killed when its parent ends.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // kill sends SIGTERM to the process group, waits up to killGrace (or ctx)

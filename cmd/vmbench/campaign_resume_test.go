@@ -330,59 +330,6 @@ func TestResumeRestoresPrebuiltDataAgain(t *testing.T) {
 	}
 }
 
-// A guest-driven campaign killed in its measure phase leaves its agents
-// running in the guests; resume stops each before it reuses its run
-// directory, so that no old agent writes into the new run's files. The
-// old agents are frozen (SIGSTOP) here, so that they are still there
-// however slow the machine: the stop's SIGTERM cannot reach them, and
-// they are killed after its grace.
-func TestResumeStopsAgentsLeftRunning(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a campaign in a child process")
-	}
-	sim := startSimulator(t, 2)
-	cfg := sim.Config()
-	res := t.TempDir()
-	file := writeFile(t, "g.yaml", strings.Replace(guestCampaign("guestresume"), "time: 2s", "time: 5s", 1))
-	killAt(t, "phase measure", "campaign", "run", file, "--simulate", "--results-dir", res,
-		"--url", cfg.URL, "-k", "--ds", strings.Join(sim.Datastores(), ","), "--template", cfg.Template, "--pool", cfg.ResourcePool)
-	dir := resultsDir(t, res)
-	id := strings.TrimSuffix(filepath.Base(dir), ".incomplete")
-	locks, _ := filepath.Glob(filepath.Join(os.TempDir(), "vmbench-"+id, "guests", "*", "run", "agent.lock"))
-	if len(locks) != 2 {
-		t.Fatalf("the killed campaign left %d agents' locks, want 2: %v", len(locks), locks)
-	}
-	var pids []int
-	for _, l := range locks {
-		var lock struct{ PID int }
-		if b, err := os.ReadFile(l); err != nil || json.Unmarshal(b, &lock) != nil {
-			t.Fatalf("%s: %s %v", l, b, err)
-		}
-		if err := syscall.Kill(lock.PID, syscall.SIGSTOP); err != nil {
-			t.Fatalf("the agent of %s is not running: %v", l, err)
-		}
-		pids = append(pids, lock.PID)
-		t.Cleanup(func() { _ = syscall.Kill(lock.PID, syscall.SIGKILL) })
-	}
-
-	code, _, stderr := runCLI(t, nil, "campaign", "resume", dir, "--url", cfg.URL, "-k")
-	if code != 0 || strings.Count(stderr, "killed the agent in") != 2 {
-		t.Fatalf("resume: exit %d\n%s", code, stderr)
-	}
-	// Stopped with the agents' upload, not after the common start was
-	// set: the stop's grace would make every VM start late. (A VM may
-	// still start late on a loaded machine, and is then said to.)
-	if strings.LastIndex(stderr, "killed the agent in") > strings.Index(stderr, "common start at") {
-		t.Errorf("the old agents were stopped after the common start:\n%s", stderr)
-	}
-	for _, pid := range pids {
-		if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
-			t.Errorf("the old agent %d still runs after the resume", pid)
-		}
-	}
-}
-
 // zombie says whether process pid has ended and is not yet reaped.
 func zombie(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
