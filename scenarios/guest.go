@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"debug/elf"
 	"debug/pe"
@@ -493,6 +494,9 @@ type follower struct {
 	// deadline, when set, is when a run step that has not ended is given
 	// up: its planned end plus agentOverrun (an agent stopped or hung).
 	deadline time.Time
+	// grace is how long stop waits for the agent's final status;
+	// agentStopGrace when 0.
+	grace time.Duration
 }
 
 // follow polls until the agent's status is final, and returns it; an
@@ -574,11 +578,15 @@ func (e *badFileError) Unwrap() error { return e.err }
 
 // stop ends an agent after the campaign was cancelled: the agent writes
 // its partial Result on SIGTERM, and the campaign waits for its final
-// status at most agentStopGrace.
+// status at most the grace (agentStopGrace), and no longer than the
+// agent's process runs: one that ended without a final status (killed
+// before it could write one) has nothing more to say.
 func (f *follower) stop(st agent.Status) (agent.Status, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), agentStopGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(f.grace, agentStopGrace))
 	defer cancel()
 	f.proc.Kill(ctx)
+	tick := time.NewTicker(guestPoll)
+	defer tick.Stop()
 	for ctx.Err() == nil {
 		if s, err := f.poll(ctx); err == nil {
 			st = s
@@ -586,7 +594,16 @@ func (f *follower) stop(st agent.Status) (agent.Status, error) {
 				break
 			}
 		}
-		time.Sleep(guestPoll)
+		if running, _, err := f.proc.State(ctx); err == nil && !running {
+			if s, err := f.poll(ctx); err == nil { // what it wrote as it ended
+				st = s
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
 	}
 	return st, context.Canceled
 }

@@ -179,6 +179,33 @@ func TestGuestFollowerRetriesUnreachableGuest(t *testing.T) {
 	}
 }
 
+// An agent stopped by the campaign (Ctrl-C, SIGTERM) that ends without a
+// final status (here a shell that SIGTERM kills at once, as it would an
+// agent before it has set up its handler) is not waited for: the stop
+// returns once the process has ended, well within a grace of a minute.
+func TestGuestFollowerStopReturnsOnceTheAgentEnded(t *testing.T) {
+	l := newLocal(t, "vm1")
+	p, err := l.Start(t.Context(), target.Command{Path: "/bin/sh", Args: []string{"-c", "sleep 600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Shutdown()
+	const grace = time.Minute
+	f := &follower{t: l, dir: "run", proc: p, grace: grace}
+	start := time.Now()
+	st, err := f.stop(agent.Status{State: agent.StatePrepare})
+	waited := time.Since(start)
+	if !errors.Is(err, context.Canceled) || st.State == agent.StateDone {
+		t.Errorf("stop: %v, state %s; want cancelled", err, st.State)
+	}
+	if running, _, _ := p.State(t.Context()); running {
+		t.Error("the agent still runs after stop")
+	}
+	if waited >= grace {
+		t.Errorf("stop waited %s, its whole grace, for an agent that had ended", waited)
+	}
+}
+
 // TestGuestFollowerRefusesBadFile: a status file that is not an agent's
 // is an error at once, not retried.
 func TestGuestFollowerRefusesBadFile(t *testing.T) {
