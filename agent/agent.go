@@ -96,7 +96,8 @@ type Job struct {
 	// that the common start is set once every VM is prepared.
 	Steps []workload.Verb `json:"steps"`
 	// StartAt is the common start of the run step (Env.StartAt), on the
-	// guest's clock; zero starts at once.
+	// guest's clock; zero starts at once. One more than MaxStartAhead
+	// after the agent reads the job is refused.
 	StartAt time.Time `json:"start_at,omitzero"`
 	// Labels go into every Result (vm, role, datastore, campaign, driver).
 	Labels map[string]string `json:"labels,omitempty"`

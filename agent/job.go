@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"vmbench/dialect"
 	"vmbench/workload"
@@ -142,6 +143,23 @@ func (j *Job) check(password string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// MaxStartAhead bounds how far ahead of the guest's clock a job's common
+// start (Job.StartAt) may be when the agent reads it. A campaign sets it a
+// few seconds after the end of prepare (StartDelayRemote, plus the
+// guest's clock offset, bounded by guest.max-clock-offset); a day covers
+// any start planned by hand, and a start further on (2099) would keep the
+// agent waiting, holding its database connections, for good.
+const MaxStartAhead = 24 * time.Hour
+
+// checkStart refuses a common start more than MaxStartAhead after now.
+func checkStart(at, now time.Time) error {
+	if d := at.Sub(now); !at.IsZero() && d > MaxStartAhead {
+		return jobErrorf("start_at: %s is %.1f h ahead of this guest's clock (%s); a job's common start is at most %s ahead",
+			at.UTC().Format(time.RFC3339), d.Hours(), now.UTC().Format(time.RFC3339), MaxStartAhead)
+	}
+	return nil
 }
 
 // flagName is a flag's name as workload.Parse reads it: without leading

@@ -6,15 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"vmbench/workload"
 )
 
-// load reads and checks dir's job, finds its disks under sysRoot and
-// builds its tool's Config, creating nothing. Every error is a bad input
+// load reads and checks dir's job (its start at most MaxStartAhead ahead
+// of this clock, and a run step that ends: workload.CheckEnds), finds its
+// disks under sysRoot and builds its tool's Config, creating nothing. Every error is a bad input
 // (IsBadInput) except a disk that is not in the guest as the job says or
 // that its tool's CheckTargets refuses (ErrDiskPlacement): a placement
 // problem of the VM, not of the job.
@@ -27,6 +30,9 @@ func load(dir string, getenv func(string) string, sysRoot string) (*Job, workloa
 	}
 	job, err := ParseJob(b)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkStart(job.StartAt, time.Now()); err != nil {
 		return nil, nil, err
 	}
 	tool, err := workload.Lookup(job.Tool)
@@ -54,6 +60,11 @@ func load(dir string, getenv func(string) string, sysRoot string) (*Job, workloa
 	}
 	if err != nil {
 		return nil, nil, asBadJob(fmt.Errorf("%s: %w", JobFile, err))
+	}
+	if slices.Contains(job.Steps, workload.VerbRun) {
+		if err := workload.CheckEnds(cfg); err != nil { // as a campaign refuses it
+			return nil, nil, jobErrorf("flags: %v", err)
+		}
 	}
 	if c, ok := cfg.(workload.Connector); ok && job.Database != nil {
 		db := *job.Database

@@ -268,6 +268,11 @@ func TestAgentBadJobCreatesNothing(t *testing.T) {
 			return bytes.Replace(b, []byte(`"version": 1`), []byte(`"version": 2`), 1)
 		}, "version: 2 is not supported"},
 		{"not json", func(*testing.T) []byte { return []byte("tool: sysbench\n") }, "not a vmbench job"},
+		{"start in 2099", marshalled(func(j *Job) { j.StartAt = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC) }),
+			"start_at: 2099-01-01T00:00:00Z is "},
+		{"start a day and an hour ahead", marshalled(func(j *Job) { j.StartAt = time.Now().Add(MaxStartAhead + time.Hour) }),
+			"ahead of this guest's clock"},
+		{"a run that never ends", marshalled(func(j *Job) { j.Flags["time"] = "0" }), "flags: time 0 and no events: the run would never end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := rawRunDir(t, tc.job(t))

@@ -84,6 +84,7 @@ func TestWorkloadFlagErrorsNameTheirKey(t *testing.T) {
 		{"unknown simulated key", "      time: 5s", "      time: 5s\n      bogus: 1", "c.yaml:18: simulate.workload.flags.bogus (sysbench oltp_read_write): --bogus:", "--bogus"},
 		{"huge number", "threads: 32", "threads: 99999999999999999999", "c.yaml:11: workload.flags.threads (sysbench oltp_read_write): --threads=99999999999999999999:", "threads"},
 		{"validate names the key", "    time: 30s", "    time: 30s\n    table_size: 0", "c.yaml:13: workload.flags.table_size (sysbench oltp_read_write): --table-size: 0 is not valid", "0 is not valid"},
+		{"a run that never ends", "      time: 5s", "      time: 0", "c.yaml:17: simulate.workload.flags: time 0 and no events: the run would never end", "never end"},
 	} {
 		s, err := Parse("c.yaml", []byte(strings.Replace(hostileBase, tc.old, tc.new, 1)))
 		if err != nil {

@@ -105,7 +105,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if rc := cfg.Bounds(); rc.Time == 0 && rc.Events == 0 {
+	if err := workload.CheckEnds(cfg); err != nil {
 		at := path
 		for _, k := range []string{"time", "max-time", "events"} {
 			if src.line(path+"."+k) > src.line(path) {
@@ -113,7 +113,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 				break
 			}
 		}
-		return nil, src.errorf(at, "%s: time 0 and no events: the run would never end, and a campaign must (set time, e.g. 30m, or events)", path)
+		return nil, src.errorf(at, "%s: %v", path, err)
 	}
 	return cfg, nil
 }

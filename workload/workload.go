@@ -46,6 +46,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -273,4 +274,15 @@ func WarmupNotice(w io.Writer, warm time.Duration, phase string, length time.Dur
 	case oltp.PhaseMeasure:
 		fmt.Fprintln(w, end)
 	}
+}
+
+// CheckEnds refuses a run of cfg that would never end: Bounds with Time 0
+// and no Events (it would run until stopped, and nothing would stop it).
+// A campaign refuses such a workload, and the agent such a job's run
+// step; each names where the flags came from.
+func CheckEnds(cfg Config) error {
+	if b := cfg.Bounds(); b.Time == 0 && b.Events == 0 {
+		return errors.New("time 0 and no events: the run would never end (set time, e.g. 30m, or events)")
+	}
+	return nil
 }

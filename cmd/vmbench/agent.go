@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,7 +101,9 @@ DIR must be an existing directory holding ` + agent.JobFile + `. The agent write
 
 Every file but ` + agent.LogFile + ` is written atomically (a temporary file, fsync,
 rename). A job that cannot run as written (a field or flag that is unknown or
-refused, a connection flag, a password in the job) fails before anything
+refused, a connection flag, a password in the job, a run step that would
+never end (time 0 and no events, which a campaign refuses too), a common
+start more than ` + strconv.Itoa(int(agent.MaxStartAhead.Hours())) + ` h ahead of the guest's clock) fails before anything
 else is created: ` + agent.StatusFile + ` says failed with flag_error, and the exit
 status is 2. A disk not found as the job says (a placement problem) and a
 step that fails exit 1; Ctrl-C or SIGTERM stops the run, writes the partial

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vmbench/agent"
 	"vmbench/dialect"
@@ -46,6 +47,10 @@ func TestAgentRunUsageErrors(t *testing.T) {
 	badTool.Tool = "sysbnech"
 	connFlag := agentSQLiteJob(t)
 	connFlag.Flags["mysql-host"] = "db1"
+	late := agentSQLiteJob(t)
+	late.StartAt = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	endless := agentSQLiteJob(t)
+	endless.Flags["time"] = "0"
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -61,6 +66,8 @@ func TestAgentRunUsageErrors(t *testing.T) {
 		{"unknown command", []string{"agent", "rnu"}, `vmbench agent: unknown command "rnu" (want run`, false},
 		{"unknown tool", []string{"agent", "run", agentJobDir(t, badTool)}, `job.json: tool: "sysbnech" is not a known tool`, true},
 		{"connection flag", []string{"agent", "run", agentJobDir(t, connFlag)}, "job.json: flags.mysql-host: a connection flag", true},
+		{"start in 2099", []string{"agent", "run", agentJobDir(t, late)}, "job.json: start_at: 2099-01-01T00:00:00Z is ", true},
+		{"a run that never ends", []string{"agent", "run", agentJobDir(t, endless)}, "job.json: flags: time 0 and no events", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, nil, tc.args...)
