@@ -12,21 +12,27 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"vmbench/internal/boundedread"
 	"vmbench/workload"
 )
 
-// load reads and checks dir's job (its start at most MaxStartAhead ahead
+// MaxJobSize bounds job.json: a job is a few kilobytes (a campaign's
+// sysbench job is under 1 KiB), and a larger file is refused unread.
+const MaxJobSize = 1 << 20
+
+// load reads and checks dir's job (job.json a regular file of at most
+// MaxJobSize bytes; its start at most MaxStartAhead ahead
 // of this clock, and a run step that ends: workload.CheckEnds), finds its
 // disks under sysRoot and builds its tool's Config, creating nothing. Every error is a bad input
 // (IsBadInput) except a disk that is not in the guest as the job says or
 // that its tool's CheckTargets refuses (ErrDiskPlacement): a placement
 // problem of the VM, not of the job.
 func load(dir string, getenv func(string) string, sysRoot string) (*Job, workload.Config, error) {
-	b, err := os.ReadFile(filepath.Join(dir, JobFile))
+	b, err := boundedread.ReadFile(filepath.Join(dir, JobFile), MaxJobSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, jobErrorf("does not exist in %s", dir)
 	} else if err != nil {
-		return nil, nil, asBadJob(err)
+		return nil, nil, jobErrorf("%v (a job is a few kilobytes: at most %d bytes are read)", err, MaxJobSize)
 	}
 	job, err := ParseJob(b)
 	if err != nil {

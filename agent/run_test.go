@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,6 +274,10 @@ func TestAgentBadJobCreatesNothing(t *testing.T) {
 		{"start a day and an hour ahead", marshalled(func(j *Job) { j.StartAt = time.Now().Add(MaxStartAhead + time.Hour) }),
 			"ahead of this guest's clock"},
 		{"a run that never ends", marshalled(func(j *Job) { j.Flags["time"] = "0" }), "flags: time 0 and no events: the run would never end"},
+		{"more than a MiB", func(t *testing.T) []byte { // a good job, padded: it would parse
+			b, _ := good(t).Marshal()
+			return bytes.Replace(b, []byte("{"), append([]byte("{"), bytes.Repeat([]byte(" "), MaxJobSize)...), 1)
+		}, fmt.Sprintf(" bytes, more than the %d bytes read (a job is a few kilobytes", MaxJobSize)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := rawRunDir(t, tc.job(t))

@@ -100,7 +100,8 @@ DIR must be an existing directory holding ` + agent.JobFile + `. The agent write
                          longer runs is taken over (` + agent.LogFile + ` says so)
 
 Every file but ` + agent.LogFile + ` is written atomically (a temporary file, fsync,
-rename). A job that cannot run as written (a field or flag that is unknown or
+rename). A job that cannot run as written (a job.json that is not a regular
+file or is larger than ` + strconv.Itoa(agent.MaxJobSize>>20) + ` MiB, a field or flag that is unknown or
 refused, a connection flag, a password in the job, a run step that would
 never end (time 0 and no events, which a campaign refuses too), a common
 start more than ` + strconv.Itoa(int(agent.MaxStartAhead.Hours())) + ` h ahead of the guest's clock) fails before anything

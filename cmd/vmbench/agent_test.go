@@ -51,6 +51,10 @@ func TestAgentRunUsageErrors(t *testing.T) {
 	late.StartAt = time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
 	endless := agentSQLiteJob(t)
 	endless.Flags["time"] = "0"
+	huge := agentJobDir(t, agentSQLiteJob(t)) // its job padded to 2 MiB
+	if err := os.Truncate(filepath.Join(huge, agent.JobFile), 2<<20); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -68,6 +72,7 @@ func TestAgentRunUsageErrors(t *testing.T) {
 		{"connection flag", []string{"agent", "run", agentJobDir(t, connFlag)}, "job.json: flags.mysql-host: a connection flag", true},
 		{"start in 2099", []string{"agent", "run", agentJobDir(t, late)}, "job.json: start_at: 2099-01-01T00:00:00Z is ", true},
 		{"a run that never ends", []string{"agent", "run", agentJobDir(t, endless)}, "job.json: flags: time 0 and no events", true},
+		{"a job of 2 MiB", []string{"agent", "run", huge}, fmt.Sprintf("job.json is %d bytes, more than the %d bytes read", 2<<20, agent.MaxJobSize), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, nil, tc.args...)

@@ -25,16 +25,18 @@ var allowed = map[string][]string{
 	"vmbench/vsphere":            {"vmbench/vsphere/guest", "vmbench/target"},
 	"vmbench/vsphere/guest":      {"vmbench/target"},
 	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
-	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target"},
+	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
 	"vmbench/internal/testdb":    {},
 	"vmbench/internal/golden":    {},
 	"vmbench/internal/fakesql":   {},
 	"vmbench/internal/deps":      {},
 	"vmbench/target":             {},
-	"vmbench/agent":              {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
+	"vmbench/agent":              {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread"},
 	"vmbench/internal/sshtest":   {},
 	"vmbench/cmd/vmbench":        nil, // everything
+
+	"vmbench/internal/boundedread": {},
 }
 
 // forbiddenExternal lists outside packages a package must never pull in:
