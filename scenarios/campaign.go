@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -336,9 +337,35 @@ func (c *campaign) writeResolved(vms []vsphere.VM) error {
 		} else {
 			hdr += "an embedded SQLite file per VM)"
 		}
-		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate"
+		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + c.vsphereFlags()
 	}
 	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
+}
+
+// vsphereFlags are the flags that reach the vSphere a simulated campaign
+// ran against when it was not the in-process simulator (--url, without
+// its password, and the TLS flags it ran with), each with a leading
+// space, and, for a URL with a user, a comment line on where the
+// password comes from; "" for the in-process simulator.
+func (c *campaign) vsphereFlags() string {
+	if c.simHosts > 0 || c.vsphereURL == "" {
+		return ""
+	}
+	cfg := c.opts.VSphere
+	f := " --url " + withoutPassword(c.vsphereURL)
+	if cfg.Insecure {
+		f += " -k"
+	}
+	if cfg.TLSCACerts != "" {
+		f += " --tls-ca-certs " + cfg.TLSCACerts
+	}
+	if cfg.TLSKnownHosts != "" {
+		f += " --tls-known-hosts " + cfg.TLSKnownHosts
+	}
+	if u, err := url.Parse(c.vsphereURL); err == nil && u.User != nil {
+		f += "\n# (with the vSphere's password in " + vsphere.EnvPassword + " or --password)"
+	}
+	return f
 }
 
 // resolved is the campaign as it runs (see writeResolved).

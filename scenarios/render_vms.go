@@ -62,7 +62,11 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 		rv.Platform = append([]string{simulatedCounters}, rv.Platform...)
 	}
 	if ri.Simulated {
-		rv.Simulated = "simulated: VMs in an in-process vSphere simulator (vcsim), " + ri.Databases +
+		where := "VMs in an in-process vSphere simulator (vcsim)"
+		if ri.VSphere != "" {
+			where = "VMs on the vSphere at " + ri.VSphere + " (given with --url)"
+		}
+		rv.Simulated = "simulated: " + where + ", " + ri.Databases +
 			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"
 	}
 	if l := ri.leftOut(); len(l) > 0 {

@@ -126,6 +126,16 @@ func withoutPassword(raw string) string {
 	return u.String()
 }
 
+// withoutUser is a URL without its user and password.
+func withoutUser(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
 // Resume goes on with the campaign of r (opts as r.Check returned them):
 // it takes the run lock (an error wrapping ErrRunning when the campaign
 // is still running), reconnects to the same vSphere, finds the

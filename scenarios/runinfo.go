@@ -23,8 +23,8 @@ const VMCampaignKind = "vm-campaign"
 
 // RunInfoVersion is the version of run.json this vmbench writes and the
 // newest it reads. Version 2 added Overhead, version 3 VMs, version 4 a
-// resumed campaign's processes in Overhead; older files read as they
-// are, without them.
+// resumed campaign's processes in Overhead and a simulated campaign's
+// VSphere; older files read as they are, without them.
 const RunInfoVersion = 4
 
 // RunInfo is run.json: what a results directory's reports show that its
@@ -42,6 +42,10 @@ type RunInfo struct {
 	Started time.Time `json:"started,omitzero"`
 	// Simulated says the campaign ran with --simulate.
 	Simulated bool `json:"simulated,omitempty"`
+	// VSphere is, for a simulated VM campaign whose VMs were on a
+	// vSphere given with --url (a vcsim of one's own, a lab vCenter), its
+	// URL without credentials; empty for the in-process simulator.
+	VSphere string `json:"vsphere,omitempty"`
 	// Databases says, for a simulated VM campaign, where each VM's
 	// database was ("an embedded SQLite database per VM", "a database per
 	// VM on mysql root@127.0.0.1:3306/"), never with a password.
@@ -163,6 +167,9 @@ func (c *campaign) writeRunInfo(completed bool) error {
 	if c.suite != nil {
 		ri.Kind, ri.Started = SuiteKind, c.suite.started
 	} else if c.opts.Simulate {
+		if c.simHosts == 0 {
+			ri.VSphere = withoutUser(c.vsphereURL)
+		}
 		ri.Databases = "an embedded SQLite database per VM"
 		if c.opts.DBServer != nil {
 			ri.Databases = "a database per VM on " + describeDB(*c.opts.DBServer)
