@@ -14,14 +14,23 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is the vmbench version --version prints and the results
+// record: the one -ldflags "-X main.version=..." sets (make build: git
+// describe), else the one the build information Go embeds names
+// (versionFrom).
+var version string
+
+func init() {
+	bi, ok := debug.ReadBuildInfo()
+	version = versionFrom(version, bi, ok)
+}
 
 // app holds the process-global state that commands may use: standard
 // streams, the environment and whether stderr is a terminal. Library
