@@ -3,6 +3,7 @@ package sysbench
 import (
 	"strings"
 
+	"vmbench/dialect"
 	"vmbench/workload"
 )
 
@@ -27,7 +28,7 @@ func (Tool) Describe() workload.Descriptor {
 	return workload.Descriptor{
 		Name:  "sysbench",
 		Usage: "sysbench prepare|run|cleanup [WORKLOAD]",
-		Short: "sysbench 1.0 OLTP workloads (oltp_read_write ...) against MySQL/MariaDB or SQLite",
+		Short: "sysbench 1.0 OLTP workloads (oltp_read_write ...) against MySQL/MariaDB, PostgreSQL or SQLite",
 		Long: `The OLTP workloads of sysbench 1.0 with its schema (sbtest1..N), statement mixes,
 defaults, random distributions, error handling and report formats:
 
@@ -42,11 +43,18 @@ oltp_read_only run'). Options keep sysbench's names, with dashes or underscores
 (--table-size or --table_size), on/off for switches, and plain seconds or Go
 durations for times (--time=60 or --time=1m).
 
-The password comes from --mysql-password, else $` + EnvPassword + `, else
-$` + EnvMySQLPassword + `; it never appears in output or result files.`,
+--db-driver picks the database: mysql (MySQL, MariaDB, Percona; the --mysql-*
+options), pgsql (PostgreSQL; the --pgsql-* options, which default to libpq's
+$PGHOST, $PGPORT, $PGUSER and $PGDATABASE) or sqlite (--sqlite-path). The
+password comes from --mysql-password, else $` + EnvPassword + `, else
+$` + EnvMySQLPassword + `; with --db-driver pgsql from --pgsql-password, else $` + dialect.EnvPGPassword + `.
+It never appears in output or result files.`,
 		Example: `  vmbench sysbench prepare --mysql-user root --tables 4 --table-size 10000
   vmbench sysbench run oltp_read_write --mysql-user root --tables 4 --threads 8 --time 30 --report-interval 1
-  vmbench sysbench cleanup --mysql-user root --tables 4`,
+  vmbench sysbench cleanup --mysql-user root --tables 4
+
+  # PostgreSQL
+  vmbench sysbench prepare --db-driver pgsql --pgsql-host 127.0.0.1 --pgsql-user postgres --tables 4`,
 		Workloads: names,
 		Commands:  []workload.Command{prepareCommand, runCommand, cleanupCommand},
 	}
@@ -57,7 +65,7 @@ var prepareCommand = workload.Command{
 	Short: "Create and load the sbtest tables",
 	Long: `Create the database if missing and the tables sbtest1..sbtest<--tables>, load
 --table-size rows into each by LOAD DATA LOCAL INFILE (MySQL with
-local_infile=ON) or multi-row INSERTs (tables shared out over
+local_infile=ON), COPY (PostgreSQL) or multi-row INSERTs (tables shared out over
 --threads loaders as sysbench does), create the secondary index k_<n> after the
 load (--create-secondary) and check every table's row count.
 
@@ -68,6 +76,9 @@ anything and asks for 'vmbench sysbench cleanup' first.`,
 
   # the review's data set: 100 tables x 10 M rows
   vmbench sysbench prepare --mysql-host db1 --tables 100 --table-size 10000000 --threads 32
+
+  # a local PostgreSQL, as its superuser
+  vmbench sysbench prepare --db-driver pgsql --pgsql-host 127.0.0.1 --pgsql-user postgres --tables 4
 
   # an embedded SQLite file
   vmbench sysbench prepare --db-driver sqlite --sqlite-path /tmp/sbtest.db --tables 2`,
@@ -96,8 +107,10 @@ When --time ends, transactions still running are not counted; they get up to
 10 s to finish (the graceful stop), then are cancelled on the server too
 (KILL QUERY, PostgreSQL's CancelRequest). The report's total time is the time
 the run really took, its rates are over the measured time.
-Deadlocks, lock wait timeouts (1213, 1205, 1020) and lost connections restart
-the transaction and are counted; any other error stops the run.
+Deadlocks and lock wait timeouts (MySQL 1213, 1205, 1020: --mysql-ignore-errors;
+PostgreSQL 40P01, 40001, 55P03 and 23505, as sysbench's pgsql driver; SQLite
+busy) and lost connections restart the transaction and are counted; any other
+error stops the run.
 
 Ctrl-C prints the report of what was measured, writes the result file marked
 interrupted and exits non-zero.`,

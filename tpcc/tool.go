@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"vmbench/dialect"
 	"vmbench/workload"
 )
 
@@ -21,7 +22,7 @@ func (Tool) Describe() workload.Descriptor {
 	return workload.Descriptor{
 		Name:  "tpcc",
 		Usage: "tpcc prepare|run|check|cleanup",
-		Short: "TPC-C-like workload against MySQL/MariaDB, SQL Server or SQLite",
+		Short: "TPC-C-like workload against MySQL/MariaDB, PostgreSQL, SQL Server or SQLite",
 		Long: `A TPC-C-like workload: the nine tables, a deterministic parallel loader, the
 five transactions with the specification's inputs (NURand with a stored C-Load
 and the C-delta rule, a shuffled 23-card deck per terminal, 1% New-Order
@@ -39,17 +40,20 @@ Two ways to run, as the field's tools do:
 
 Options take go-tpc's names (--warehouses, -H/--host, -P/--port, -U/--user,
 -p/--password, -D/--db, -T/--threads, --wait, --interval, --count) and
-sysbench's (--mysql-host ..., --time, --report-interval, --warmup-time). The
+sysbench's (--mysql-host ..., --time, --report-interval, --warmup-time);
+--db-driver picks the database: mysql (MySQL, MariaDB, Percona), postgres
+(PostgreSQL; --isolation sets its sessions' level), sqlserver or sqlite. The
 password comes from --password, else $` + EnvPassword + `, else $` + EnvMySQLPassword + `
-(MySQL) or $` + EnvSQLServerPassword + ` (SQL Server); it never appears in output or
-result files.
+(MySQL), $` + dialect.EnvPGPassword + ` (PostgreSQL) or $` + EnvSQLServerPassword + ` (SQL Server); it never
+appears in output or result files.
 
 It is not a TPC-C implementation and its figures are not TPC-C results.`,
 		Example: `  vmbench tpcc prepare -H 127.0.0.1 -U root --warehouses 10 --threads 4
   vmbench tpcc run -H 127.0.0.1 -U root --warehouses 10 --threads 16 --time 60 --report-interval 10
   vmbench tpcc run -H 127.0.0.1 -U root --warehouses 10 --conns 20 --wait-scale 1 --time 10m
   vmbench tpcc check -H 127.0.0.1 -U root
-  vmbench tpcc cleanup -H 127.0.0.1 -U root`,
+  vmbench tpcc cleanup -H 127.0.0.1 -U root
+  vmbench tpcc run --db-driver postgres -H 127.0.0.1 -U postgres --warehouses 10 --threads 16 --time 60`,
 		Workloads: []string{Workload},
 		Commands:  []workload.Command{prepareCommand, runCommand, checkCommand, cleanupCommand},
 	}
@@ -62,8 +66,8 @@ var prepareCommand = workload.Command{
 tables, load ITEM and then --warehouses warehouses with TPC-C 4.3.3.1's
 cardinalities and values (deterministic from --seed and the warehouse id),
 --threads warehouses at a time, with each database's fast path (LOAD DATA
-LOCAL INFILE on MySQL with local_infile=ON, else multi-row INSERT; multi-row
-INSERT on SQLite, bulk copy on SQL Server), then create the
+LOCAL INFILE on MySQL with local_infile=ON, else multi-row INSERT; COPY on
+PostgreSQL; multi-row INSERT on SQLite, bulk copy on SQL Server), then create the
 secondary indexes. The C-Load constants of NURand are stored, so that every
 later run obeys the C-delta rule.
 
@@ -91,8 +95,10 @@ transaction count, TPM, average, p50, p90, p95, p99, p99.9 and max in ms and the
 beside the client's count, efficiency (only with --wait-scale 1), errors, and
 the audit of the input distributions (runs of 10,000 transactions or more).
 
-Deadlocks and lock timeouts (MySQL 1213/1205, SQL Server 1205/1222, SQLite busy)
-roll back and restart the whole transaction, at most --retries times; lost
+Deadlocks and lock timeouts (MySQL 1213/1205, SQL Server 1205/1222, PostgreSQL
+40P01/55P03, and 40001 under --isolation repeatable-read or serializable;
+SQLite busy) roll back and restart the whole transaction, at most --retries
+times; lost
 connections reconnect and restart it; both are counted. New-Orders rolled back
 on purpose (1%) are counted apart from errors.
 

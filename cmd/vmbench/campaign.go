@@ -49,9 +49,9 @@ failed teardown or --keep-vms, 'campaign teardown DIR' removes exactly what is
 listed there and not yet removed, and marks it; run again, it does nothing.
 
 Databases are dropped only by the names recorded (vmbench_<campaign>_<vm>);
-their password comes from the variable recorded with them ($MYSQL_PWD or
-$SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password is never
-recorded). VMs are destroyed only when they carry the campaign's tag and a
+their password comes from the variable recorded with them ($MYSQL_PWD,
+$PGPASSWORD or $SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password
+is never recorded). VMs are destroyed only when they carry the campaign's tag and a
 recorded name, on the recorded vSphere URL (credentials from GOVC_* or the
 flags; --url overrides the URL). VMs of the in-process simulator ended with
 the campaign's process. A campaign still running holds DIR/` + scenarios.LockFile + `: teardown
@@ -85,8 +85,10 @@ the flags ('vmbench vsphere --help' says what each does). A campaign's driver: g
 each guest as its guest: block says (SSH, or VMware Tools with guest.via: tools).
 
 With --simulate, every step runs against an in-process vSphere simulator
-(vcsim) with an embedded SQLite database per VM, or a database per VM on the
-server given with --db-dsn, using the file's scaled-down simulate: sizes.
+(vcsim), or the vSphere --url gives (a vcsim of one's own), with an embedded
+SQLite database per VM, or a database per VM on the server given with --db-dsn
+(MySQL/MariaDB, PostgreSQL or SQL Server), using the file's scaled-down
+simulate: sizes.
 
 Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (the campaign
 as it ran: sizes, template, datastores and placement as resolved, the --db-dsn
@@ -97,8 +99,9 @@ dropped at the end, on failure and on Ctrl-C, unless --keep-vms; after a
 kill -9, 'vmbench campaign teardown DIR' removes what created.jsonl lists.
 
 A --db-dsn without a password takes it from --db-password-file, else the
-variable the file's database.password-env names, else $MYSQL_PWD (SQL Server:
-$SQLCMDPASSWORD), so that it does not show in ps.
+variable the file's database.password-env names, else the client's own:
+$MYSQL_PWD (MySQL/MariaDB), $PGPASSWORD (PostgreSQL) or $SQLCMDPASSWORD (SQL
+Server), so that it does not show in ps.
 
 A block-suite file (kind: block-suite) runs the vdbench profiles instead: on
 this host's targets, or with a vms: block inside block-worker VMs, every
@@ -113,6 +116,9 @@ const campaignRunExample = `  # the 8-VM sysbench campaign, simulated, in under 
 
   # the same against a local MariaDB (one database per VM)
   vmbench campaign run scenarios/sysbench-8vm.yaml --simulate --db-dsn 'mysql://root@127.0.0.1:3306/'
+
+  # the PostgreSQL campaign against a local PostgreSQL (password, if any, in $PGPASSWORD)
+  vmbench campaign run scenarios/sysbench-pg-8vm.yaml --simulate --db-dsn 'postgres://postgres@127.0.0.1:5432/?sslmode=disable'
 
   # for real
   export GOVC_URL=vcenter.lab GOVC_USERNAME=administrator@vsphere.local GOVC_PASSWORD=...
@@ -181,7 +187,7 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&fl.simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
 	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB, PostgreSQL or SQL Server server for the VMs' databases, one database each, e.g. mysql://root@127.0.0.1:3306/ or postgres://postgres@127.0.0.1:5432/?sslmode=disable (default: embedded SQLite files)")
-	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD")
+	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD, $PGPASSWORD or $SQLCMDPASSWORD by the server's driver")
 	f.StringVar(&fl.opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
 	f.BoolVar(&fl.opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
 	f.StringVar(&fl.opts.Driver, "driver", "", "where each VM's workload driver runs: harness (this host, over the network) or guest (the vmbench agent inside each VM; with --simulate a local agent process per VM); default the file's driver:, else harness")

@@ -84,9 +84,10 @@ func newRootCmd(a *app) *cobra.Command {
 		Use:   "vmbench",
 		Short: "Server-review benchmark campaigns: OLTP, block suite and vSphere provisioning",
 		Long: `vmbench runs the benchmark protocol of published server reviews end to end:
-it provisions database VMs on vSphere, loads and runs sysbench-style OLTP
-workloads in them, and aggregates TPS, average and 99th-percentile latency the
-way reviews publish them. Each part also runs on its own.
+it provisions database VMs on vSphere, loads and runs sysbench- and TPC-C-style
+OLTP workloads in them against MySQL/MariaDB, PostgreSQL, SQL Server or SQLite,
+and aggregates TPS, average and 99th-percentile latency the way reviews publish
+them. Each part also runs on its own.
 
 Run it from the repository with 'go run ./cmd/vmbench ...', or build it with
 'make build', which puts the binary in bin/vmbench.`,
@@ -95,7 +96,10 @@ Run it from the repository with 'go run ./cmd/vmbench ...', or build it with
 
   # sysbench oltp_read_write against a local MariaDB
   vmbench sysbench prepare --mysql-user root --tables 4 --table-size 10000
-  vmbench sysbench run oltp_read_write --mysql-user root --tables 4 --threads 8 --time 30`,
+  vmbench sysbench run oltp_read_write --mysql-user root --tables 4 --threads 8 --time 30
+
+  # the same against a local PostgreSQL
+  vmbench sysbench run --db-driver pgsql --pgsql-user postgres --tables 4 --threads 8 --time 30`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
