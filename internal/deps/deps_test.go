@@ -14,29 +14,28 @@ import (
 // imports are checked (go list's Deps), so any package's tests may use the
 // test helpers internal/testdb and internal/golden.
 var allowed = map[string][]string{
-	"vmbench/oltp/hist":          {},
-	"vmbench/oltp":               {"vmbench/oltp/hist"},
-	"vmbench/dialect":            {},
-	"vmbench/sysbench":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload"},
-	"vmbench/tpcc":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload"},
-	"vmbench/internal/flagvalue": {},
-	"vmbench/internal/progress":  {},
-	"vmbench/vdbench":            {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
-	"vmbench/vsphere":            {"vmbench/vsphere/guest", "vmbench/target"},
-	"vmbench/vsphere/guest":      {"vmbench/target"},
-	"vmbench/workload":           {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
-	"vmbench/scenarios":          {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread"},
-	"vmbench/report":             {"vmbench/oltp", "vmbench/oltp/hist"},
-	"vmbench/internal/testdb":    {},
-	"vmbench/internal/golden":    {},
-	"vmbench/internal/fakesql":   {},
-	"vmbench/internal/deps":      {},
-	"vmbench/target":             {},
-	"vmbench/agent":              {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread"},
-	"vmbench/internal/sshtest":   {},
-	"vmbench/cmd/vmbench":        nil, // everything
-
+	"vmbench/oltp/hist":            {},
+	"vmbench/oltp":                 {"vmbench/oltp/hist"},
+	"vmbench/dialect":              {},
+	"vmbench/sysbench":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload"},
+	"vmbench/tpcc":                 {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload"},
+	"vmbench/internal/flagvalue":   {},
+	"vmbench/internal/progress":    {},
 	"vmbench/internal/boundedread": {},
+	"vmbench/vdbench":              {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report"},
+	"vmbench/vsphere":              {"vmbench/vsphere/guest", "vmbench/target"},
+	"vmbench/vsphere/guest":        {"vmbench/target"},
+	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect"},
+	"vmbench/scenarios":            {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread"},
+	"vmbench/report":               {"vmbench/oltp", "vmbench/oltp/hist"},
+	"vmbench/internal/testdb":      {},
+	"vmbench/internal/golden":      {},
+	"vmbench/internal/fakesql":     {},
+	"vmbench/internal/deps":        {},
+	"vmbench/target":               {},
+	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread"},
+	"vmbench/internal/sshtest":     {},
+	"vmbench/cmd/vmbench":          nil, // everything
 }
 
 // forbiddenExternal lists outside packages a package must never pull in:
