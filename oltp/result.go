@@ -216,7 +216,10 @@ func (r *Result) Histogram(op string) (*hist.Histogram, error) {
 }
 
 // Validate checks what a reader relies on: version, workload, status, ops
-// and decodable histograms.
+// and their histograms (service time and, where there is one, intended),
+// which must decode to the counts of their exact figures
+// (hist.Snapshot.Histogram). The intervals' histograms are checked where
+// they are decoded (a merge).
 func (r *Result) Validate() error {
 	if err := checkVersion(r.Version); err != nil {
 		return err
@@ -235,6 +238,12 @@ func (r *Result) Validate() error {
 	for _, o := range r.Ops {
 		if _, err := o.Latency.Histogram(); err != nil {
 			return fmt.Errorf("result op %s: %w", o.Name, err)
+		}
+		if o.Intended == nil {
+			continue
+		}
+		if _, err := o.Intended.Histogram(); err != nil {
+			return fmt.Errorf("result op %s (intended): %w", o.Name, err)
 		}
 	}
 	if r.Client != nil {

@@ -159,8 +159,10 @@ func (h *Histogram) Snapshot() Snapshot {
 	return s
 }
 
-// Histogram decodes s. It returns an error when the encoding is corrupt or
-// its count disagrees with Count.
+// Histogram decodes s. It returns an error when the encoding is corrupt
+// or is not what Snapshot writes for s's figures (check): another
+// geometry, another count, a smallest or largest value or a mean that
+// disagrees with s's exact ones.
 func (s Snapshot) Histogram() (*Histogram, error) {
 	h := New()
 	if s.Count == 0 {
@@ -173,10 +175,50 @@ func (s Snapshot) Histogram() (*Histogram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hist: decoding snapshot: %w", err)
 	}
-	if d.TotalCount() != s.Count {
-		return nil, fmt.Errorf("hist: snapshot holds %d values but says count %d", d.TotalCount(), s.Count)
+	if err := s.check(d); err != nil {
+		return nil, err
 	}
 	h.h.Merge(d)
 	h.sum, h.min, h.max, h.clamped = time.Duration(s.SumNs), time.Duration(s.MinNs), time.Duration(s.MaxNs), s.Clamped
 	return h, nil
+}
+
+// check refuses d, the HDR counts decoded from s, when they are not what
+// Snapshot writes for s's exact figures: a geometry other than New's (1
+// ns to Highest at SignificantDigits: the counts' indexes would mean other
+// values), a total other than Count, a smallest or largest recorded value
+// that is not MinNs or MaxNs within the counts' resolution (0.1%; values
+// above Highest are counted at Highest), or a mean over the counts more
+// than the resolution from SumNs / Count. Percentiles come from the
+// counts and the average from SumNs, so counts that do not match would
+// put them side by side from two different histograms.
+func (s Snapshot) check(d *hdr.Histogram) error {
+	if lo, hi, sig := d.LowestTrackableValue(), d.HighestTrackableValue(), d.SignificantFigures(); lo != 1 || hi != int64(Highest) || sig != SignificantDigits {
+		return fmt.Errorf("hist: snapshot's HDR histogram tracks %d ns to %d ns at %d significant digits, not 1 ns to %d ns (%s) at %d as vmbench writes it: its counts are not this histogram's",
+			lo, hi, sig, int64(Highest), Highest, SignificantDigits)
+	}
+	if d.TotalCount() != s.Count {
+		return fmt.Errorf("hist: snapshot holds %d values but says count %d", d.TotalCount(), s.Count)
+	}
+	inRange := func(v int64) int64 { return min(max(v, 0), int64(Highest)) }
+	for _, e := range []struct {
+		which, field string
+		exact, hdrV  int64
+	}{{"smallest", "min_ns", s.MinNs, d.Min()}, {"largest", "max_ns", s.MaxNs, d.Max()}} {
+		if !d.ValuesAreEquivalent(inRange(e.exact), e.hdrV) {
+			return fmt.Errorf("hist: snapshot's HDR counts have their %s value at %s, but %s is %s (beyond the counts' 0.1%% resolution): its counts are not this histogram's",
+				e.which, time.Duration(e.hdrV), e.field, time.Duration(e.exact))
+		}
+	}
+	if s.Clamped == 0 {
+		exact := float64(s.SumNs) / float64(s.Count)
+		// Each value is counted at most half a bucket (1/2048 of it) from
+		// itself, so the mean over the counts is that close to the exact
+		// mean; 0.1% and 1 ns leave room for float rounding.
+		if mean := d.Mean(); math.Abs(mean-exact) > exact/1000+1 {
+			return fmt.Errorf("hist: snapshot's HDR counts average %s, but sum_ns / count is %s (beyond the counts' 0.1%% resolution): its counts are not this histogram's",
+				time.Duration(mean), time.Duration(exact))
+		}
+	}
+	return nil
 }
