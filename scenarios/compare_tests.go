@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"vmbench/internal/boundedread"
 	"vmbench/report"
 )
 
@@ -44,6 +45,12 @@ func ReadInput(dir string) (*Input, error) {
 		}
 		in.Reports = []*Report{rep}
 		return in, nil
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		// os.ReadDir would open it, and opening a FIFO blocks
+		return nil, fmt.Errorf("%s is not a directory (give a results directory or a review directory)", dir)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -80,12 +87,18 @@ func ReadInput(dir string) (*Input, error) {
 	return in, nil
 }
 
+// maxReviewRecordSize bounds review.json as readReviewRecord reads it: 1
+// MiB. It holds a line or two per campaign (its file, directory and
+// error): the six campaigns of review-full.yaml take about 1 KiB.
+const maxReviewRecordSize = 1 << 20
+
 // readReviewRecord reads a review directory's review.json: none is no
 // record, nil (a directory of results directories); one that cannot be
-// read is an error naming it.
+// read (also one that is not a regular file of at most
+// maxReviewRecordSize bytes) is an error naming it.
 func readReviewRecord(dir string) (*ReviewOutcome, error) {
 	path := filepath.Join(dir, ReviewRecordFile)
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, maxReviewRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 )
 
@@ -66,6 +67,17 @@ func Render(dir string) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// loadRecorded reads the campaign.yaml a campaign wrote into its results
+// directory, path: a regular file (not a symlink, a FIFO or a device) of
+// at most MaxFileSize bytes (boundedread), decoded as Load does.
+func loadRecorded(path string) (*Spec, error) {
+	b, err := boundedread.ReadFile(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
 }
 
 // noRunInfo is the error for a directory without run.json.

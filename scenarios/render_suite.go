@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/report"
 	"vmbench/workload"
@@ -42,14 +43,20 @@ type suiteRow struct {
 }
 
 // renderSuite builds the review of a block suite's results directory
-// from suite.yaml (the suite as run), run.json and, per profile, the
+// from suite.yaml (the suite as run: a regular file of at most
+// MaxFileSize bytes), run.json and, per profile, the
 // tool's files read back through the workload contract
 // (workload.ResultReader, which refuses a record of a newer version); the
 // cells are the tool's (workload.RowReviewer). A profile without results
 // (the suite stopped before it) has no row; a directory with none is
 // refused, as a VM campaign that measured nothing is.
 func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
-	s, err := LoadSuite(filepath.Join(dir, "suite.yaml"))
+	path := filepath.Join(dir, "suite.yaml")
+	b, err := boundedread.ReadFile(path, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseSuite(path, b)
 	if err != nil {
 		return nil, err
 	}

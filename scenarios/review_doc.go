@@ -220,7 +220,7 @@ type tableReporter interface {
 // without.
 func (r *Report) toolReport() ([]report.TableBlock, []report.PreBlock, error) {
 	file := filepath.Join(r.Dir, "campaign.yaml")
-	spec, err := Load(file)
+	spec, err := loadRecorded(file)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/vsphere"
 )
@@ -124,11 +124,17 @@ func writeRunInfo(dir string, ri RunInfo) error {
 	return oltp.WriteFileAtomic(filepath.Join(dir, RunFile), append(b, '\n'))
 }
 
-// readRunInfo reads dir/run.json strictly. A newer version is refused by
-// its version, not by the first field this reader does not know.
+// maxRunInfoSize bounds run.json as readRunInfo reads it: 4 MiB. A
+// simulated 4-VM campaign's is 7.7 KiB, about 1.2 KiB per VM, so one of
+// MaxVMs (256) VMs is about 0.3 MiB.
+const maxRunInfoSize = 4 << 20
+
+// readRunInfo reads dir/run.json strictly: a regular file of at most
+// maxRunInfoSize bytes (boundedread). A newer version is refused by its
+// version, not by the first field this reader does not know.
 func readRunInfo(dir string) (*RunInfo, error) {
 	path := filepath.Join(dir, RunFile)
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, maxRunInfoSize)
 	if err != nil {
 		return nil, err
 	}

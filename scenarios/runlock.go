@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"vmbench/internal/boundedread"
 )
 
 // LockFile is the file of a results directory that a running campaign
@@ -51,10 +53,15 @@ func lockRun(dir string) (*runLock, error) {
 	return &runLock{f: f}, nil
 }
 
+// maxLockFileSize bounds the LockFile as lockPid and Running read it:
+// it holds a process id and a newline.
+const maxLockFileSize = 4 << 10
+
 // lockPid returns the process id written in the LockFile at path, or
-// "unknown" when it cannot be read.
+// "unknown" when it cannot be read (also when it is not a regular file
+// of at most maxLockFileSize bytes).
 func lockPid(path string) string {
-	b, _ := os.ReadFile(path)
+	b, _ := boundedread.ReadFile(path, maxLockFileSize)
 	pid := strings.TrimSpace(string(b))
 	if _, err := strconv.Atoi(pid); err != nil {
 		return "unknown"
@@ -67,10 +74,13 @@ func (l *runLock) release() { l.f.Close() }
 
 // Running says whether a campaign holds results directory dir's
 // LockFile now, and its process id, without writing anything in dir (a
-// report only reads). Where the system has no file locks it says no.
+// report only reads). Where the system has no file locks it says no; so
+// it does for a LockFile that is not a regular file of at most
+// maxLockFileSize bytes (boundedread.Open: opening a FIFO would block),
+// which no campaign made.
 func Running(dir string) (pid string, ok bool) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path, maxLockFileSize)
 	if err != nil {
 		return "", false
 	}

@@ -21,11 +21,16 @@ import (
 // agent stop DIR": the campaign uploads its own executable, which in a
 // test is this binary), is that agent.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == "agent" {
+	if len(os.Args) > 2 && os.Args[1] == "agent" || os.Getenv(childEnv) == "1" {
 		main()
 	}
 	testdb.Main(m)
 }
+
+// childEnv set to 1 makes this test binary vmbench itself (main, with
+// its signal handling and exit status): a test that must bound how long
+// a command runs starts it as a child (runChild).
+const childEnv = "VMBENCH_TEST_AS_VMBENCH"
 
 // runCLI runs vmbench in-process and returns its exit status and output.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
