@@ -208,6 +208,13 @@ func (o *ReviewOutcome) writeReports() error {
 	if err != nil {
 		return err
 	}
+	return WriteInputReports(in)
+}
+
+// WriteInputReports writes the reports of in, a review directory as
+// ReadInput read it, into in.Dir, as WriteReviewReports does: for a caller
+// that reads first, where Ctrl-C may end the reading, then writes.
+func WriteInputReports(in *Input) error {
 	files := map[string]func(*report.Document, *bytes.Buffer) error{
 		ReportHTMLFile: func(d *report.Document, b *bytes.Buffer) error { return d.WriteHTML(b) },
 		ReportFile:     func(d *report.Document, b *bytes.Buffer) error { return d.WriteMarkdown(b) },
@@ -222,7 +229,7 @@ func (o *ReviewOutcome) writeReports() error {
 		if err := write(d, &b); err != nil {
 			return err
 		}
-		if err := oltp.WriteFileAtomic(filepath.Join(o.Dir, name), b.Bytes()); err != nil {
+		if err := oltp.WriteFileAtomic(filepath.Join(in.Dir, name), b.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -141,28 +142,22 @@ func newReportCmd(a *app) *cobra.Command {
 			} else if !ok {
 				return usagef("--format: %q is not a format (valid: %s)", format, reportFormatNames)
 			}
-			for _, d := range args {
-				if pid, running := scenarios.Running(d); running {
-					return usagef("%s is being written by a running campaign (pid %s): report it once the campaign has ended (its report is written then)", d, pid)
-				}
+			ctx := cmd.Context()
+			if err := checkNotRunning(ctx, args); err != nil {
+				return err
 			}
 			_, isRun := os.Stat(filepath.Join(args[0], scenarios.RunFile))
 			_, isReview := os.Stat(filepath.Join(args[0], scenarios.ReviewRecordFile))
 			if len(args) == 1 && ref == "" && output == "" && !cmd.Flags().Changed("format") && isReview == nil {
-				// a review directory's reports, written again as review run writes them
-				if err := scenarios.WriteReviewReports(args[0]); err != nil {
-					return asUsage(err)
-				}
-				fmt.Fprintf(a.stderr, "wrote report.html, report.md and report.csv in %s\n", args[0])
-				return nil
+				return writeReviewReports(ctx, a, args[0])
 			}
 			if len(args) > 1 || ref != "" || output != "" || errors.Is(isRun, os.ErrNotExist) {
 				if !cmd.Flags().Changed("format") && output == "" {
 					format = "md" // readable on a terminal; --output or --format html for the page
 				}
-				return runDocument(a, args, format, ref, output)
+				return runDocument(ctx, a, args, format, ref, output)
 			}
-			return runOneReport(a, cmd, args[0], format)
+			return runOneReport(ctx, a, cmd, args[0], format)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "print only this on stdout, writing nothing: "+reportFormatNames+" (one DIR: text, its review table; several DIRs or --reference: html, md, csv or json, md on stdout unless given)")
@@ -171,12 +166,47 @@ func newReportCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// checkNotRunning refuses a directory of dirs that a running campaign
+// holds (scenarios.Running), until ctx ends.
+func checkNotRunning(ctx context.Context, dirs []string) error {
+	_, err := untilInterrupted(ctx, func() (struct{}, error) {
+		for _, d := range dirs {
+			if pid, running := scenarios.Running(d); running {
+				return struct{}{}, usagef("%s is being written by a running campaign (pid %s): report it once the campaign has ended (its report is written then)", d, pid)
+			}
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// writeReviewReports writes a review directory's reports again, as review
+// run writes them, once it is read (until ctx ends).
+func writeReviewReports(ctx context.Context, a *app, dir string) error {
+	in, err := untilInterrupted(ctx, func() (*scenarios.Input, error) {
+		in, err := scenarios.ReadInput(dir)
+		return in, asUsage(err)
+	})
+	if err != nil {
+		return err
+	}
+	if err := scenarios.WriteInputReports(in); err != nil {
+		return asUsage(err)
+	}
+	fmt.Fprintf(a.stderr, "wrote report.html, report.md and report.csv in %s\n", dir)
+	return nil
+}
+
 // runOneReport renders one results directory: the rendering format on
 // stdout with --format, else its reports written and the text printed.
-func runOneReport(a *app, cmd *cobra.Command, dir, format string) error {
-	rep, err := scenarios.Render(dir)
+// Reading ends when ctx does.
+func runOneReport(ctx context.Context, a *app, cmd *cobra.Command, dir, format string) error {
+	rep, err := untilInterrupted(ctx, func() (*scenarios.Report, error) {
+		rep, err := scenarios.Render(dir)
+		return rep, asUsage(err)
+	})
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
 	write := reportFormats[format]
 	if cmd.Flags().Changed("format") {
@@ -195,8 +225,9 @@ func runOneReport(a *app, cmd *cobra.Command, dir, format string) error {
 }
 
 // runDocument renders dirs as one document (scenarios.BuildDocument): a
-// comparison, a review directory, or a report with a reference.
-func runDocument(a *app, dirs []string, format, refName, output string) error {
+// comparison, a review directory, or a report with a reference. Reading
+// ends when ctx does.
+func runDocument(ctx context.Context, a *app, dirs []string, format, refName, output string) error {
 	write, ok := docFormats[format]
 	if !ok {
 		return usagef("--format: %q is not a format for several DIRs, a review directory, --reference or --output (valid: html, md, csv, json)", format)
@@ -210,13 +241,19 @@ func runDocument(a *app, dirs []string, format, refName, output string) error {
 		opts.Reference = ref
 	}
 	opts.Plain = format == "csv"
-	inputs := make([]*scenarios.Input, len(dirs))
-	for i, d := range dirs {
-		in, err := scenarios.ReadInput(d)
-		if err != nil {
-			return asUsage(err)
+	inputs, err := untilInterrupted(ctx, func() ([]*scenarios.Input, error) {
+		inputs := make([]*scenarios.Input, len(dirs))
+		for i, d := range dirs {
+			in, err := scenarios.ReadInput(d)
+			if err != nil {
+				return nil, asUsage(err)
+			}
+			inputs[i] = in
 		}
-		inputs[i] = in
+		return inputs, nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := distinctInputs(inputs); err != nil {
 		return err
