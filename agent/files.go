@@ -19,6 +19,29 @@ const IntervalVersion = 2
 // OldestIntervalVersion is the oldest interval file version Report reads.
 const OldestIntervalVersion = 1
 
+// Bounds on the files of a run directory as a campaign reads them back
+// from the guest (target.Target.ReadFileMax), which the guest can change:
+// a larger file is refused after at most the bound and one byte of it,
+// and, where the host can tell, one that is not a regular file unread.
+// result.json (and record.json, which holds Results) is bounded by
+// oltp.MaxResultFileSize.
+const (
+	// MaxStatusSize bounds status.json, and LockFile, read to see
+	// whether an agent holds a directory: a status is about 200 bytes,
+	// its error's message included; 1 MiB leaves room for any message.
+	MaxStatusSize = 1 << 20
+	// MaxIntervalSize bounds an interval file: 8 MiB. It holds a
+	// service-time and at most a response-time HDR histogram per op (5
+	// for TPC-C); one of vmbench's geometry has 38,912 counts of at most
+	// 9 bytes each, under 0.5 MiB in base64, so ten are under 5 MiB. A 1
+	// s interval of 8 VMs' TPC-C rates takes 25 KiB.
+	MaxIntervalSize = 8 << 20
+	// MaxLogSize bounds log.txt as a campaign copies the check step's
+	// into its log, and the output of `vmbench agent stop`: the check's
+	// lines are a few KiB.
+	MaxLogSize = 16 << 20
+)
+
 // IntervalPath is the path of interval seq (1, 2, ...) in a run
 // directory, slash-separated and relative to it: "intervals/000001.json".
 func IntervalPath(seq int) string {

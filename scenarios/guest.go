@@ -20,6 +20,7 @@ import (
 
 	"vmbench/agent"
 	"vmbench/dialect"
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/target"
 	"vmbench/vsphere"
@@ -256,8 +257,12 @@ func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, 
 // log.txt) are copied to log.
 func (d *guestDriver) Check(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
 	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbCheck, workload.Env{Log: log})
-	if b, rerr := d.targets[vm].ReadFile(ctx, string(workload.VerbCheck)+"/"+agent.LogFile); rerr == nil {
+	b, rerr := d.targets[vm].ReadFileMax(ctx, string(workload.VerbCheck)+"/"+agent.LogFile, agent.MaxLogSize)
+	switch {
+	case rerr == nil:
 		_, _ = log.Write(b)
+	case refusedFile(rerr):
+		fmt.Fprintf(log, "the agent's check log was not copied: %v\n", rerr)
 	}
 	return err
 }
@@ -413,7 +418,7 @@ func (d *guestDriver) clearRunDirs(ctx context.Context, vm int) error {
 // would otherwise write into the files of the step about to reuse dir.
 func (d *guestDriver) stopLeftAgent(ctx context.Context, vm int, dir string) error {
 	t := d.targets[vm]
-	if _, err := t.ReadFile(ctx, dir+"/"+agent.LockFile); err != nil {
+	if _, err := t.ReadFileMax(ctx, dir+"/"+agent.LockFile, agent.MaxStatusSize); err != nil {
 		return nil // no lock: no agent runs there
 	}
 	info, err := t.Info(ctx)
@@ -426,7 +431,7 @@ func (d *guestDriver) stopLeftAgent(ctx context.Context, vm int, dir string) err
 		return fmt.Errorf("stopping the agent left in %s on %s: %w", dir, t.Name(), err)
 	}
 	code, err := waitProcess(ctx, p, agentStopGrace+time.Minute)
-	said, _ := t.ReadFile(ctx, out)
+	said, _ := t.ReadFileMax(ctx, out, agent.MaxLogSize)
 	if err != nil || code != 0 {
 		return fmt.Errorf("stopping the agent left in %s on %s: exit %d, %v: %s", dir, t.Name(), code, err, bytes.TrimSpace(said))
 	}
@@ -443,7 +448,7 @@ func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb, c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := t.ReadFile(ctx, dir+"/"+agent.ResultFile)
+	b, err := t.ReadFileMax(ctx, dir+"/"+agent.ResultFile, oltp.MaxResultFileSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.c.logf("downloading the Result from %s: %v", t.Name(), err)
@@ -458,7 +463,7 @@ func (d *guestDriver) partial(t target.Target, dir string, verb workload.Verb, c
 	out := &workload.Output{Result: r}
 	if m, ok := cfg.(workload.OutputMerger); ok {
 		name := t.Name() + ":" + dir + "/" + agent.RecordFile
-		if b, err := t.ReadFile(ctx, dir+"/"+agent.RecordFile); err != nil {
+		if b, err := t.ReadFileMax(ctx, dir+"/"+agent.RecordFile, oltp.MaxResultFileSize); err != nil {
 			d.c.logf("downloading %s: %v", name, err)
 		} else if out.Record, err = m.DecodeRecord(name, b); err != nil {
 			d.c.logf("%v", err)
@@ -576,6 +581,13 @@ type badFileError struct{ err error }
 func (e *badFileError) Error() string { return e.err.Error() }
 func (e *badFileError) Unwrap() error { return e.err }
 
+// refusedFile says whether err refuses a guest's file that is not a
+// regular file or is over its bound: a bad file, which reading again does
+// not mend, rather than a failed read.
+func refusedFile(err error) bool {
+	return errors.Is(err, boundedread.ErrTooLarge) || errors.Is(err, boundedread.ErrNotRegular)
+}
+
 // stop ends an agent after the campaign was cancelled: the agent writes
 // its partial Result on SIGTERM, and the campaign waits for its final
 // status at most the grace (agentStopGrace), and no longer than the
@@ -611,9 +623,12 @@ func (f *follower) stop(st agent.Status) (agent.Status, error) {
 // poll reads the status and every interval file written since the last
 // poll, and passes the new intervals to the observer in order.
 func (f *follower) poll(ctx context.Context) (agent.Status, error) {
-	b, err := f.t.ReadFile(ctx, f.dir+"/"+agent.StatusFile)
+	b, err := f.t.ReadFileMax(ctx, f.dir+"/"+agent.StatusFile, agent.MaxStatusSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return agent.Status{State: agent.StateStarting}, nil // not written yet
+	}
+	if refusedFile(err) {
+		return agent.Status{}, &badFileError{err}
 	}
 	if err != nil {
 		return agent.Status{}, fmt.Errorf("reading the agent's status on %s: %w", f.t.Name(), err)
@@ -630,7 +645,10 @@ func (f *follower) poll(ctx context.Context) (agent.Status, error) {
 		f.announce(oltp.PhaseMeasure)
 	}
 	for ; f.next < st.Intervals; f.next++ {
-		b, err := f.t.ReadFile(ctx, f.dir+"/"+agent.IntervalPath(f.next+1))
+		b, err := f.t.ReadFileMax(ctx, f.dir+"/"+agent.IntervalPath(f.next+1), agent.MaxIntervalSize)
+		if refusedFile(err) {
+			return st, &badFileError{fmt.Errorf("%s: interval %d: %w", f.t.Name(), f.next+1, err)}
+		}
 		if err != nil {
 			return st, fmt.Errorf("reading interval %d on %s: %w", f.next+1, f.t.Name(), err)
 		}

@@ -52,6 +52,13 @@ func (f *flaky) ReadFile(ctx context.Context, remote string) ([]byte, error) {
 	return f.Local.ReadFile(ctx, remote)
 }
 
+func (f *flaky) ReadFileMax(ctx context.Context, remote string, limit int64) ([]byte, error) {
+	if f.fails.Add(-1) >= 0 {
+		return nil, errors.New("connection reset by peer")
+	}
+	return f.Local.ReadFileMax(ctx, remote, limit)
+}
+
 func newLocal(t *testing.T, name string) *target.Local {
 	t.Helper()
 	l, err := target.NewLocal(name, filepath.Join(t.TempDir(), name))

@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"vmbench/internal/boundedread"
 )
 
 // Local is a working directory on this host standing in for a VM: its
@@ -175,6 +177,17 @@ func (l *Local) verify(dst, remote string, want []byte) error {
 // ReadFile returns the content of remote; a missing file wraps
 // fs.ErrNotExist.
 func (l *Local) ReadFile(ctx context.Context, remote string) ([]byte, error) {
+	return l.read(ctx, remote, os.ReadFile)
+}
+
+// ReadFileMax is ReadFile of a regular file of at most limit bytes
+// (boundedread.ReadFile), as Target.ReadFileMax says.
+func (l *Local) ReadFileMax(ctx context.Context, remote string, limit int64) ([]byte, error) {
+	return l.read(ctx, remote, func(p string) ([]byte, error) { return boundedread.ReadFile(p, limit) })
+}
+
+// read returns the content of remote as readFile reads its local path.
+func (l *Local) read(ctx context.Context, remote string, readFile func(string) ([]byte, error)) ([]byte, error) {
 	p, err := l.path(remote)
 	if err != nil {
 		return nil, err
@@ -182,7 +195,7 @@ func (l *Local) ReadFile(ctx context.Context, remote string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := readFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: read %s: %w", l.name, remote, err)
 	}

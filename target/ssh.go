@@ -261,26 +261,34 @@ func (e *exitError) Error() string {
 // and returns its standard output. A nonzero exit is an *exitError. ctx
 // ends the session.
 func (s *SSH) run(ctx context.Context, script string, in io.Reader) ([]byte, error) {
-	sess, release, err := s.session(ctx)
-	if err != nil {
+	var stdout bytes.Buffer
+	err := s.runTo(ctx, script, in, &stdout)
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) {
 		return nil, err
 	}
+	return stdout.Bytes(), err
+}
+
+// runTo is run with the standard output written to stdout.
+func (s *SSH) runTo(ctx context.Context, script string, in io.Reader, stdout io.Writer) error {
+	sess, release, err := s.session(ctx)
+	if err != nil {
+		return err
+	}
 	defer release()
-	var stdout, stderr bytes.Buffer
-	sess.Stdin, sess.Stdout, sess.Stderr = in, &stdout, &stderr
+	var stderr bytes.Buffer
+	sess.Stdin, sess.Stdout, sess.Stderr = in, stdout, &stderr
 	stop := context.AfterFunc(ctx, func() { _ = sess.Close() })
 	err = sess.Run("sh -c " + shQuote(script))
 	if !stop() {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	var ee *ssh.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return stdout.Bytes(), &exitError{code: ee.ExitStatus(), stderr: trimStderr(stderr.String())}
-	case err != nil:
-		return nil, err
+	if errors.As(err, &ee) {
+		return &exitError{code: ee.ExitStatus(), stderr: trimStderr(stderr.String())}
 	}
-	return stdout.Bytes(), nil
+	return err
 }
 
 // session opens a session once fewer than maxSessions are open; release

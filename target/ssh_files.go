@@ -17,11 +17,17 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"vmbench/internal/boundedread"
 )
 
 // exitNotExist is the status the ReadFile script exits with when the file
-// does not exist (cat's own failures exit 1).
-const exitNotExist = 44
+// does not exist (cat's own failures exit 1); exitNotRegular the status
+// the ReadFileMax script exits with when it is not a regular file.
+const (
+	exitNotExist   = 44
+	exitNotRegular = 45
+)
 
 // Upload streams the local file to a temporary file beside remote (cat),
 // applies mode, has the host hash it (sha256sum, else shasum -a 256), and
@@ -97,6 +103,58 @@ func (s *SSH) ReadFile(ctx context.Context, remote string) ([]byte, error) {
 		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote, err)
 	}
 	return out, nil
+}
+
+// ReadFileMax is ReadFile of a regular file (test -f, and not a symlink:
+// test -h) of at most limit bytes, as Target.ReadFileMax says: the host
+// sends at most limit+1 bytes of it (head -c), and more than limit bytes
+// received end the session.
+func (s *SSH) ReadFileMax(ctx context.Context, remote string, limit int64) ([]byte, error) {
+	p, err := s.remote(remote)
+	if err != nil {
+		return nil, err
+	}
+	q := shQuote(p)
+	script := fmt.Sprintf("[ -e %s ] || [ -h %s ] || exit %d; [ -f %s ] && ! [ -h %s ] || exit %d; exec head -c %d -- %s",
+		q, q, exitNotExist, q, q, exitNotRegular, limit+1, q)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &cappedBuffer{limit: limit, full: cancel}
+	err = s.runTo(ctx, script, nil, out)
+	switch {
+	case out.over:
+		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote,
+			boundedread.Refused(boundedread.ErrTooLarge, "%s: more than %s, the bound on this file", p, boundedread.Size(limit)))
+	case exitCode(err) == exitNotExist:
+		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote, fs.ErrNotExist)
+	case exitCode(err) == exitNotRegular:
+		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote,
+			boundedread.Refused(boundedread.ErrNotRegular, "%s is not a regular file (a symlink, a FIFO, a device...): refused unread", p))
+	case err != nil:
+		return nil, fmt.Errorf("target %s: read %s: %w", s.name, remote, err)
+	}
+	return out.b.Bytes(), nil
+}
+
+// cappedBuffer keeps up to limit bytes written to it; past them it sets
+// over, calls full once and drops the rest.
+type cappedBuffer struct {
+	b     bytes.Buffer
+	limit int64
+	over  bool
+	full  func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.limit - int64(c.b.Len()); int64(len(p)) > room {
+		c.b.Write(p[:max(room, 0)])
+		if !c.over {
+			c.over = true
+			c.full()
+		}
+		return len(p), nil
+	}
+	return c.b.Write(p)
 }
 
 // RemoveAll removes remote with rm -rf; "." removes the working directory.

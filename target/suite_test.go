@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"vmbench/internal/boundedread"
 )
 
 // The suite below runs the same checks on every Target whose working
@@ -80,6 +82,7 @@ func processGone(pid int) bool {
 func runSuite(t *testing.T, tg Target, hostDir string) {
 	t.Run("Upload", func(t *testing.T) { suiteUpload(t, tg, hostDir) })
 	t.Run("WriteReadRemove", func(t *testing.T) { suiteWriteRead(t, tg, hostDir) })
+	t.Run("ReadFileMax", func(t *testing.T) { suiteReadFileMax(t, tg, hostDir) })
 	t.Run("ExitCodes", func(t *testing.T) { suiteExitCodes(t, tg) })
 	t.Run("OutputEnvDir", func(t *testing.T) { suiteOutputEnv(t, tg, hostDir) })
 	t.Run("KillGroup", func(t *testing.T) { suiteKill(t, tg, hostDir) })
@@ -119,6 +122,65 @@ func suiteUpload(t *testing.T, tg Target, hostDir string) {
 	}
 	if err := tg.Upload(ctx, filepath.Join(t.TempDir(), "missing"), "x", 0o644); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Upload of a missing local file = %v, want fs.ErrNotExist", err)
+	}
+}
+
+// suiteReadFileMax: a file the host's side wrote is read within its
+// bound; one over it, a FIFO (which would block a reader), /dev/zero
+// behind a symlink (endless) and a symlink to a regular file are refused
+// at once, naming the file and, for size, the bound.
+func suiteReadFileMax(t *testing.T, tg Target, hostDir string) {
+	ctx := context.Background()
+	dir := filepath.Join(hostDir, "run")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("status.json", `{"state": "measure"}`)
+	write("big.json", strings.Repeat("x", 4097))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("status.json", filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		want string // "" when read
+		is   error
+	}{
+		{"status.json", "", nil},
+		{"big.json", "more than 4 KiB, the bound on this file", boundedread.ErrTooLarge},
+		{"fifo.json", "not a regular file", boundedread.ErrNotRegular},
+		{"zero.json", "not a regular file", boundedread.ErrNotRegular},
+		{"link.json", "not a regular file", boundedread.ErrNotRegular},
+		{"missing.json", "", fs.ErrNotExist},
+	} {
+		done := make(chan struct{})
+		var b []byte
+		var err error
+		go func() {
+			defer close(done)
+			b, err = tg.ReadFileMax(ctx, "run/"+tc.name, 4096)
+		}()
+		select {
+		case <-done:
+		case <-time.After(hangDeadline):
+			t.Fatalf("ReadFileMax(%s) still blocked after %v", tc.name, hangDeadline)
+		}
+		switch {
+		case tc.is == nil && (err != nil || string(b) != `{"state": "measure"}`):
+			t.Errorf("ReadFileMax(%s) = %q, %v", tc.name, b, err)
+		case tc.is != nil && (!errors.Is(err, tc.is) || !strings.Contains(err.Error(), "run/"+tc.name) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("ReadFileMax(%s) = %d bytes, %v; want an error wrapping %v naming the file and %q", tc.name, len(b), err, tc.is, tc.want)
+		}
 	}
 }
 

@@ -15,7 +15,8 @@
 // Command.Env only: they never appear in an argument list, an error or
 // anything a Target writes.
 //
-// This package imports nothing of vmbench's.
+// This package imports nothing of vmbench's but internal/boundedread, a
+// leaf that reads files within a bound.
 package target
 
 import (
@@ -45,6 +46,14 @@ type Target interface {
 	// ReadFile returns the remote file's content; a missing file is an
 	// error wrapping fs.ErrNotExist.
 	ReadFile(ctx context.Context, remote string) ([]byte, error)
+	// ReadFileMax is ReadFile of a file the host's side may have changed
+	// (what a guest's agent writes), bounded: a file that holds more than
+	// limit bytes is refused with an error wrapping
+	// boundedread.ErrTooLarge after at most limit+1 bytes of it were read,
+	// and, where the host can tell (a Local or SSH target), one that is
+	// not a regular file (a FIFO, a device, a symlink) with an error
+	// wrapping boundedread.ErrNotRegular, unread.
+	ReadFileMax(ctx context.Context, remote string, limit int64) ([]byte, error)
 	// RemoveAll removes the remote path and everything below it; a
 	// missing path is not an error.
 	RemoveAll(ctx context.Context, remote string) error

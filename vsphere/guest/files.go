@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/internal/boundedread"
 	"vmbench/target"
 )
 
@@ -167,7 +168,24 @@ func (t *Target) digest(ctx context.Context, p string) ([sha256.Size]byte, error
 // ReadFile returns the remote file's content; a missing file is an error
 // wrapping fs.ErrNotExist.
 func (t *Target) ReadFile(ctx context.Context, remote string) ([]byte, error) {
-	if err := t.checkFile("ReadFile: remote path", remote); err != nil {
+	return t.read(ctx, "ReadFile", remote, io.ReadAll)
+}
+
+// ReadFileMax is ReadFile of a file of at most limit bytes, as
+// Target.ReadFileMax says: the download is read up to limit+1 bytes
+// (boundedread.ReadAll). Guest operations do not say what kind of file
+// they send (VMware Tools' file transfer reads it as a file), so the
+// bound is what stops one without end.
+func (t *Target) ReadFileMax(ctx context.Context, remote string, limit int64) ([]byte, error) {
+	return t.read(ctx, "ReadFileMax", remote, func(r io.Reader) ([]byte, error) {
+		return boundedread.ReadAll(r, t.guestPath(remote), limit)
+	})
+}
+
+// read downloads remote and reads it with readAll; method names the
+// caller in errors about the path.
+func (t *Target) read(ctx context.Context, method, remote string, readAll func(io.Reader) ([]byte, error)) ([]byte, error) {
+	if err := t.checkFile(method+": remote path", remote); err != nil {
 		return nil, err
 	}
 	rc, err := t.ops.Download(ctx, t.guestPath(remote))
@@ -175,7 +193,7 @@ func (t *Target) ReadFile(ctx context.Context, remote string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: read %s: %w", t.name, remote, err)
 	}
 	defer func() { _ = rc.Close() }()
-	b, err := io.ReadAll(rc)
+	b, err := readAll(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read %s: %w", t.name, remote, err)
 	}
