@@ -107,7 +107,12 @@ reports, is bad input (exit status 2), and its reports are left as they are. So
 are a directory given twice (also through a symlink), a review directory given
 with one of its own campaigns, several DIRs with no test in common (nothing to
 compare), and an --output that is a directory or lies inside an input
-directory (its files would be replaced): nothing is written then.`
+directory (its files would be replaced): nothing is written then. So are a file
+of DIR that is not a regular file (a FIFO, a device, a symlink) or is larger
+than its bound (384 MiB for a Result or a block profile's record), refused
+unread, and a Result whose histogram counts are not its own (another HDR
+geometry; a minimum, maximum, mean or count that disagrees with its exact
+figures). Ctrl-C or SIGTERM ends report (exit status 130), writing nothing.`
 
 func newReportCmd(a *app) *cobra.Command {
 	var format, ref, output string
