@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"vmbench/internal/boundedread"
 )
 
 // ErrLocked is matched (errors.Is) by Run's error when another agent holds
@@ -47,7 +49,7 @@ func lockDir(dir string, now time.Time) (*dirLock, error) {
 		if !errors.Is(err, fs.ErrExist) {
 			return l, err
 		}
-		held, err := os.ReadFile(path)
+		held, err := boundedread.ReadFile(path, MaxStatusSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // released between our create and read: try again
 		} else if err != nil {
@@ -63,7 +65,7 @@ func lockDir(dir string, now time.Time) (*dirLock, error) {
 				ErrLocked, path, info.PID, info.Started.Format(time.RFC3339))
 		}
 		// Stale: remove it only if it is still the lock just read.
-		if again, err := os.ReadFile(path); err == nil && bytes.Equal(again, held) {
+		if again, err := boundedread.ReadFile(path, MaxStatusSize); err == nil && bytes.Equal(again, held) {
 			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("removing the stale %s: %w", path, err)
 			}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"vmbench/internal/boundedread"
 )
 
 // This file stops an agent left running in a run directory: one whose
@@ -39,7 +41,7 @@ const stopPoll = 50 * time.Millisecond
 // agent's).
 func Stop(ctx context.Context, dir string, grace time.Duration) (Stopped, error) {
 	path := filepath.Join(dir, LockFile)
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, MaxStatusSize) // a FIFO or /dev/zero planted there is refused
 	if errors.Is(err, fs.ErrNotExist) {
 		return Stopped{}, nil
 	}

@@ -90,6 +90,16 @@ func TestStop(t *testing.T) {
 	if _, err := Stop(ctx, garbage, time.Second); err == nil || !strings.Contains(err.Error(), "is not an agent's lock") {
 		t.Errorf("a lock that is not an agent's: %v", err)
 	}
+	fifo := t.TempDir() // opening a FIFO for reading would block Stop (and campaign resume) for good
+	if err := syscall.Mkfifo(filepath.Join(fifo, LockFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Stop(ctx, fifo, time.Second); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a FIFO as the lock: %v; want it refused unread", err)
+	}
+	if _, err := lockDir(fifo, time.Now()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Lock over a FIFO: %v; want it refused unread", err)
+	}
 	ended := exec.Command("true")
 	if err := ended.Run(); err != nil {
 		t.Fatal(err)

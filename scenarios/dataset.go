@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/workload"
 )
@@ -273,7 +274,7 @@ func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
 
 // readDataSet reads a key file strictly (decodeDataSet).
 func readDataSet(path string) (*DataSet, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, MaxFileSize) // a key file is a few hundred bytes
 	if err != nil {
 		return nil, err
 	}

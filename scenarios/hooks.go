@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/target"
 	"vmbench/vsphere"
@@ -62,6 +63,10 @@ const hookParallel = 8
 // maxHookOutput bounds the output of one command kept in the results: its
 // last MiB.
 const maxHookOutput = 1 << 20
+
+// maxHookRead bounds the output file read back from a guest, of which the
+// last maxHookOutput bytes are kept: a larger one is not read at all.
+const maxHookRead = 64 << 20
 
 // HooksSpec is the hooks: block: shell commands run in every VM's guest,
 // through the same target driver: guest uses (SSH, or VMware Tools with
@@ -373,7 +378,11 @@ func runOnTarget(ctx context.Context, t target.Target, info target.Info, command
 	r.end = time.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	b, err := t.ReadFile(rctx, out)
+	b, err := t.ReadFileMax(rctx, out, maxHookRead)
+	if errors.Is(err, boundedread.ErrTooLarge) { // a hook that printed without end: keep the run, say so
+		b, err = []byte(fmt.Sprintf("(its output is over %s, the bound on a hook's output file: not read)\n", boundedread.Size(maxHookRead))), nil
+		r.truncated = true
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.err = errors.Join(r.err, fmt.Errorf("reading its output: %w", err))
 	}

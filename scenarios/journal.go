@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/vsphere"
 )
@@ -115,11 +116,18 @@ type Journal struct {
 	Entries []JournalEntry
 }
 
-// ReadJournal reads dir's JournalFile. A missing file is an error
-// wrapping fs.ErrNotExist.
+// MaxJournalSize bounds a JournalFile read back: a line per step, each
+// with its process's overhead so far (a few KiB at 256 VMs), so 16 MiB is
+// hundreds of times what a campaign writes.
+const MaxJournalSize = 16 << 20
+
+// ReadJournal reads dir's JournalFile, a regular file of at most
+// MaxJournalSize bytes (boundedread: a FIFO or a symlink there is
+// refused, not waited on). A missing file is an error wrapping
+// fs.ErrNotExist.
 func ReadJournal(dir string) (*Journal, error) {
 	path := filepath.Join(dir, JournalFile)
-	f, err := os.Open(path)
+	f, err := boundedread.Open(path, MaxJournalSize)
 	if err != nil {
 		return nil, err
 	}

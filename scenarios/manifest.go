@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"vmbench/internal/boundedread"
 )
 
 // ManifestFile is the file in a results directory that lists every object
@@ -150,14 +152,20 @@ func (m *manifest) outstanding() int {
 
 func (m *manifest) close() error { return m.f.Close() }
 
-// ReadManifest reads dir's ManifestFile and returns, in the order they
+// MaxManifestSize bounds a ManifestFile read back: two lines of about
+// 200 bytes per object made (a VM, a database, a directory), so 64 MiB
+// holds the records of a campaign of far more than 256 VMs.
+const MaxManifestSize = 64 << 20
+
+// ReadManifest reads dir's ManifestFile (a regular file of at most
+// MaxManifestSize bytes, boundedread) and returns, in the order they
 // were first recorded, the objects whose last record is OpCreate: what
 // may still exist.
 func ReadManifest(dir string) ([]Created, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory: name a campaign's results directory (results/<name>-<time>-<id>)", dir)
 	}
-	f, err := os.Open(filepath.Join(dir, ManifestFile))
+	f, err := boundedread.Open(filepath.Join(dir, ManifestFile), MaxManifestSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: not the results directory of a campaign (or of one from before vmbench recorded what it creates)", dir, ManifestFile)
 	}

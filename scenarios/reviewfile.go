@@ -24,6 +24,7 @@ type ReviewFile struct {
 	Campaigns []ReviewCampaign `yaml:"campaigns"`
 
 	path string // the file, for messages and relative campaign paths
+	raw  []byte // the file as read, which review run keeps as review.yaml
 	// sources are the merged texts of the campaigns with an override, by
 	// index, kept by Load so that later errors (Check's) name the lines
 	// they came from (Explain).
@@ -62,7 +63,7 @@ func LoadReview(path string) (*ReviewFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	rf := &ReviewFile{path: path}
+	rf := &ReviewFile{path: path, raw: b}
 	src, err := decodeFile(path, b, rf, "review file", reviewSections)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -63,11 +62,7 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 	if err != nil {
 		return nil, err
 	}
-	src, err := os.ReadFile(rf.path)
-	if err != nil {
-		return nil, err
-	}
-	if err := rd.Write("review.yaml", src); err != nil {
+	if err := rd.Write("review.yaml", rf.raw); err != nil { // the file as loaded, not read again
 		return nil, err
 	}
 	out := &ReviewOutcome{Name: rf.Name}
