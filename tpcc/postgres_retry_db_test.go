@@ -68,7 +68,12 @@ func (e *txnEnv) waitLockWait(t *testing.T, pid int64, ended <-chan struct{}) {
 // the locker L (deadlock_timeout 1 min) locks the district row and
 // queues for the warehouse row behind the Payment; H rolls back; the
 // Payment gets the warehouse row, waits for L's district row, and its own
-// check finds the cycle.
+// check finds the cycle. The Payment's error ends its transaction on the
+// server, and L, woken, takes the warehouse row only when it next runs; a
+// retry that ran first would update the row before it (a row lock whose
+// holder is gone has no queue) and deadlock with L again, so the retry
+// waits until L has the row (it failed 2 in 15 on a loaded machine, 2-3
+// restarts).
 func (e *txnEnv) testPGDeadlockRetried(t *testing.T) {
 	ctx := txnCtx(t)
 	w, h := e.worker(t, nil)
@@ -81,7 +86,14 @@ func (e *txnEnv) testPGDeadlockRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	var restarts []error
-	w.onRestart = func(err error) { restarts = append(restarts, err) }
+	lockerDone, lockerHas := make(chan error, 1), make(chan struct{})
+	w.onRestart = func(err error) {
+		restarts = append(restarts, err)
+		select {
+		case <-lockerHas:
+		case <-ctx.Done():
+		}
+	}
 	wYTD := e.cents1(t, "SELECT w_ytd FROM warehouse WHERE w_id = 1")
 	type outcome struct{ err error }
 	done, ended := make(chan outcome, 1), make(chan struct{})
@@ -91,9 +103,9 @@ func (e *txnEnv) testPGDeadlockRetried(t *testing.T) {
 		done <- outcome{err}
 	}()
 	e.waitLockWait(t, pid, ended) // the Payment waits for H
-	lockerDone := make(chan error, 1)
 	go func() {
 		_, err := locker.conn.ExecContext(ctx, "SELECT w_ytd FROM warehouse WHERE w_id = 1 FOR UPDATE")
+		close(lockerHas)
 		lockerDone <- err
 	}()
 	e.waitLockWait(t, lpid, nil) // L queues behind the Payment
