@@ -104,8 +104,11 @@ vet:
 
 # Always the whole tree: dupl compares packages with each other, and the
 # exclusions in .golangci.yml warn when one matches nothing.
+# --allow-serial-runners: two checkouts linted at once (git worktrees, a
+# make test beside an editor's lint) wait for each other's lock instead of
+# the second failing after 5 s with "parallel golangci-lint is running".
 lint:
-	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners ./...
 
 # -parallel=2: the fuzz workers, one per core of a 2-core machine.
 # -fuzzminimizetime=100x: the default (60s of minimizing each new input)
