@@ -22,8 +22,8 @@ const SuiteKind = "block-suite"
 const suiteTool = "vdbench"
 
 // Suite is a block-suite campaign file: built-in vdbench profiles run
-// one after the other on a list of targets (the README's block-suite
-// section). Keys are strict; every error names the file and line.
+// one after the other on a list of targets (docs/vdbench.md, "Block-suite
+// campaigns"). Keys are strict; every error names the file and line.
 //
 //	kind: block-suite
 //	name: vdbench-suite
