@@ -122,7 +122,7 @@ func TestLookupReference(t *testing.T) {
 	if err != nil || !strings.HasPrefix(r.Server, "PowerEdge R750") {
 		t.Fatalf("r750: %v, %v", r, err)
 	}
-	// The published R750 8-VM sysbench row (METHODOLOGY.md section 2).
+	// The published R750 8-VM sysbench row (docs/methodology.md).
 	rows := r.rows(refSysbench)
 	if len(rows) != 2 || rows[0].VMs != 8 || rows[0].Figures[0] != rate(figTPS, 29174) {
 		t.Errorf("R750 sysbench rows %+v", rows)

@@ -10,7 +10,7 @@ import (
 )
 
 // Reference is the published figures of one server in the seed reviews
-// (METHODOLOGY.md's tables), shipped as data so that a report can show
+// (docs/methodology.md's tables), shipped as data so that a report can show
 // where a new server stands (`vmbench report --reference R750`).
 type Reference struct {
 	// Server is the server as the review names it, with its CPUs or
@@ -43,7 +43,7 @@ type ReferenceRow struct {
 const (
 	refSysbench = "sysbench oltp_read_write"
 	refSQL      = "tpcc tpcc"
-	refSource   = "StorageReview server reviews (application workload analysis and VDBench suite), as distilled in METHODOLOGY.md"
+	refSource   = "StorageReview server reviews (application workload analysis and VDBench suite), as distilled in vmbench's docs/methodology.md"
 )
 
 // Figure names shared by the report's figures and the published rows.
@@ -104,7 +104,7 @@ const (
 	protoTargets = "targets"
 	protoThreads = "threads"
 	// profileThreads is the threads of a run without --threads: the
-	// profile's own, the reviews' (METHODOLOGY.md's table).
+	// profile's own, the reviews' (docs/methodology.md, the block suite).
 	profileThreads = "the profile's own per target"
 )
 
@@ -145,8 +145,9 @@ func blockRows(drives string, rdIOPS, rdUs, wrIOPS, wrUs, seqRdGBps, seqRdUs, se
 		gbps("64k-sequential-read", seqRdGBps, seqRdUs), gbps("64k-sequential-write", seqWrGBps, seqWrUs)}
 }
 
-// References are METHODOLOGY.md's published rows (sections 1 to 3), by
-// server. "–" cells there are absent figures here.
+// References are the published rows, by server (docs/methodology.md's
+// tables are generated from them). A figure a review did not publish is
+// absent.
 var References = []Reference{
 	{Server: "PowerEdge R7415 (1x EPYC 7551P)", Source: refSource, Rows: append([]ReferenceRow{
 		sysbenchRow(4, 7567.3, 1817.6, 1967.1, 16.9, 45.4),

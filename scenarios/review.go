@@ -63,7 +63,7 @@ func retriesAndErrors(counters map[string]int64) (retries, errs int64) {
 // per VM and the aggregate row. Two kinds of aggregate latency are given:
 //
 //   - Published: the mean of the per-VM averages and the mean of the
-//     per-VM p99s, which is how the reviews in METHODOLOGY.md compute
+//     per-VM p99s, which is how the reviews (docs/methodology.md) compute
 //     their "aggregate" figures (R7415: per-VM averages 16.3-17.6 ms,
 //     aggregate 16.9 ms).
 //   - Exact: the average over every event of every VM (pooled: total time

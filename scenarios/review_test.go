@@ -38,7 +38,7 @@ func vmResult(t *testing.T, vm string, tps, avgMs, p99Ms float64) *oltp.Result {
 		Ops: []oltp.OpResult{{Name: "transaction", Latency: h.Snapshot()}}, Counters: map[string]int64{"errors.deadlock": 1, "retries": 1}}
 }
 
-// The PowerEdge R7415 4-VM sysbench row of METHODOLOGY.md: aggregate TPS
+// The PowerEdge R7415 4-VM sysbench row of docs/methodology.md: aggregate TPS
 // 7,567.3 (per VM 1,817.6 - 1,967.1), average 16.9 ms (16.3 - 17.6), p99
 // 45.4 ms (42.7 - 48.1). The middle VMs' figures are chosen to match the
 // published sums and means.

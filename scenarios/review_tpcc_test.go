@@ -44,7 +44,7 @@ func tpccResult(vm string, tps, avgMs float64) *oltp.Result {
 		Counters: map[string]int64{"d_next_o_id.delta": no - no/100, oltp.CounterTerminalWait: int64(float64(n) * (15000/tps - avgMs/1000) * 1e9)}}
 }
 
-// The PowerEdge R7415 4-VM SQL Server row of METHODOLOGY.md: aggregate
+// The PowerEdge R7415 4-VM SQL Server row of docs/methodology.md: aggregate
 // TPS 12,618.1 (per VM 3,152.9 - 3,155.8), average latency 11.75 ms
 // (per VM 10 - 14 ms). The middle VMs are chosen to match the sums.
 func r7415SQLServer(t *testing.T) *Review {

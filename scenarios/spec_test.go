@@ -24,7 +24,7 @@ func TestStandardCampaignsParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The published protocol (METHODOLOGY.md section 2).
+			// The published protocol (docs/methodology.md, sysbench).
 			want := []string{"--rand-type=uniform", "--report-interval=60s", "--table-size=10000000", "--tables=100", "--threads=32", "--time=1h", "--warmup-time=2h"}
 			if s.VMs.Count != tc.count || s.VMs.Role != "sysbench" || !slices.Equal(s.Workload.Args(), want) {
 				t.Errorf("count %d role %s args %v; want %d sysbench %v", s.VMs.Count, s.VMs.Role, s.Workload.Args(), tc.count, want)

@@ -21,7 +21,7 @@ func TestTPCCCampaignsParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The published protocol (METHODOLOGY.md section 1).
+			// The published protocol (docs/methodology.md, SQL Server).
 			want := []string{"--conns=" + tc.conns, "--report-interval=60s", "--terminals=15000", "--time=30m",
 				"--wait-scale=0.23", "--warehouses=1500", "--warmup-time=2h30m"}
 			if s.VMs.Count != tc.count || s.VMs.Role != "sqlserver" || s.Database.Driver != tc.driver ||

@@ -418,7 +418,7 @@ type Crossing struct {
 	AboveAtStart bool
 }
 
-// Summary is what a review states of one run (METHODOLOGY.md §3): where
+// Summary is what a review states of one run (docs/methodology.md): where
 // the curve starts, where its mean service latency crosses 100 µs and
 // 1 ms, and its peak.
 //

@@ -119,7 +119,7 @@ type DiskPlacement struct {
 }
 
 // Built-in layouts, from the reviews' published VM configurations
-// (METHODOLOGY.md sections 1 and 2).
+// (docs/methodology.md: sysbench and SQL Server).
 //
 // Provisioning choices:
 //   - boot disks are thin: they are not measured, and a thin clone of the

@@ -92,11 +92,11 @@ These are printed on stdout as Markdown (--format html, csv or json for
 another form) or written to --output (its form from its extension).
 
 --reference NAME adds the published figures of a seed review's server
-(METHODOLOGY.md's tables: R7415, R750, 1124US, SR665, R6525) to each test they
-are rows of, labelled as published, with each figure's change from them, when
-the test ran the published protocol (the workload flags; for the block suite as
-many drives, drives rather than temporary files, the profiles' own threads);
-otherwise the report says what differs.
+(docs/methodology.md's tables: R7415, R750, 1124US, SR665, R6525) to each test
+they are rows of, labelled as published, with each figure's change from them,
+when the test ran the published protocol (the workload flags; for the block
+suite as many drives, drives rather than temporary files, the profiles' own
+threads); otherwise the report says what differs.
 
 A directory that is not a results directory, whose files do not read or do not
 agree (a VM's result missing, copied or renamed, an elapsed time that is not its
