@@ -16,8 +16,8 @@ import (
 var profileFiles embed.FS
 
 // Profile is a built-in parameter file: a test of the review suite (see
-// the README's section "The block suite (vdbench-style)") that a user can
-// print, copy and change.
+// docs/vdbench.md, "The block suite") that a user can print, copy and
+// change.
 //
 // Text is a complete vdbench-style file with one template sd line,
 // "sd=sd1,lun=$target", after an sd=default line that holds the range,

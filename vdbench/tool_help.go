@@ -17,8 +17,8 @@ const (
 const groupLong = `A native block-I/O workload that reads vdbench parameter files (sd=, wd=, rd=; the
 subset 'vmbench vdbench parse' accepts) and carries the review suite's profiles
 as such files: the four corners, SQL, Oracle and VDI ('vmbench vdbench profiles
-NAME' prints one with the source of each number; the README's section "The block
-suite (vdbench-style)" describes the suite).
+NAME' prints one with the source of each number; docs/vdbench.md, "The block
+suite", describes the suite).
 
 Sizes are binary, as in vdbench: 4k = 4KiB = 4096 bytes. k, m, g, t and the IEC
 forms KiB, MiB, GiB, TiB are accepted; the SI forms kB, MB, GB, TB are refused
