@@ -72,8 +72,9 @@ trap 'if [ -n "$$created" ]; then rm -f "$$policy"; fi' EXIT
 endef
 
 # golangci-lint is a tool, not a dependency of vmbench: `go run pkg@version`
-# builds it once into the Go build cache (about 2 minutes on a cold cache,
-# 1 s after) without adding its modules to go.mod.
+# downloads its modules and builds it once into the Go build cache (about 6
+# minutes on a fresh machine's cold cache, 1 s after) without adding its
+# modules to go.mod.
 GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
 # FUZZ lists the fuzz targets as package:Target; make fuzz runs each for

@@ -6,7 +6,7 @@
 //
 // It takes plain values (cells, Curves of points), never a workload's
 // types, so any workload can be rendered: report imports only the driver
-// core (DESIGN.md section 1), and the workloads import it for their
+// core (docs/architecture.md), and the workloads import it for their
 // numbers while keeping their peers' exact line formats.
 package report
 

@@ -81,8 +81,8 @@ func TestVdbenchFileTwice(t *testing.T) {
 // The help of the vdbench commands cites only files the repository has,
 // and states the size rule.
 func TestVdbenchHelpCitesWhatExists(t *testing.T) {
-	// Documents: README.md, METHODOLOGY.md, docs/x.md (report.md is an
-	// output file).
+	// Documents: README.md, docs/<page>.md (report.md is an output
+	// file).
 	mdFile := regexp.MustCompile(`\b(docs/[A-Za-z0-9_.-]+|[A-Z][A-Z0-9_-]+)\.md\b`)
 	for _, args := range [][]string{{"vdbench"}, {"vdbench", "run"}, {"vdbench", "parse"}, {"vdbench", "profiles"}, {"campaign", "run"}} {
 		_, out, _ := runCLI(t, nil, append(args, "--help")...)

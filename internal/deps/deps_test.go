@@ -9,7 +9,7 @@ import (
 )
 
 // allowed lists, per package, the vmbench packages it may import
-// (directly or not), as DESIGN.md section 1 says. A package not listed here
+// (directly or not), as docs/architecture.md says. A package not listed here
 // fails the test, so a new package must declare its place. Only non-test
 // imports are checked (go list's Deps), so any package's tests may use the
 // test helpers internal/testdb and internal/golden.
@@ -82,7 +82,7 @@ func TestImportRules(t *testing.T) {
 		seen++
 		allow, ok := allowed[p.ImportPath]
 		if !ok {
-			t.Errorf("%s is not in the import rules; add it to allowed (and to DESIGN.md's table)", p.ImportPath)
+			t.Errorf("%s is not in the import rules; add it to allowed (then run %s)", p.ImportPath, architectureCommand)
 			continue
 		}
 		if slices.Contains(p.Imports, "os/signal") && !slices.Contains(signalOwners, p.ImportPath) {
@@ -90,7 +90,7 @@ func TestImportRules(t *testing.T) {
 		}
 		for _, d := range p.Deps {
 			if allow != nil && strings.HasPrefix(d, "vmbench/") && !slices.Contains(allow, d) {
-				t.Errorf("%s imports %s, which DESIGN.md does not allow (allowed: %v)", p.ImportPath, d, allow)
+				t.Errorf("%s imports %s, which the import rules do not allow (allowed: %v)", p.ImportPath, d, allow)
 			}
 			for _, f := range forbiddenExternal[p.ImportPath] {
 				if d == f || (strings.Contains(f, ".") && strings.HasPrefix(d, f+"/")) { // a module and its packages; database/sql exactly
