@@ -24,7 +24,24 @@ func guestCampaign(name string) string {
 
 // campaignTemp is the campaign's temporary directory pattern (the VMs'
 // SQLite files and simulated guests).
-func campaignTemp(name string) string { return filepath.Join(os.TempDir(), "vmbench-"+name+"-*") }
+// campaignTemps lists the temporary directories (os.TempDir()/vmbench-<campaign
+// ID>, scenarios' tempDirName) that exist of the campaigns whose results
+// directories are under res: a test looks at its own campaigns' only, never
+// at another process's campaign of the same name (two checkouts testing at
+// once share /tmp: a glob by name once reported another run's directory as
+// left behind, and could have killed another run's agent).
+func campaignTemps(res string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(res, "*"))
+	var out []string
+	for _, d := range dirs {
+		id := strings.TrimSuffix(filepath.Base(d), ".incomplete")
+		p := filepath.Join(os.TempDir(), "vmbench-"+id)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // TestGuestDrivenCampaign: with driver guest every VM's workload runs in
 // its own agent process; the VM Results come back labelled so, merge
@@ -87,7 +104,7 @@ func TestGuestAgentKilledMidMeasure(t *testing.T) {
 	spec := strings.Replace(guestCampaign("guestkill"), "time: 2s", "time: 60s", 1)
 	done := make(chan struct{})
 	killed := make(chan int, 1)
-	go func() { killed <- killWhenMeasuring(campaignTemp("guestkill"), "sysbench-01", done) }()
+	go func() { killed <- killWhenMeasuring(res, "sysbench-01", done) }()
 	code, _, stderr := runCLI(t, nil, "campaign", "run", writeFile(t, "k.yaml", spec), "--simulate", "--results-dir", res)
 	close(done)
 	if pid := <-killed; pid == 0 {
@@ -99,7 +116,7 @@ func TestGuestAgentKilledMidMeasure(t *testing.T) {
 	if !strings.Contains(stderr, "destroyed 2 VMs") {
 		t.Errorf("no teardown:\n%s", stderr)
 	}
-	if left, _ := filepath.Glob(campaignTemp("guestkill")); len(left) != 0 {
+	if left := campaignTemps(res); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(res, "guestkill-*.incomplete"))
@@ -112,9 +129,10 @@ func TestGuestAgentKilledMidMeasure(t *testing.T) {
 	}
 }
 
-// killWhenMeasuring waits until vm's agent says it measures, kills it
-// with SIGKILL and returns its pid; 0 if done closes first.
-func killWhenMeasuring(pattern, vm string, done <-chan struct{}) int {
+// killWhenMeasuring waits until vm's agent, in the campaign whose results
+// directory is under res, says it measures, kills it with SIGKILL and
+// returns its pid; 0 if done closes first.
+func killWhenMeasuring(res, vm string, done <-chan struct{}) int {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -123,8 +141,8 @@ func killWhenMeasuring(pattern, vm string, done <-chan struct{}) int {
 			return 0
 		case <-tick.C:
 		}
-		files, _ := filepath.Glob(filepath.Join(pattern, "guests", vm, "run", agent.StatusFile))
-		for _, f := range files {
+		for _, tmp := range campaignTemps(res) {
+			f := filepath.Join(tmp, "guests", vm, "run", agent.StatusFile)
 			b, err := os.ReadFile(f)
 			if err != nil {
 				continue
@@ -149,7 +167,11 @@ func TestGuestCampaignInterrupted(t *testing.T) {
 	defer cancel()
 	go func() {
 		for ctx.Err() == nil {
-			files, _ := filepath.Glob(filepath.Join(campaignTemp("guestint"), "guests", "*", "run", "intervals", "000002.json"))
+			var files []string
+			for _, tmp := range campaignTemps(res) {
+				f, _ := filepath.Glob(filepath.Join(tmp, "guests", "*", "run", "intervals", "000002.json"))
+				files = append(files, f...)
+			}
 			if len(files) == 2 {
 				cancel()
 				return
@@ -161,7 +183,7 @@ func TestGuestCampaignInterrupted(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d, want 130:\n%s", code, stderr)
 	}
-	if left, _ := filepath.Glob(campaignTemp("guestint")); len(left) != 0 {
+	if left := campaignTemps(res); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(res, "guestint-*.incomplete", "vms", "*.json"))

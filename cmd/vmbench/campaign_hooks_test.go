@@ -91,7 +91,7 @@ func TestCampaignHooksSimulated(t *testing.T) {
 			if !strings.Contains(stderr, "destroyed 2 VMs") {
 				t.Errorf("no teardown in the log:\n%s", stderr)
 			}
-			if left, _ := filepath.Glob(campaignTemp(name)); len(left) != 0 {
+			if left := campaignTemps(res); len(left) != 0 {
 				t.Errorf("left %v", left)
 			}
 		})

@@ -92,7 +92,7 @@ func TestVMSuiteCampaign(t *testing.T) {
 	if code, _, errs := runCLI(t, nil, "report", dirs[0]); code != 0 {
 		t.Errorf("vmbench report: exit %d\n%s", code, errs)
 	}
-	if left, _ := filepath.Glob(campaignTemp("vmsuite")); len(left) != 0 {
+	if left := campaignTemps(res); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
