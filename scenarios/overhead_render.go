@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"vmbench/internal/textfmt"
 	"vmbench/report"
 )
 
@@ -147,7 +148,7 @@ func (o *Overhead) WriteText(w io.Writer) error {
 // WriteMarkdown writes the overhead table as report.md's section
 // "Harness overhead".
 func (o *Overhead) WriteMarkdown(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "## Harness overhead\n\n%s.\n\n", capitalize(o.heading())); err != nil {
+	if _, err := fmt.Fprintf(w, "## Harness overhead\n\n%s.\n\n", textfmt.Capitalize(o.heading())); err != nil {
 		return err
 	}
 	return o.table().WriteMarkdown(w)
@@ -158,12 +159,5 @@ func (o *Overhead) WriteMarkdown(w io.Writer) error {
 // gives as its caption.
 func (o *Overhead) section(campaign string) report.Section {
 	return report.Section{ID: sectionID(campaign + " harness overhead"), Heading: campaign + ": harness overhead",
-		Tables: []report.TableBlock{{Caption: capitalize(o.heading()), Table: o.table()}}}
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
+		Tables: []report.TableBlock{{Caption: textfmt.Capitalize(o.heading()), Table: o.table()}}}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 	"vmbench/report"
@@ -448,9 +449,7 @@ func (rv *Review) anyClientBound() bool {
 }
 
 // simulated is the Simulated sentence, capitalised.
-func (rv *Review) simulated() string { return capitalise(rv.Simulated) }
-
-func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+func (rv *Review) simulated() string { return textfmt.Capitalize(rv.Simulated) }
 
 // WriteText prints the review as fixed-width columns under a heading
 // (campaign, workload, VMs, measured time, what was measured), with the
@@ -461,7 +460,7 @@ func (rv *Review) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%s\n", rv.simulated())
 	}
 	if rv.Incomplete != "" {
-		fmt.Fprintf(w, "%s\n", capitalise(rv.Incomplete))
+		fmt.Fprintf(w, "%s\n", textfmt.Capitalize(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "measured: %s\n", rv.Measured)
 	if rv.Layout != "" {
@@ -501,7 +500,7 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "**%s**.\n\n", rv.simulated())
 	}
 	if rv.Incomplete != "" {
-		fmt.Fprintf(w, "**%s**.\n\n", capitalise(rv.Incomplete))
+		fmt.Fprintf(w, "**%s**.\n\n", textfmt.Capitalize(rv.Incomplete))
 	}
 	fmt.Fprintf(w, "Measured: %s.\n\n", rv.Measured)
 	if rv.Layout != "" {
@@ -520,7 +519,7 @@ func (rv *Review) WriteMarkdown(w io.Writer) error {
 		return err
 	}
 	if len(rv.Platform) > 0 {
-		fmt.Fprintf(w, "\n## What the hosts did\n\n%s:\n\n", capitalise(platformHeading))
+		fmt.Fprintf(w, "\n## What the hosts did\n\n%s:\n\n", textfmt.Capitalize(platformHeading))
 		for _, l := range rv.Platform {
 			fmt.Fprintf(w, "- %s\n", l)
 		}

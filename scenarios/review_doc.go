@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 	"vmbench/report"
 	"vmbench/workload"
@@ -88,7 +89,7 @@ func (r *Report) oltpSection(f form) (*report.Section, error) {
 	}
 	s.Facts = append(s.Facts, hostFacts(rv.merged)...)
 	if p := withoutHosts(rv.Platform, rv.merged); len(p) > 0 {
-		s.Text = append(s.Text, capitalise(platformHeading)+": "+strings.Join(p, "; ")+".")
+		s.Text = append(s.Text, textfmt.Capitalize(platformHeading)+": "+strings.Join(p, "; ")+".")
 	}
 	s.Tables = []report.TableBlock{{Caption: "Review table: per VM and aggregate (published and exact)", Table: rv.table(f)}}
 	if hasIntervals(rv.perVM) {
@@ -124,7 +125,7 @@ func (rv *Review) warnings() []string {
 		w = append(w, rv.simulated()+".")
 	}
 	if rv.Incomplete != "" {
-		w = append(w, capitalise(rv.Incomplete)+".")
+		w = append(w, textfmt.Capitalize(rv.Incomplete)+".")
 	}
 	if rv.anyClientBound() {
 		n := 0

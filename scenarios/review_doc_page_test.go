@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 	"vmbench/report"
 )
@@ -103,7 +104,7 @@ func TestCampaignPageShowsEachThingOnce(t *testing.T) {
 		t.Error("the published aggregate row is not set apart (class strong)")
 	}
 	o := sampleOverhead() // writePageFixture's
-	caption := capitalize(o.heading())
+	caption := textfmt.Capitalize(o.heading())
 	if !strings.Contains(page, ">"+html.EscapeString(caption)+"</caption>") {
 		t.Errorf("no table captioned %q on the page", caption)
 	}
