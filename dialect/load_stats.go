@@ -2,14 +2,15 @@ package dialect
 
 import (
 	"fmt"
-	"strconv"
 	"time"
+
+	"vmbench/internal/textfmt"
 )
 
 // Size returns the rows and megabytes of s for a loader's summary line:
 // "400,000 rows (75.2 MB)", MB being decimal megabytes (10^6 bytes).
 func (s LoadStats) Size() string {
-	return fmt.Sprintf("%s rows (%.1f MB)", thousands(s.Rows), float64(s.Bytes)/1e6)
+	return fmt.Sprintf("%s rows (%.1f MB)", textfmt.Thousands(s.Rows), float64(s.Bytes)/1e6)
 }
 
 // Rate returns elapsed and the load rates of s over it, in rows per second
@@ -21,25 +22,5 @@ func (s LoadStats) Rate(elapsed time.Duration) string {
 	if sec > 0 {
 		rows, mb = float64(s.Rows)/sec, float64(s.Bytes)/1e6/sec
 	}
-	return fmt.Sprintf("%.2f s: %s rows/s, %.1f MB/s (MB = 10^6 bytes)", sec, thousands(int64(rows)), mb)
-}
-
-// thousands writes n with comma separators: 1234567 is "1,234,567".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3+1)
-	if neg {
-		out = append(out, '-')
-	}
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
+	return fmt.Sprintf("%.2f s: %s rows/s, %.1f MB/s (MB = 10^6 bytes)", sec, textfmt.Thousands(int64(rows)), mb)
 }

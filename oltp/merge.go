@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -165,7 +166,7 @@ func mergeable(o MergeOptions, rs []*Result) error {
 		for i, r := range rs {
 			if st := r.State(); st != StatusComplete {
 				return fmt.Errorf("oltp: result %d%s is %s, not complete (%s); merging it would pass a run cut short for a whole one",
-					i, partName(r, " (", ")"), st, orNone(r.Error))
+					i, partName(r, " (", ")"), st, cmp.Or(r.Error, "no error recorded"))
 			}
 		}
 	}
@@ -219,13 +220,6 @@ func partName(r *Result, before, after string) string {
 		}
 	}
 	return ""
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no error recorded"
-	}
-	return s
 }
 
 // compatible reports why b cannot merge into a. Versions may differ:

@@ -1,8 +1,8 @@
 // Package report renders results for reviews: one table model (Table,
 // written as aligned text, Markdown or CSV), one number formatter
-// (Grouped and Thousands for separators, Millis, FormatMillis and Latency
-// for latencies, BinaryBytes and DecimalBytes for sizes, FormatRate), and
-// SVG latency charts.
+// (Grouped for separators, over internal/textfmt's Group and Thousands;
+// Millis, FormatMillis and Latency for latencies; BinaryBytes and
+// DecimalBytes for sizes; FormatRate), and SVG latency charts.
 //
 // It takes plain values (cells, Curves of points), never a workload's
 // types, so any workload can be rendered: report imports only the driver

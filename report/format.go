@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vmbench/internal/textfmt"
 )
 
 // Binary (IEC, powers of 1024) and decimal (SI, powers of 1000) byte
@@ -42,10 +44,6 @@ func Latency(d time.Duration) string {
 	return fmt.Sprintf("%.3f ms", Millis(d))
 }
 
-// Thousands writes n with a comma between groups of three digits:
-// -1234567 is "-1,234,567".
-func Thousands(n int64) string { return group(strconv.FormatInt(n, 10)) }
-
 // Grouped writes v rounded to digits decimals with its integer part in
 // groups of three, as reviews print rates: Grouped(7567.34, 1) is
 // "7,567.3" and Grouped(2358609.4, 0) is "2,358,609". NaN and the
@@ -57,25 +55,9 @@ func Grouped(v float64, digits int) string {
 	}
 	whole, frac, ok := strings.Cut(s, ".")
 	if !ok {
-		return group(whole)
+		return textfmt.Group(whole)
 	}
-	return group(whole) + "." + frac
-}
-
-// group puts commas into a run of digits with an optional minus sign.
-func group(digits string) string {
-	var b strings.Builder
-	if rest, neg := strings.CutPrefix(digits, "-"); neg {
-		b.WriteByte('-')
-		digits = rest
-	}
-	for i := range len(digits) {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(digits[i])
-	}
-	return b.String()
+	return textfmt.Group(whole) + "." + frac
 }
 
 // BinaryBytes writes a byte count in the largest binary unit (KiB, MiB,

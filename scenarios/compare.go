@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -114,7 +115,7 @@ func referenceDiff(protocol map[string]string, tests []*testFigures) string {
 				p = blockProtocol(p)
 			}
 			if v := p[k]; v != protocol[k] {
-				d = append(d, fmt.Sprintf("%s %s here, %s published", k, orNone(v), protocol[k]))
+				d = append(d, fmt.Sprintf("%s %s here, %s published", k, cmp.Or(v, "(not found)"), protocol[k]))
 				break
 			}
 		}

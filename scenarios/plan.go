@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vmbench/internal/textfmt"
 	"vmbench/report"
 	"vmbench/vsphere"
 )
@@ -105,7 +107,7 @@ func (p *CampaignPlan) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "template %s (not read: see the problems); ", r.Template)
 	}
-	fmt.Fprintf(w, "resource pool %s; folder %s\n\n", orNone(r.ResourcePool), orNone(r.Folder))
+	fmt.Fprintf(w, "resource pool %s; folder %s\n\n", cmp.Or(r.ResourcePool, "(not found)"), cmp.Or(r.Folder, "(not found)"))
 	if err := hostTable(r, len(p.Hosts) > 0).WriteText(w); err != nil {
 		return err
 	}
@@ -135,14 +137,6 @@ func diskWords(l vsphere.Layout) string {
 		parts[i] = fmt.Sprintf("%s %d GB %s", d.Name, d.SizeGB, d.Provisioning)
 	}
 	return strings.Join(parts, " + ")
-}
-
-// orNone is s, or "(not found)" when empty.
-func orNone(s string) string {
-	if s == "" {
-		return "(not found)"
-	}
-	return s
 }
 
 // hostTable is each host's capacity and what the campaign puts on it;
@@ -226,7 +220,7 @@ func datastoreTable(r vsphere.PreflightReport) *report.Table {
 }
 
 // gb formats a whole number of GB (or cores) with thousands separators.
-func gb(n int64) string { return report.Thousands(n) }
+func gb(n int64) string { return textfmt.Thousands(n) }
 
 // ratio is a/b with two decimals, "-" when b is 0.
 func ratio(a, b int64) string {

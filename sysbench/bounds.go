@@ -3,6 +3,8 @@ package sysbench
 import (
 	"fmt"
 	"time"
+
+	"vmbench/internal/textfmt"
 )
 
 // Upper bounds of the counts a user types, checked by Config.Validate
@@ -70,30 +72,30 @@ func (c Config) boundErrors() []error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.Threads > MaxThreads {
 		bad("--threads: %d is more than %s (each thread is a connection, and on MySQL a server thread with its own stack: 10,000 already take gigabytes of the server)",
-			c.Threads, thousands(MaxThreads))
+			c.Threads, textfmt.Thousands(MaxThreads))
 	}
 	if c.Tables > MaxTables {
 		bad("--tables: %d is more than %s (each thread prepares every statement on every table: 10,000 tables of oltp_read_write are 90,000 prepared statements per connection)",
-			c.Tables, thousands(MaxTables))
+			c.Tables, textfmt.Thousands(MaxTables))
 	}
 	if c.Threads >= 1 && c.Threads <= MaxThreads && c.Tables >= 1 && c.Tables <= MaxTables {
 		if n := c.preparedStatements(); n > MaxPreparedStatements {
 			bad("--threads x --tables: %d x %d tables x %d statement kinds of %s = %s prepared statements, more than %s (the largest max_prepared_stmt_count MySQL accepts); use fewer threads or tables",
-				c.Threads, c.Tables, len(mixFor(c).kinds(c.AutoInc)), c.Workload, thousands(n), thousands(MaxPreparedStatements))
+				c.Threads, c.Tables, len(mixFor(c).kinds(c.AutoInc)), c.Workload, textfmt.Thousands(n), textfmt.Thousands(MaxPreparedStatements))
 		}
 	}
 	for _, n := range c.stmtCounts() {
 		if n.v > MaxStatementsPerEvent {
 			bad("--%s: %d is more than %s (an event is one transaction, holding its row locks until COMMIT; sysbench's default event has 20 statements)",
-				n.name, n.v, thousands(MaxStatementsPerEvent))
+				n.name, n.v, textfmt.Thousands(MaxStatementsPerEvent))
 		}
 	}
 	if s := c.eventStatements(); s > MaxStatementsPerEvent {
 		bad("--point-selects .. --delete-inserts: one %s event would send %s statements, more than %s (an event is one transaction, holding its row locks until COMMIT)",
-			c.Workload, thousands(int64(s)), thousands(MaxStatementsPerEvent))
+			c.Workload, textfmt.Thousands(int64(s)), textfmt.Thousands(MaxStatementsPerEvent))
 	}
 	if c.Rate > MaxRate {
-		bad("--rate: %g is more than %s transactions per second (an arrival every 100 ns, beyond what one client process can start)", c.Rate, thousands(MaxRate))
+		bad("--rate: %g is more than %s transactions per second (an arrival every 100 ns, beyond what one client process can start)", c.Rate, textfmt.Thousands(MaxRate))
 	}
 	for _, d := range []struct {
 		name string
@@ -114,17 +116,17 @@ func (c Config) boundErrors() []error {
 			}{{"time", c.Time}, {"warmup-time", c.WarmupTime}} {
 				if n := int64(d.v / c.ReportInterval); n > MaxIntervals && d.v <= MaxRunTime {
 					bad("--report-interval: %s over --%s=%s is %s intervals, more than %s (each keeps a histogram in the Result); use a longer interval",
-						c.ReportInterval, d.name, d.v, thousands(n), thousands(MaxIntervals))
+						c.ReportInterval, d.name, d.v, textfmt.Thousands(n), textfmt.Thousands(MaxIntervals))
 				}
 			}
 		}
 	}
 	if c.RangeSize > MaxTableSize {
-		bad("--range-size: %d is more than %s (ids are 32-bit, as --table-size: a longer range holds no more rows)", c.RangeSize, thousands(MaxTableSize))
+		bad("--range-size: %d is more than %s (ids are 32-bit, as --table-size: a longer range holds no more rows)", c.RangeSize, textfmt.Thousands(MaxTableSize))
 	}
 	if c.Rand.SpecIter > MaxSpecIter {
 		bad("--rand-spec-iter: %d is more than %s (each draw sums that many uniforms; the distribution stops changing long before)",
-			c.Rand.SpecIter, thousands(MaxSpecIter))
+			c.Rand.SpecIter, textfmt.Thousands(MaxSpecIter))
 	}
 	return errs
 }

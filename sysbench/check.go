@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"vmbench/dialect"
+	"vmbench/internal/textfmt"
 	"vmbench/workload"
 )
 
@@ -61,12 +62,12 @@ func checkServerLimits(ctx context.Context, q queryer, d dialect.Dialect, conns 
 	var errs []error
 	if free := maxConns - others; int64(conns) > free {
 		errs = append(errs, flagErr("--threads: %d connections, but the server's max_connections is %s and other clients hold %s of them (%s free); raise it (SET GLOBAL max_connections = %d) or use fewer threads",
-			conns, thousands(maxConns), thousands(others), thousands(max(free, 0)), int64(conns)+others+10))
+			conns, textfmt.Thousands(maxConns), textfmt.Thousands(others), textfmt.Thousands(max(free, 0)), int64(conns)+others+10))
 	}
 	if free := maxStmts - heldStmts; stmts > 0 && stmts > free {
 		errs = append(errs, flagErr("--threads x --tables: %d threads x %d tables x %d statement kinds of %s = %s prepared statements, but the server's max_prepared_stmt_count is %s and other sessions hold %s; raise it (SET GLOBAL max_prepared_stmt_count = %d) or use fewer threads or tables",
-			cfg.Threads, cfg.Tables, len(mixFor(cfg).kinds(cfg.AutoInc)), cfg.Workload, thousands(stmts), thousands(maxStmts),
-			thousands(heldStmts), stmts+heldStmts))
+			cfg.Threads, cfg.Tables, len(mixFor(cfg).kinds(cfg.AutoInc)), cfg.Workload, textfmt.Thousands(stmts), textfmt.Thousands(maxStmts),
+			textfmt.Thousands(heldStmts), stmts+heldStmts))
 	}
 	return errors.Join(errs...)
 }
@@ -130,12 +131,12 @@ func checkRows(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, n 
 	keep := cfg.Workload != Insert && cfg.Workload != Delete
 	if hi == 0 {
 		return flagErr("--table-size: %s in %s is empty; --table-size is %s: clean up and prepare with that size",
-			tableName(n), where, thousands(size))
+			tableName(n), where, textfmt.Thousands(size))
 	}
-	span, need := size, "99% of ids 1.."+thousands(size)
+	span, need := size, "99% of ids 1.."+textfmt.Thousands(size)
 	okHi := hi == size
 	if !keep {
-		need, okHi = "half of ids 1.."+thousands(size), 2*hi >= size
+		need, okHi = "half of ids 1.."+textfmt.Thousands(size), 2*hi >= size
 	}
 	if !okHi {
 		span = hi // what the table holds, for the way out
@@ -150,13 +151,13 @@ func checkRows(ctx context.Context, q queryer, d dialect.Dialect, cfg Config, n 
 		return nil
 	case !okHi && keep && dense:
 		return flagErr("--table-size: %s in %s holds ids 1..%s (highest id %s; %s); --table-size is %s: prepare with that size or pass --table-size %d",
-			tableName(n), where, thousands(hi), thousands(hi), s.method(), thousands(size), hi)
+			tableName(n), where, textfmt.Thousands(hi), textfmt.Thousands(hi), s.method(), textfmt.Thousands(size), hi)
 	case !okHi && !keep:
 		return flagErr("--table-size: %s in %s has highest id %s, under half of --table-size %s (%s): prepare with that size or pass --table-size %d",
-			tableName(n), where, thousands(hi), thousands(size), s.method(), hi)
+			tableName(n), where, textfmt.Thousands(hi), textfmt.Thousands(size), s.method(), hi)
 	}
 	return flagErr("--table-size: %s in %s is missing rows: %s (highest id %s); --table-size %s needs rows for %s: clean up ('vmbench sysbench cleanup') and prepare again",
-		tableName(n), where, s.method(), thousands(hi), thousands(size), need)
+		tableName(n), where, s.method(), textfmt.Thousands(hi), textfmt.Thousands(size), need)
 }
 
 // sqliteFileExists returns an ErrFlagValue error when dcfg names an SQLite

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"vmbench/dialect"
+	"vmbench/internal/textfmt"
 )
 
 // sqliteConfig returns a Config on a fresh SQLite file: 2 tables x 300
@@ -53,9 +54,9 @@ func TestRunChecksTheData(t *testing.T) {
 				size   int64
 				want   string
 			}{
-				{c.Tables, size * 1000, "; --table-size is " + thousands(size*1000) + ": prepare with that size or pass --table-size " + strconv.FormatInt(size, 10)},
-				{c.Tables, size - 1, "holds ids 1.." + thousands(size) + " (highest id " + thousands(size) + "; COUNT(*) of ids 1.." + thousands(size) +
-					" found " + thousands(size) + " rows); --table-size is " + thousands(size-1)},
+				{c.Tables, size * 1000, "; --table-size is " + textfmt.Thousands(size*1000) + ": prepare with that size or pass --table-size " + strconv.FormatInt(size, 10)},
+				{c.Tables, size - 1, "holds ids 1.." + textfmt.Thousands(size) + " (highest id " + textfmt.Thousands(size) + "; COUNT(*) of ids 1.." + textfmt.Thousands(size) +
+					" found " + textfmt.Thousands(size) + " rows); --table-size is " + textfmt.Thousands(size-1)},
 				{c.Tables + 1, size, "--tables: sbtest3 does not exist"},
 			} {
 				c2 := c
@@ -137,7 +138,7 @@ func TestRunRefusesMissingRows(t *testing.T) {
 			msg := fmt.Sprint(err)
 			for _, want := range []string{
 				"--table-size: sbtest1 in ", " is missing rows: COUNT(*) in 10 windows of 500 ids spread evenly over ids 1..10,000 found " +
-					thousands(found) + " rows in their " + thousands(ids) + " ids", "(highest id 10,000)", w.need,
+					textfmt.Thousands(found) + " rows in their " + textfmt.Thousands(ids) + " ids", "(highest id 10,000)", w.need,
 			} {
 				if !errors.Is(err, ErrFlagValue) || !strings.Contains(msg, want) {
 					t.Errorf("%s --table-size %d after deleting ids %d..%d: %v\nwant ErrFlagValue containing %q", w.workload, w.size, gone0, gone1, err, want)
@@ -167,7 +168,7 @@ func TestRunChecksServerLimits(t *testing.T) {
 	}
 	c.Threads = int(maxConns + 1)
 	_, err := Run(ctx, c, c.RunConfig())
-	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads: "+strconv.Itoa(c.Threads)+" connections, but the server's max_connections is "+thousands(maxConns)) {
+	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads: "+strconv.Itoa(c.Threads)+" connections, but the server's max_connections is "+textfmt.Thousands(maxConns)) {
 		t.Errorf("--threads=%d: %v\nwant ErrFlagValue naming --threads and max_connections", c.Threads, err)
 	}
 
@@ -178,7 +179,7 @@ func TestRunChecksServerLimits(t *testing.T) {
 	}
 	_, err = Run(ctx, c, c.RunConfig())
 	if !errors.Is(err, ErrFlagValue) || !strings.Contains(err.Error(), "--threads x --tables") ||
-		!strings.Contains(err.Error(), "max_prepared_stmt_count is "+thousands(maxStmts)) {
+		!strings.Contains(err.Error(), "max_prepared_stmt_count is "+textfmt.Thousands(maxStmts)) {
 		t.Errorf("--tables=%d: %v\nwant ErrFlagValue naming --threads x --tables and max_prepared_stmt_count", c.Tables, err)
 	}
 }

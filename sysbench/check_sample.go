@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"vmbench/dialect"
+	"vmbench/internal/textfmt"
 )
 
 // The row count of a table is checked by counting the rows in a few
@@ -95,9 +96,9 @@ func (s idSample) estimate() int64 {
 // 1..10,000" or "COUNT(*) of ids 1..300 found 300 rows".
 func (s idSample) method() string {
 	if s.windows == 1 {
-		return fmt.Sprintf("COUNT(*) of ids 1..%s found %s rows", thousands(s.span), thousands(s.found))
+		return fmt.Sprintf("COUNT(*) of ids 1..%s found %s rows", textfmt.Thousands(s.span), textfmt.Thousands(s.found))
 	}
 	return fmt.Sprintf("COUNT(*) in %d windows of %s ids spread evenly over ids 1..%s found %s rows in their %s ids (%s%%): about %s rows in ids 1..%s",
-		s.windows, thousands(s.width), thousands(s.span), thousands(s.found), thousands(s.ids),
-		strconv.FormatFloat(100*float64(s.found)/float64(s.ids), 'f', 1, 64), thousands(s.estimate()), thousands(s.span))
+		s.windows, textfmt.Thousands(s.width), textfmt.Thousands(s.span), textfmt.Thousands(s.found), textfmt.Thousands(s.ids),
+		strconv.FormatFloat(100*float64(s.found)/float64(s.ids), 'f', 1, 64), textfmt.Thousands(s.estimate()), textfmt.Thousands(s.span))
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"vmbench/dialect"
+	"vmbench/internal/textfmt"
 	"vmbench/workload"
 )
 
@@ -71,11 +72,11 @@ func (c *toolConfig) Check(ctx context.Context, env workload.Env) error {
 			bad = append(bad, tableName(n))
 		}
 		if env.Log != nil {
-			fmt.Fprintf(env.Log, "%s: want %s rows, ids 1..%s: %s\n", tableName(n), thousands(size), thousands(size), verdict)
+			fmt.Fprintf(env.Log, "%s: want %s rows, ids 1..%s: %s\n", tableName(n), textfmt.Thousands(size), textfmt.Thousands(size), verdict)
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%w: %d of %d tables do not hold --table-size %s rows: %v", workload.ErrCheckFailed, len(bad), c.Tables, thousands(size), bad)
+		return fmt.Errorf("%w: %d of %d tables do not hold --table-size %s rows: %v", workload.ErrCheckFailed, len(bad), c.Tables, textfmt.Thousands(size), bad)
 	}
 	return nil
 }

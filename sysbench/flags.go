@@ -10,6 +10,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
+	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 )
 
@@ -28,7 +29,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 }
 
 func (c *Config) bindDataFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&c.Tables, "tables", c.Tables, "number of tables sbtest1..sbtestN (at most "+thousands(MaxTables)+")")
+	fs.IntVar(&c.Tables, "tables", c.Tables, "number of tables sbtest1..sbtestN (at most "+textfmt.Thousands(MaxTables)+")")
 	fs.Int64Var(&c.TableSize, "table-size", c.TableSize, "rows per table at prepare")
 	flagvalue.Bool(fs, &c.AutoInc, "auto-inc", "on: the server assigns id (AUTO_INCREMENT); off: the loader writes id and oltp_insert draws unique ids")
 	flagvalue.Bool(fs, &c.CreateSecondary, "create-secondary", "create the secondary index k_<n> on k after the load")
@@ -70,12 +71,12 @@ func (c *Config) bindConnFlags(fs *pflag.FlagSet) {
 }
 
 func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&c.Threads, "threads", c.Threads, "worker threads, one connection each (at most "+thousands(MaxThreads)+" and the server's max_connections; prepare: tables loaded in parallel)")
+	fs.IntVar(&c.Threads, "threads", c.Threads, "worker threads, one connection each (at most "+textfmt.Thousands(MaxThreads)+" and the server's max_connections; prepare: tables loaded in parallel)")
 	fs.Var(flagvalue.Seconds(&c.Time), "time", oltp.TimeHelp("Transactions"))
 	fs.Int64Var(&c.Events, "events", c.Events, "stop after this many transactions; 0 = no limit")
 	fs.Var(flagvalue.Seconds(&c.WarmupTime), "warmup-time", "warm-up before the measured run, excluded from the results (seconds or duration)")
 	fs.Var(flagvalue.Seconds(&c.ReportInterval), "report-interval", "print an interval line this often (seconds or duration); 0 = none")
-	fs.Float64Var(&c.Rate, "rate", c.Rate, "open loop: target transactions per second (Poisson arrivals, at most "+thousands(MaxRate)+"); 0 = closed loop")
+	fs.Float64Var(&c.Rate, "rate", c.Rate, "open loop: target transactions per second (Poisson arrivals, at most "+textfmt.Thousands(MaxRate)+"); 0 = closed loop")
 	fs.Float64Var(&c.Percentile, "percentile", c.Percentile, "latency percentile to report (0 to 100; 0 = off)")
 	fs.Var(ignoreValue{&c.IgnoreErrors}, "mysql-ignore-errors",
 		"server errors that restart the transaction instead of ending the run: a list, all, or none (SQLite busy and lost connections are always retried)")

@@ -14,6 +14,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
+	"vmbench/internal/textfmt"
 )
 
 // PgSQLOptions are sysbench 1.0's pgsql driver options (src/drivers/pgsql/
@@ -109,7 +110,7 @@ func checkPostgresLimits(ctx context.Context, q queryer, conns int) error {
 	}
 	if free := maxConns - reserved - others; int64(conns) > free {
 		return flagErr("--threads: %d connections, but the server's max_connections is %s, %s of them reserved for superusers, and other clients hold %s (%s free); raise it (ALTER SYSTEM SET max_connections = %d, then restart the server) or use fewer threads",
-			conns, thousands(maxConns), thousands(reserved), thousands(others), thousands(max(free, 0)), int64(conns)+reserved+others+10)
+			conns, textfmt.Thousands(maxConns), textfmt.Thousands(reserved), textfmt.Thousands(others), textfmt.Thousands(max(free, 0)), int64(conns)+reserved+others+10)
 	}
 	return nil
 }

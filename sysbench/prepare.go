@@ -14,7 +14,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/progress"
-	"vmbench/report"
+	"vmbench/internal/textfmt"
 )
 
 // ErrTablesExist is wrapped by Prepare's error when sbtest tables already
@@ -95,7 +95,7 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 		return err
 	}
 	fmt.Fprintf(progress, "Creating %d table(s) sbtest1..sbtest%d of %s rows in %s, %d loader thread(s), %s\n",
-		cfg.Tables, cfg.Tables, thousands(cfg.TableSize), dcfg, loaders, mode)
+		cfg.Tables, cfg.Tables, textfmt.Thousands(cfg.TableSize), dcfg, loaders, mode)
 	p := newProgress(progress, terminal, cfg)
 	mode.Note = func(line string) { p.tick.Logf("%s", line) }
 	p.start()
@@ -367,13 +367,9 @@ func (p *loadProgress) line(rows, indexes int64, elapsed time.Duration) string {
 	if elapsed > 0 {
 		rate = int64(float64(rows) / elapsed.Seconds())
 	}
-	s := fmt.Sprintf("loading: %s/%s rows (%.1f%%), %s rows/s", thousands(rows), thousands(p.total), pct, thousands(rate))
+	s := fmt.Sprintf("loading: %s/%s rows (%.1f%%), %s rows/s", textfmt.Thousands(rows), textfmt.Thousands(p.total), pct, textfmt.Thousands(rate))
 	if p.secIdx {
 		s += fmt.Sprintf(", indexes %d/%d", indexes, p.tables)
 	}
 	return s + fmt.Sprintf(", %.1fs", elapsed.Seconds())
 }
-
-// thousands writes n with comma separators (report.Thousands):
-// 1234567 is "1,234,567".
-func thousands(n int64) string { return report.Thousands(n) }

@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"vmbench/dialect"
+	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 )
 
@@ -95,7 +96,7 @@ func writeHeader(out io.Writer, cfg Config, rc oltp.RunConfig, target string) {
 	fmt.Fprintf(out, "vmbench sysbench %s (sysbench 1.0 workload) on %s\n", cfg.Workload, target)
 	fmt.Fprintln(out, "Running the test with following options:")
 	fmt.Fprintf(out, "Number of threads: %d\n", rc.Threads)
-	fmt.Fprintf(out, "Tables: %d x %s rows\n", cfg.Tables, thousands(cfg.TableSize))
+	fmt.Fprintf(out, "Tables: %d x %s rows\n", cfg.Tables, textfmt.Thousands(cfg.TableSize))
 	if rc.Rate > 0 {
 		fmt.Fprintf(out, "Target transaction rate: %g per second (open loop, Poisson arrivals)\n", rc.Rate)
 	}

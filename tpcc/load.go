@@ -13,7 +13,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/progress"
-	"vmbench/report"
+	"vmbench/internal/textfmt"
 )
 
 // The loader: one load unit at a time per connection, ITEM being unit 0
@@ -258,7 +258,7 @@ func (p *loadProgress) logf(format string, args ...any) { p.tick.Logf(format, ar
 // 1,234,567 rows, 123,456 rows/s, 10.0s".
 func (p *loadProgress) line(done, rows int64, elapsed time.Duration) string {
 	return fmt.Sprintf("loading: %d/%d warehouses, %s rows, %s rows/s, %.1fs",
-		done, p.warehouses, report.Thousands(rows), report.Thousands(perSecond(rows, elapsed)), elapsed.Seconds())
+		done, p.warehouses, textfmt.Thousands(rows), textfmt.Thousands(perSecond(rows, elapsed)), elapsed.Seconds())
 }
 
 // perSecond returns n per second of elapsed, 0 for no time.
