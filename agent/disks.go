@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"vmbench/internal/flagvalue"
 	"vmbench/workload"
 )
 
@@ -59,7 +60,7 @@ func (j *Job) checkDisks(tool workload.Tool) []error {
 	}
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(j.Flags)) {
-		if flagName(k) == TargetFlag {
+		if flagvalue.Name(k) == TargetFlag {
 			errs = append(errs, jobErrorf("flags.%s: the agent sets --%s from disks; remove it", k, TargetFlag))
 		}
 	}

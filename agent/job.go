@@ -8,10 +8,10 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/flagvalue"
 	"vmbench/workload"
 )
 
@@ -116,7 +116,7 @@ func (j *Job) check(password string) error {
 	if isConn {
 		refused := conn.ConnectionFlags()
 		for _, k := range slices.Sorted(maps.Keys(j.Flags)) {
-			if n := flagName(k); slices.Contains(refused, n) {
+			if n := flagvalue.Name(k); slices.Contains(refused, n) {
 				errs = append(errs, jobErrorf("flags.%s: a connection flag of %s; the job's database field sets the connection", k, j.Tool))
 			}
 		}
@@ -160,12 +160,6 @@ func checkStart(at, now time.Time) error {
 			at.UTC().Format(time.RFC3339), d.Hours(), now.UTC().Format(time.RFC3339), MaxStartAhead)
 	}
 	return nil
-}
-
-// flagName is a flag's name as workload.Parse reads it: without leading
-// dashes, '_' as '-'.
-func flagName(k string) string {
-	return strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-")
 }
 
 // Marshal returns j as indented JSON for job.json, with a newline at the

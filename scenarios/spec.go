@@ -497,10 +497,10 @@ func merged(a, b map[string]any) map[string]any {
 	out := make(map[string]any, len(a)+len(b))
 	over := make(map[string]bool, len(b))
 	for k := range b {
-		over[flagName(k)] = true
+		over[flagvalue.Name(k)] = true
 	}
 	for k, v := range a {
-		if !over[flagName(k)] {
+		if !over[flagvalue.Name(k)] {
 			out[k] = v
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"vmbench/dialect"
+	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
 	"vmbench/workload"
 )
@@ -84,7 +85,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 	keys := map[string]string{} // flag name: the path of its key in the file
 	for k, v := range w.Flags {
 		at := flagOrigin(spec, path, k)
-		flags[k], keys[flagName(k)] = fmt.Sprint(v), at+"."+k
+		flags[k], keys[flagvalue.Name(k)] = fmt.Sprint(v), at+"."+k
 		if n := flagNode(src, at, k); n != nil && n.Kind == yaml.ScalarNode {
 			flags[k] = n.Value // as written: no float round trip
 		}
@@ -132,10 +133,6 @@ func errorFlag(e error) string {
 	}
 	return ""
 }
-
-// flagName is a flag key as the flag parser names it: no leading dashes,
-// '_' as '-'.
-func flagName(k string) string { return strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-") }
 
 // flagOrigin is the block that sets flag key k of the flags at path: the
 // simulate block when it holds k, else workload.flags.

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"vmbench/internal/flagvalue"
 )
 
 // MaxFileSize bounds a campaign file (either kind): the largest shipped
@@ -100,7 +102,7 @@ func checkFlags(src source, n *yaml.Node, path string) []error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		at := fmt.Sprintf("%s:%d: %s.%s: ", src.file, k.Line, path, k.Value)
-		name := strings.ReplaceAll(k.Value, "_", "-")
+		name := flagvalue.Name(k.Value)
 		switch {
 		case strings.HasPrefix(k.Value, "-"):
 			errs = append(errs, fmt.Errorf("%swrite the flag name without dashes: %s", at, strings.TrimLeft(k.Value, "-")))

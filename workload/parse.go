@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
+
+	"vmbench/internal/flagvalue"
 )
 
 // Parse builds a tool's Config from a workload name and flags given as a
@@ -21,9 +22,7 @@ func Parse(t Tool, name string, flags map[string]string, getenv func(string) str
 	cfg := t.NewConfig()
 	fs := pflag.NewFlagSet(t.Describe().Name, pflag.ContinueOnError)
 	fs.SetOutput(discard{})
-	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, n string) pflag.NormalizedName {
-		return pflag.NormalizedName(strings.ReplaceAll(n, "_", "-"))
-	})
+	fs.SetNormalizeFunc(flagvalue.Normalize)
 	cfg.BindFlags(fs)
 	var errs []error
 	keys := make([]string, 0, len(flags))
@@ -33,7 +32,7 @@ func Parse(t Tool, name string, flags map[string]string, getenv func(string) str
 	slices.Sort(keys)
 	seen := make(map[string]string, len(keys))
 	for _, k := range keys {
-		n := strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-")
+		n := flagvalue.Name(k)
 		flagErr := func(format string, args ...any) {
 			errs = append(errs, &FlagError{Flags: []string{n}, Err: fmt.Errorf(format, args...)})
 		}

@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"vmbench/vdbench":              {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt"},
 	"vmbench/vsphere":              {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/vsphere/guest":        {"vmbench/target", "vmbench/internal/boundedread"},
-	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt"},
+	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue"},
 	"vmbench/scenarios":            {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt"},
 	"vmbench/report":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt"},
 	"vmbench/internal/testdb":      {},
@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"vmbench/internal/fakesql":     {},
 	"vmbench/internal/deps":        {},
 	"vmbench/target":               {"vmbench/internal/boundedread"},
-	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt"},
+	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue"},
 	"vmbench/internal/sshtest":     {},
 	"vmbench/cmd/vmbench":          nil, // everything
 }

@@ -16,11 +16,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Normalize maps underscore spellings onto dashed names (--table_size is
-// --table-size), as sysbench and go-tpc users type both. Install it with
-// FlagSet.SetNormalizeFunc.
+// Name is a flag's name as every vmbench parser reads it, the command
+// line's, a campaign file's flags: and an agent's job.json: without
+// leading dashes, underscores as dashes (--table_size, table_size and
+// table-size are all table-size), as sysbench and go-tpc users type both.
+func Name(k string) string { return strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-") }
+
+// Normalize is Name as a pflag normalizer: install it with
+// FlagSet.SetNormalizeFunc and --table_size sets --table-size.
 func Normalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+	return pflag.NormalizedName(Name(name))
 }
 
 // Bool registers an on/off option (sysbench's spelling; true/false, yes/no
