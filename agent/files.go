@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 )
@@ -55,7 +56,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
-	return oltp.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // writeStatus writes status.json in dir atomically.

@@ -8,7 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp/hist"
 )
 
@@ -71,7 +71,7 @@ func (l *hlog) flush(dir string) error {
 	if !l.header {
 		return nil
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(dir, HlogFile), l.buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, HlogFile), l.buf.Bytes()); err != nil {
 		return fmt.Errorf("writing %s: %w", HlogFile, err)
 	}
 	return nil

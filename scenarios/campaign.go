@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/dialect"
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -339,7 +340,7 @@ func (c *campaign) writeResolved(vms []vsphere.VM) error {
 		}
 		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + c.vsphereFlags()
 	}
-	return oltp.WriteFileAtomic(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
+	return atomicfile.Write(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
 }
 
 // vsphereFlags are the flags that reach the vSphere a simulated campaign

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -68,7 +68,7 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 				c.logf("%s: consistency checks after the run %s", vm.Name, status)
 			}
 			text := fmt.Sprintf("# %s's consistency checks after the run, campaign %s\n%s# %s\n", vm.Name, c.id, out.String(), status)
-			return oltp.WriteFileAtomic(filepath.Join(c.dir, ChecksDir, vm.Name+".txt"), []byte(text))
+			return atomicfile.Write(filepath.Join(c.dir, ChecksDir, vm.Name+".txt"), []byte(text))
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
-	"vmbench/oltp"
 	"vmbench/workload"
 )
 
@@ -323,5 +323,5 @@ func writeDataSet(dir string, ds *DataSet) error {
 	if err != nil {
 		return err
 	}
-	return oltp.WriteFileAtomic(filepath.Join(dir, ds.Key.ID()+".json"), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, ds.Key.ID()+".json"), append(b, '\n'))
 }

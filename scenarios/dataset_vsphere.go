@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/vsphere"
 )
 
@@ -289,7 +289,7 @@ func copyFiles(from, to, prefix string) error {
 		if err != nil {
 			return err
 		}
-		if err := oltp.WriteFileAtomic(filepath.Join(to, e.Name()), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(to, e.Name()), b); err != nil {
 			return err
 		}
 	}

@@ -15,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
-	"vmbench/oltp"
 	"vmbench/target"
 	"vmbench/vsphere"
 )
@@ -343,7 +343,7 @@ func (c *campaign) hookOn(ctx context.Context, hook string, n int, cmd string, v
 	path := filepath.Join(c.dir, rel)
 	werr := os.MkdirAll(filepath.Dir(path), 0o755)
 	if werr == nil {
-		werr = oltp.WriteFileAtomic(path, buf.Bytes())
+		werr = atomicfile.Write(path, buf.Bytes())
 	}
 	if werr != nil {
 		werr = fmt.Errorf("saving the output of hook %s on %s: %w", hook, name, werr)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
 	"vmbench/report"
 	"vmbench/vsphere"
@@ -107,7 +108,7 @@ func (c *campaign) missingCounters(miss []vsphere.MissingCounter) string {
 	if c.dir == "" {
 		return line
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(c.dir, MissingCountersFile), []byte(b.String())); err != nil {
+	if err := atomicfile.Write(filepath.Join(c.dir, MissingCountersFile), []byte(b.String())); err != nil {
 		return line + fmt.Sprintf("; could not list them in %s: %v", MissingCountersFile, err)
 	}
 	return line + "; which, on what and why: " + MissingCountersFile + " in the results directory"

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
-	"vmbench/oltp"
 )
 
 // ReportFile and ReportCSVFile are the reports of a results directory:
@@ -128,13 +128,13 @@ func (r *Report) WriteFiles() error {
 	if err := checkWritable(r.Dir); err != nil {
 		return err
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportCSVFile), csv.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Dir, ReportCSVFile), csv.Bytes()); err != nil {
 		return err
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportHTMLFile), html.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(r.Dir, ReportHTMLFile), html.Bytes()); err != nil {
 		return err
 	}
-	return oltp.WriteFileAtomic(filepath.Join(r.Dir, ReportFile), md.Bytes())
+	return atomicfile.Write(filepath.Join(r.Dir, ReportFile), md.Bytes())
 }
 
 // checkWritable says whether report.md and report.csv can both be

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 )
 
 // ResultsDir is a campaign's results directory, of either kind:
@@ -56,7 +56,7 @@ func CreateResultsDir(parent, name string, now time.Time) (*ResultsDir, error) {
 // Write writes data to the file name (relative to the directory)
 // atomically: a reader sees the old file or the new one, never a part.
 func (d *ResultsDir) Write(name string, data []byte) error {
-	return oltp.WriteFileAtomic(filepath.Join(d.Path, name), data)
+	return atomicfile.Write(filepath.Join(d.Path, name), data)
 }
 
 // Complete renames the directory to its final name.

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/report"
 )
 
@@ -187,7 +187,7 @@ func (o *ReviewOutcome) write() error {
 	if err != nil {
 		return err
 	}
-	return oltp.WriteFileAtomic(filepath.Join(o.Dir, ReviewRecordFile), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(o.Dir, ReviewRecordFile), append(b, '\n'))
 }
 
 // WriteReviewReports writes review directory dir's report.html,
@@ -224,7 +224,7 @@ func WriteInputReports(in *Input) error {
 		if err := write(d, &b); err != nil {
 			return err
 		}
-		if err := oltp.WriteFileAtomic(filepath.Join(in.Dir, name), b.Bytes()); err != nil {
+		if err := atomicfile.Write(filepath.Join(in.Dir, name), b.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
-	"vmbench/oltp"
 	"vmbench/vsphere"
 )
 
@@ -121,7 +121,7 @@ func writeRunInfo(dir string, ri RunInfo) error {
 	if err != nil {
 		return err
 	}
-	return oltp.WriteFileAtomic(filepath.Join(dir, RunFile), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, RunFile), append(b, '\n'))
 }
 
 // maxRunInfoSize bounds run.json as readRunInfo reads it: 4 MiB. A

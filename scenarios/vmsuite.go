@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/agent"
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -149,7 +150,7 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 		return err
 	}
 	hdr := fmt.Sprintf("# block suite %s in %d VMs as run by vmbench %s; simulate: %v\n", c.id, len(vms), c.opts.Version, c.opts.Simulate)
-	if err := oltp.WriteFileAtomic(filepath.Join(c.dir, "suite.yaml"), []byte(hdr+string(b))); err != nil {
+	if err := atomicfile.Write(filepath.Join(c.dir, "suite.yaml"), []byte(hdr+string(b))); err != nil {
 		return err
 	}
 	return c.writeRunInfo(false)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 )
@@ -241,13 +242,13 @@ func (r *RunRecord) CurveOrder() []PointRecord {
 }
 
 // WriteFile writes the record as indented JSON, atomically
-// (oltp.WriteFileAtomic): an interrupted write never leaves a partial file.
+// (atomicfile.Write): an interrupted write never leaves a partial file.
 func (r *RunRecord) WriteFile(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return oltp.WriteFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // MaxRecordFileSize bounds a RunRecord file as ReadRunRecord reads it:

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/report"
 )
 
@@ -114,7 +114,7 @@ func WriteCharts(dir, base, title string, rec *RunRecord) ([]string, error) {
 		if err := report.LatencyChart(&b, title, curves, report.ChartOptions{YLabel: "mean latency", XLabel: xLabel, PointLabels: true}); err != nil {
 			return err
 		}
-		return oltp.WriteFileAtomic(filepath.Join(dir, name), b.Bytes())
+		return atomicfile.Write(filepath.Join(dir, name), b.Bytes())
 	}
 	files := []string{base + ".svg"}
 	if err := draw(base+".svg", title+": latency vs IOPS", "IOPS (achieved, all targets)", curves); err != nil {

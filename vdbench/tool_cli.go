@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/workload"
 )
 
@@ -143,7 +143,7 @@ func (c *Config) RunDir(ctx context.Context, out io.Writer, env workload.Env) er
 		}
 		files, err := WriteRunResults(dir, bases[i], title, o.Record.(*RunRecord), &summary)
 		if err == nil {
-			err = oltp.WriteFileAtomic(filepath.Join(dir, "summary.txt"), summary.Bytes())
+			err = atomicfile.Write(filepath.Join(dir, "summary.txt"), summary.Bytes())
 		}
 		fmt.Fprintf(out, "\n%s", LastRun(summary.String()))
 		if err != nil {
@@ -176,7 +176,7 @@ func (c *Config) startResults(dir string) (undo func(), err error) {
 			os.Remove(dir) // only when empty: never anything else
 		}
 	}
-	if err := oltp.WriteFileAtomic(parmfile, []byte(c.params.Text())); err != nil {
+	if err := atomicfile.Write(parmfile, []byte(c.params.Text())); err != nil {
 		undo()
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
 	"vmbench/workload"
 )
@@ -291,7 +292,7 @@ func (c *Config) WriteResults(dir, base string, o *workload.Output) ([]string, e
 	if err := c.WriteReport(&text, o); err != nil {
 		return files, err
 	}
-	if err := oltp.WriteFileAtomic(filepath.Join(dir, base+".txt"), []byte(strings.TrimPrefix(text.String(), "\n"))); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, base+".txt"), []byte(strings.TrimPrefix(text.String(), "\n"))); err != nil {
 		return files, err
 	}
 	return append(files, base+".txt"), nil

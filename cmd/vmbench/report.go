@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vmbench/oltp"
+	"vmbench/internal/atomicfile"
 	"vmbench/report"
 	"vmbench/scenarios"
 )
@@ -279,7 +279,7 @@ func runDocument(ctx context.Context, a *app, dirs []string, format, refName, ou
 		_, err := a.stdout.Write(b.Bytes())
 		return err
 	}
-	if err := oltp.WriteFileAtomic(output, b.Bytes()); err != nil { // a full disk leaves the old file, not half a new one
+	if err := atomicfile.Write(output, b.Bytes()); err != nil { // a full disk leaves the old file, not half a new one
 		return outputError(output, err)
 	}
 	fmt.Fprintf(a.stderr, "wrote %s\n", output)
