@@ -100,10 +100,15 @@ type ProvisionSpec struct {
 	// reconfigure and the power-on (StepRestore).
 	Restore *DiskRestore
 
-	// settle is how long teardown waits for clone requests whose reply was
-	// lost (network error, timeout) to appear as tasks; taskTimeout bounds
-	// each vSphere call and task wait. Tests shorten them.
-	settle, taskTimeout time.Duration
+	// taskContext makes the context of one VM's vSphere calls and task
+	// waits from the caller's context stripped of its cancellation; by
+	// default it has a deadline taskTimeout away. settled returns when
+	// teardown may look among the template's tasks for clone requests
+	// whose reply was lost (network error, timeout), or when ctx ends; by
+	// default after defaultSettle. Tests replace both to choose when a
+	// call gives up and when its lost clone has shown up.
+	taskContext func(context.Context) (context.Context, context.CancelFunc)
+	settled     func(ctx context.Context)
 }
 
 // VM is one provisioned VM as Provision returns it and List finds it.
@@ -191,7 +196,22 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// withDefaults fills NamePrefix, Parallel and IPTimeout.
+// withTaskTimeout is the default taskContext: a deadline taskTimeout away.
+func withTaskTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, taskTimeout)
+}
+
+// settle is the default settled: it returns after defaultSettle, or
+// sooner when ctx ends.
+func settle(ctx context.Context) {
+	select {
+	case <-time.After(defaultSettle):
+	case <-ctx.Done():
+	}
+}
+
+// withDefaults fills NamePrefix, Parallel, IPTimeout, Clock and the
+// test hooks taskContext and settled.
 func (p ProvisionSpec) withDefaults() ProvisionSpec {
 	if p.NamePrefix == "" {
 		p.NamePrefix = "vmbench-" + p.Layout.Role
@@ -202,11 +222,11 @@ func (p ProvisionSpec) withDefaults() ProvisionSpec {
 	if p.IPTimeout <= 0 {
 		p.IPTimeout = DefaultIPTimeout
 	}
-	if p.settle <= 0 {
-		p.settle = defaultSettle
+	if p.taskContext == nil {
+		p.taskContext = withTaskTimeout
 	}
-	if p.taskTimeout <= 0 {
-		p.taskTimeout = taskTimeout
+	if p.settled == nil {
+		p.settled = settle
 	}
 	if p.Clock == nil {
 		p.Clock = time.Now
@@ -371,7 +391,7 @@ func (s *Session) provisionOne(ctx context.Context, p *plan, i int, tr *tracker,
 	dsIdx := i % len(p.datastores)
 	ds := p.datastores[dsIdx]
 	// Tasks run on a context that the caller's cancellation does not cut.
-	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.spec.taskTimeout)
+	tctx, cancel := p.spec.taskContext(context.WithoutCancel(ctx))
 	defer cancel()
 
 	select {

@@ -190,27 +190,81 @@ func TestProvisionCloneTaskFailsOnFifth(t *testing.T) {
 	}
 }
 
-// slowCloneTemplate delays every clone request on the server side, so a
-// client that gives up on the call leaves a clone that completes afterwards.
-type slowCloneTemplate struct {
+// heldCloneTemplate holds clone requests on the server side: vcsim closes
+// received at the first one and runs no clone until release is closed,
+// then closes created once the first clone's task exists (in the
+// template's recentTask). A client that gives up on the call thus leaves
+// a clone that completes afterwards, at points the test chooses rather
+// than after delays a loaded machine may stretch.
+type heldCloneTemplate struct {
 	*simulator.VirtualMachine
-	delay time.Duration
+	received, release, created             chan struct{}
+	receivedOnce, releaseOnce, createdOnce sync.Once
 }
 
-func (v *slowCloneTemplate) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) soap.HasFault {
-	time.Sleep(v.delay)
-	return v.VirtualMachine.CloneVMTask(ctx, req)
+// holdClones puts a heldCloneTemplate in place of sim's template. The
+// test's cleanup releases the clones, so that a failed test leaves no
+// vcsim handler waiting (the server's shutdown would wait for it).
+func holdClones(t *testing.T, sim *Simulator) *heldCloneTemplate {
+	v := &heldCloneTemplate{VirtualMachine: simTemplate(t, sim),
+		received: make(chan struct{}), release: make(chan struct{}), created: make(chan struct{})}
+	sim.model.Map().Put(v)
+	t.Cleanup(v.releaseClones)
+	return v
 }
 
+func (v *heldCloneTemplate) CloneVMTask(ctx *simulator.Context, req *types.CloneVM_Task) soap.HasFault {
+	v.receivedOnce.Do(func() { close(v.received) })
+	<-v.release
+	res := v.VirtualMachine.CloneVMTask(ctx, req)
+	v.createdOnce.Do(func() { close(v.created) })
+	return res
+}
+
+func (v *heldCloneTemplate) releaseClones() { v.releaseOnce.Do(func() { close(v.release) }) }
+
+// deadlineAt is a context whose deadline passes when at is closed: it
+// then ends as a context past its deadline does (Err is
+// context.DeadlineExceeded), at a point the test chooses.
+type deadlineAt struct {
+	context.Context
+	at <-chan struct{}
+}
+
+func (c deadlineAt) Done() <-chan struct{} { return c.at }
+
+func (c deadlineAt) Err() error {
+	select {
+	case <-c.at:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestProvisionRemovesCloneCompletedAfterGivingUp: the clone call's
+// deadline passes while vcsim holds the request, the clone completes on
+// the server afterwards, and teardown finds it and removes it.
 func TestProvisionRemovesCloneCompletedAfterGivingUp(t *testing.T) {
 	t.Parallel()
 	sim, s := simSession(t, SimOptions{Datastores: 2})
 	before := allVMNames(t, s)
-	sim.model.Map().Put(&slowCloneTemplate{VirtualMachine: simTemplate(t, sim), delay: 300 * time.Millisecond})
+	held := holdClones(t, sim)
 	spec := testSpec(t, "sysbench", 2, sim.Datastores())
 	spec.Parallel = 1
-	spec.taskTimeout = 100 * time.Millisecond // the call gives up before vcsim answers
-	spec.settle = 600 * time.Millisecond
+	spec.taskContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		return deadlineAt{ctx, held.received}, func() {} // the call gives up once vcsim holds it
+	}
+	spec.settled = func(context.Context) {
+		select {
+		case <-held.received:
+		default:
+			t.Error("teardown waits for a lost clone request that vcsim never received")
+			return
+		}
+		held.releaseClones()
+		<-held.created // the clone's task is on the template: teardown will find it
+	}
 	var lines []string // progress calls come one at a time
 	_, err := s.Provision(context.Background(), spec, func(m string) { lines = append(lines, m) })
 	var se *StepError
@@ -227,18 +281,22 @@ func TestProvisionRemovesCloneCompletedAfterGivingUp(t *testing.T) {
 	nothingLeft(t, s, spec.CampaignID, before)
 }
 
+// TestProvisionDeadlineDuringClone: the caller's deadline passes while
+// vcsim holds the first clone request; the clones under way complete (a
+// task is not cut), no further step starts, and teardown removes them.
 func TestProvisionDeadlineDuringClone(t *testing.T) {
 	t.Parallel()
 	sim, s := simSession(t, SimOptions{Datastores: 4})
 	before := allVMNames(t, s)
-	sim.model.Map().Put(&slowCloneTemplate{VirtualMachine: simTemplate(t, sim), delay: 150 * time.Millisecond})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
+	held := holdClones(t, sim)
+	held.releaseClones() // the deadline has passed when a clone goes on: vcsim closes received first
+	ctx := deadlineAt{context.Background(), held.received}
 	spec := testSpec(t, "sqlserver", 4, sim.Datastores())
 	_, err := s.Provision(ctx, spec, logf(t))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the deadline error, got %v", err)
 	}
+	<-held.created // a clone was under way when the deadline passed
 	nothingLeft(t, s, spec.CampaignID, before)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -42,10 +41,7 @@ func (s *Session) teardown(ctx context.Context, p *plan, tr *tracker, say func(s
 	// Clone requests cut off mid-call may still have reached vSphere: give
 	// them time to show up as tasks on the template, and wait for those.
 	if unacked > 0 {
-		select {
-		case <-time.After(p.spec.settle):
-		case <-tctx.Done():
-		}
+		p.spec.settled(tctx)
 		s.waitRecentTasks(tctx, p.template.Reference())
 	}
 	// Anything else this call created carries its campaign and call id.
