@@ -90,8 +90,8 @@ func noRunInfo(dir string) error {
 	return fmt.Errorf("%s is not a vmbench results directory: it has no %s, campaign.yaml or suite.yaml", dir, RunFile)
 }
 
-// WriteReports renders dir (Render) and writes its report.md and
-// report.csv into it, each atomically. Campaigns call it once their data
+// WriteReports renders dir (Render) and writes its report.md, report.csv
+// and report.html into it, each atomically (WriteFiles). Campaigns call it once their data
 // files are written; `vmbench report DIR` calls it again.
 func WriteReports(dir string) (*Report, error) {
 	rep, err := Render(dir)
@@ -103,7 +103,7 @@ func WriteReports(dir string) (*Report, error) {
 
 // ErrReportsNotWritable is what WriteFiles's error wraps when the
 // directory cannot take the reports (read-only, or a report's name taken
-// by something other than a file); neither report is written then.
+// by something other than a file); none of them is written then.
 var ErrReportsNotWritable = errors.New("cannot write the reports")
 
 // WriteFiles writes the report's report.md, report.csv and report.html
@@ -137,20 +137,20 @@ func (r *Report) WriteFiles() error {
 	return atomicfile.Write(filepath.Join(r.Dir, ReportFile), md.Bytes())
 }
 
-// checkWritable says whether report.md and report.csv can both be
-// written into dir: each is a regular file or absent, and a file can be
-// created in dir. Its error wraps ErrReportsNotWritable and names the
+// checkWritable says whether report.md, report.csv and report.html can
+// all be written into dir: each is a regular file or absent, and a file
+// can be created in dir. Its error wraps ErrReportsNotWritable and names the
 // file or directory.
 func checkWritable(dir string) error {
 	for _, f := range []string{ReportFile, ReportCSVFile, ReportHTMLFile} {
 		path := filepath.Join(dir, f)
 		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s is not a regular file (%s); neither report was written", ErrReportsNotWritable, path, fi.Mode().Type())
+			return fmt.Errorf("%w: %s is not a regular file (%s); no report was written", ErrReportsNotWritable, path, fi.Mode().Type())
 		}
 	}
 	probe, err := os.CreateTemp(dir, ".report.probe*")
 	if err != nil {
-		return fmt.Errorf("%w into %s: it is not writable (%v); neither report was written (--format prints one without writing)",
+		return fmt.Errorf("%w into %s: it is not writable (%v); no report was written (--format prints one without writing)",
 			ErrReportsNotWritable, dir, errors.Unwrap(err))
 	}
 	probe.Close()

@@ -205,7 +205,7 @@ type suiteReport struct {
 }
 
 // profile writes the files of one profile's Output (the tool's
-// workload.ResultWriter) and rewrites report.md and report.csv.
+// workload.ResultWriter) and rewrites the reports (WriteReports).
 func (w *suiteReport) profile(p SuitePlan, o *workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	if !ok {

@@ -272,7 +272,7 @@ func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsph
 
 // writeSuiteProfile writes profile p's files: each VM's Output (those
 // that returned one) in vms/<vm>/ and their merge in the results
-// directory, then report.md and report.csv; the merged curve goes to
+// directory, then the reports (WriteReports); the merged curve goes to
 // Out. With no Output at all it writes nothing.
 func (c *campaign) writeSuiteProfile(p SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)

@@ -37,7 +37,7 @@
 //
 // A tool implements the ones it needs: sysbench three, tpcc six, vdbench
 // (the block suite) the campaign's and the CLI's own.
-// The in-guest agent (next) will use the same contract.
+// The in-guest agent (package agent) runs a tool through the same contract.
 //
 // The shape follows CockroachDB's pkg/workload (a registry of generators
 // with optional interfaces) and vegeta's split of attack from report,

@@ -22,7 +22,7 @@ func TestReportRefusesDamageAndUnwritableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// report.md taken by a directory: neither report is written.
+	// report.md taken by a directory: no report is written.
 	if err := os.Remove(md); err != nil {
 		t.Fatal(err)
 	}
