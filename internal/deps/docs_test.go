@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"vmbench/internal/golden"
+	"vmbench/internal/textfmt"
 )
 
 // architectureCommand regenerates docs/architecture.md's package table.
@@ -61,7 +62,7 @@ func TestArchitectureDoc(t *testing.T) {
 // or "Command name", for a table cell.
 func synopsis(doc string) string {
 	if f := strings.SplitN(doc, " ", 3); len(f) == 3 && (f[0] == "Package" || f[0] == "Command") {
-		doc = strings.ToUpper(f[2][:1]) + f[2][1:]
+		doc = textfmt.Capitalize(f[2])
 	}
 	return strings.ReplaceAll(doc, "|", `\|`)
 }
