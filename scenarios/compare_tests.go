@@ -14,6 +14,7 @@ import (
 
 	"vmbench/internal/boundedread"
 	"vmbench/report"
+	"vmbench/workload"
 )
 
 // Input is one directory given to a comparison: a results directory (one
@@ -208,7 +209,7 @@ func (r *Report) tests() ([]testFigures, error) {
 	}
 	var out []testFigures
 	for _, row := range r.suite.rows {
-		t := testFigures{key: "block " + row.profile, title: row.title, protocol: row.cfg.Flags()}
+		t := testFigures{key: "block " + row.profile, title: row.title, protocol: workload.RecordedFlags(row.cfg)}
 		if cr, ok := row.cfg.(curveReviewer); ok {
 			t.figures = cr.ReviewFigures(row.out)
 			t.curves = cr.ReviewCurves(row.out) // service time, and from intended start where measured

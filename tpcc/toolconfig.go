@@ -45,18 +45,6 @@ func (c *toolConfig) Complete(name string, getenv func(string) string, changed f
 // Bounds is how the run is timed: --time, --events, --warmup-time.
 func (c *toolConfig) Bounds() oltp.RunConfig { return c.RunConfig() }
 
-// Flags are Config.Flags as options that parse back to the same Config:
-// with --threads (no waits) the terminals and connections it implies are
-// left out, since --threads refuses them.
-func (c *toolConfig) Flags() map[string]string {
-	m := c.Config.Flags()
-	if c.Threads > 0 {
-		delete(m, "terminals")
-		delete(m, "conns")
-	}
-	return m
-}
-
 // Prepare loads the database (package Prepare), progress to env.Log.
 func (c *toolConfig) Prepare(ctx context.Context, env workload.Env) error {
 	return Prepare(ctx, c.Config, env.Log, env.Terminal)

@@ -16,6 +16,11 @@
 //	cfg.Complete(name, getenv, fs.Changed); cfg.Validate()
 //	out, err := cfg.Run(ctx, env)    // ticks go to env.Observer; Run prints nothing
 //
+// What a run records of its options (Results, campaign.yaml, an agent's
+// job) is derived from the flag set BindFlags binds (RecordedFlags,
+// record.go): every option at its value, but those the tool marks where
+// it binds them (Alias, NotRecorded, RecordAs).
+//
 // Optional parts are found by interface assertion on the Config, each
 // used by the callers that need it:
 //
@@ -144,7 +149,11 @@ const (
 // parsed; then any of Prepare, Run and Cleanup.
 type Config interface {
 	// BindFlags binds every option of the tool to fs, with its name, its
-	// peer tool's aliases and its default.
+	// peer tool's aliases (marked with Alias) and, as its default, the
+	// Config's current value, so that binding changes no option: the
+	// recorded flags (RecordedFlags) are read back from a second flag set
+	// bound to a complete Config. Options that cannot change what is run
+	// or measured are marked NotRecorded.
 	BindFlags(fs *pflag.FlagSet)
 	// Complete sets what flags do not: the workload by name ("" keeps the
 	// default; an unknown name is an error listing the valid ones) and a
@@ -158,11 +167,6 @@ type Config interface {
 	// so a campaign can refuse a run that never ends, and say how long
 	// it takes.
 	Bounds() oltp.RunConfig
-	// Flags are the options that shape the run, as recorded in Results
-	// and in a campaign's campaign.yaml: names without dashes, values as
-	// the flag parser reads them back. Never a password.
-	Flags() map[string]string
-
 	// Prepare creates and loads the workload's data, writing progress to
 	// env.Log.
 	Prepare(ctx context.Context, env Env) error
