@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func runPrinted(ctx context.Context, c Config, rc oltp.RunConfig, out io.Writer)
 			onPhase(p, d)
 		}
 	}
-	res, err := run(ctx, c, rc, rw)
+	res, err := run(ctx, c, rc, rw.Announce)
 	if res != nil {
 		if werr := tc.WriteReport(out, &workload.Output{Result: res}); werr != nil && err == nil {
 			err = werr
@@ -79,5 +80,19 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	vm.SetDatabase(dialect.Config{Driver: dialect.SQLite, SQLitePath: "/tmp/vm1.db"})
 	if vm.Database().SQLitePath != "/tmp/vm1.db" || c.Conn.SQLitePath == "/tmp/vm1.db" {
 		t.Errorf("SetDatabase on a clone: clone %+v, original %+v", vm.Conn, c.Conn)
+	}
+}
+
+// TestOptionalParts: sysbench's Config implements the optional parts of
+// the workload contract it asserts (toolconfig.go, dataset.go) and no
+// other, and its IntervalWriter is an Announcer.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "Connector", "DatabaseOwner", "ConnectionCounter", "DataShaper", "Checker"}
+	cfg := Tool{}.NewConfig()
+	if got := workload.Optional(cfg); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(cfg.(workload.Reporter).IntervalWriter(io.Discard)); !slices.Equal(got, []string{"Announcer"}) {
+		t.Errorf("IntervalWriter's optional parts %v, want [Announcer]", got)
 	}
 }

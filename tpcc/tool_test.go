@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +114,19 @@ func TestReviewColumns(t *testing.T) {
 	}
 	if !errors.Is(checkFailed(errors.New("consistency: 1 of 12 conditions failed")), workload.ErrCheckFailed) {
 		t.Error("a failed check does not wrap ErrCheckFailed")
+	}
+}
+
+// TestOptionalParts: tpcc's Config implements the optional parts of the
+// workload contract it asserts (toolconfig.go) and no other, and its
+// IntervalWriter is an Announcer.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "FlagScoper", "Connector", "DatabaseOwner", "Reviewer", "TableReporter", "DataShaper", "Checker"}
+	cfg := Tool{}.NewConfig()
+	if got := workload.Optional(cfg); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(cfg.(workload.Reporter).IntervalWriter(io.Discard)); !slices.Equal(got, []string{"Announcer"}) {
+		t.Errorf("IntervalWriter's optional parts %v, want [Announcer]", got)
 	}
 }

@@ -42,9 +42,7 @@ func (Tool) NewConfig() workload.Config { return NewConfig() }
 // Config is one vdbench run: a built-in profile on targets, or a
 // parameter file, with vdbench's -e, -i, -w overrides and the block
 // suite's (threads, size, curve, force). It implements workload.Config
-// and the optional Reporter, Preflighter, RowReviewer, ResultWriter and
-// ResultReader, and for the CLI Commander, Informer and DirRunner
-// (tool_cli.go).
+// and the optional parts below.
 type Config struct {
 	// Set by the CLI (BindCommand, SetCommand); a campaign leaves them
 	// empty. command is the command path its messages start with
@@ -73,6 +71,24 @@ type Config struct {
 	runs   []Run
 	prof   *Profile
 }
+
+// The optional parts of the workload contract vdbench implements: for
+// campaigns and the block suite Reporter, Preflighter, RowReviewer,
+// ResultWriter, ResultReader and OutputMerger (its RunRecord a
+// PartialRecord); for the CLI Commander, Informer and DirRunner
+// (tool_cli.go).
+var (
+	_ workload.Reporter      = (*Config)(nil)
+	_ workload.Preflighter   = (*Config)(nil)
+	_ workload.RowReviewer   = (*Config)(nil)
+	_ workload.ResultWriter  = (*Config)(nil)
+	_ workload.ResultReader  = (*Config)(nil)
+	_ workload.OutputMerger  = (*Config)(nil)
+	_ workload.Commander     = (*Config)(nil)
+	_ workload.Informer      = (*Config)(nil)
+	_ workload.DirRunner     = (*Config)(nil)
+	_ workload.PartialRecord = (*RunRecord)(nil)
+)
 
 // NewConfig returns a Config with vdbench's defaults.
 func NewConfig() *Config { return &Config{} }

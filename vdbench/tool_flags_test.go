@@ -2,6 +2,7 @@ package vdbench
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -43,5 +44,18 @@ func TestFlagsRoundTrip(t *testing.T) {
 	}
 	if got := back.(*Config).targets; len(got) != 3 {
 		t.Errorf("parsed back %d targets (%q), want 3", len(got), got)
+	}
+}
+
+// TestOptionalParts: vdbench's Config implements the optional parts of
+// the workload contract it asserts (tool.go) and no other; its RunRecord
+// is a PartialRecord.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "RowReviewer", "Preflighter", "ResultWriter", "ResultReader", "OutputMerger", "Commander", "Informer", "DirRunner"}
+	if got := workload.Optional(Tool{}.NewConfig()); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(&RunRecord{}); !slices.Equal(got, []string{"PartialRecord"}) {
+		t.Errorf("RunRecord's optional parts %v, want [PartialRecord]", got)
 	}
 }
