@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"vmbench/dialect"
 	"vmbench/internal/boundedread"
 	"vmbench/workload"
 )
@@ -50,19 +51,15 @@ func load(dir string, getenv func(string) string, sysRoot string) (*Job, workloa
 	if isConn {
 		refuse = conn.ConnectionFlags()
 	}
-	parseTool := tool
-	var dt *diskTool
+	jt := &jobTool{Tool: tool, database: job.Database}
 	if len(job.Disks) > 0 {
-		targets, err := resolveDisks(sysRoot, job.Disks)
-		if err != nil {
+		if jt.targets, err = resolveDisks(sysRoot, job.Disks); err != nil {
 			return nil, nil, err
 		}
-		dt = &diskTool{Tool: tool, targets: targets}
-		parseTool = dt
 	}
-	cfg, err := workload.Parse(parseTool, job.Workload, job.Flags, getenv, refuse)
-	if dt != nil && dt.cfg != nil {
-		cfg = dt.cfg.Config
+	cfg, err := workload.Parse(jt, job.Workload, job.Flags, getenv, refuse)
+	if jt.cfg != nil {
+		cfg = jt.cfg.Config
 	}
 	if err != nil {
 		return nil, nil, asBadJob(fmt.Errorf("%s: %w", JobFile, err))
@@ -80,7 +77,7 @@ func load(dir string, getenv func(string) string, sysRoot string) (*Job, workloa
 			return nil, nil, asBadJob(fmt.Errorf("%s: database: %w", JobFile, err))
 		}
 	}
-	if p, ok := cfg.(workload.Preflighter); ok && dt != nil {
+	if p, ok := cfg.(workload.Preflighter); ok && len(jt.targets) > 0 {
 		if err := p.CheckTargets(); err != nil {
 			return nil, nil, fmt.Errorf("%w: disks: %w", ErrDiskPlacement, err)
 		}
@@ -88,41 +85,52 @@ func load(dir string, getenv func(string) string, sysRoot string) (*Job, workloa
 	return job, cfg, nil
 }
 
-// diskTool is a Tool whose Config gets TargetFlag set to targets, once
-// each and in order, before its Complete and Validate: the agent's disks,
-// given to workload.Parse like any flag.
-type diskTool struct {
+// jobTool is a Tool whose Config gets what the job gives beside its
+// flags: TargetFlag set to targets (the disks found), once each and in
+// order, before Complete; the job's database (a Connector's, without its
+// password) after Complete, so that Validate checks the flags on the
+// VM's database, as a campaign's Config on each VM is (tpcc's --isolation
+// applies to PostgreSQL only).
+type jobTool struct {
 	workload.Tool
-	targets []string
-	cfg     *targetConfig // the Config NewConfig made
+	targets  []string
+	database *dialect.Config
+	cfg      *jobConfig // the Config NewConfig made
 }
 
-// NewConfig returns the tool's Config, wrapped to set the targets.
-func (t *diskTool) NewConfig() workload.Config {
-	t.cfg = &targetConfig{Config: t.Tool.NewConfig(), targets: t.targets}
+// NewConfig returns the tool's Config, wrapped.
+func (t *jobTool) NewConfig() workload.Config {
+	t.cfg = &jobConfig{Config: t.Tool.NewConfig(), targets: t.targets, database: t.database}
 	return t.cfg
 }
 
-// targetConfig is a Config that keeps the flag set BindFlags bound, to set
-// its targets there before Complete.
-type targetConfig struct {
+// jobConfig is a Config that keeps the flag set BindFlags bound, to set
+// its targets there before Complete, and sets its database after.
+type jobConfig struct {
 	workload.Config
-	targets []string
-	fs      *pflag.FlagSet
+	targets  []string
+	database *dialect.Config
+	fs       *pflag.FlagSet
 }
 
-func (c *targetConfig) BindFlags(fs *pflag.FlagSet) {
+func (c *jobConfig) BindFlags(fs *pflag.FlagSet) {
 	c.Config.BindFlags(fs)
 	c.fs = fs
 }
 
-func (c *targetConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
+func (c *jobConfig) Complete(name string, getenv func(string) string, changed func(string) bool) error {
 	for _, t := range c.targets {
 		if err := c.fs.Set(TargetFlag, t); err != nil {
 			return fmt.Errorf("--%s=%s: %w", TargetFlag, t, err)
 		}
 	}
-	return c.Config.Complete(name, getenv, changed)
+	if err := c.Config.Complete(name, getenv, changed); err != nil {
+		return err
+	}
+	if conn, ok := c.Config.(workload.Connector); ok && c.database != nil {
+		conn.SetDatabase(*c.database)
+	}
+	return nil
 }
 
 // lazyLog is log.txt, created (for appending) at its first write, so that

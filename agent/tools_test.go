@@ -4,5 +4,6 @@ package agent
 // (internal/deps checks it), so the test binary registers them here.
 import (
 	_ "vmbench/sysbench"
+	_ "vmbench/tpcc"
 	_ "vmbench/vdbench"
 )

@@ -104,15 +104,15 @@ func drawReferencePeaks(sec *report.Section, ref *Reference, t testFigures) erro
 
 // referenceDiff says how the tests' flags differ from a published run's
 // protocol ("threads 4 here, 32 published"), "" when they match it. A
-// block test's flags are first put as the published rows state theirs
-// (blockProtocol).
+// test's flags are first put as the published rows state theirs, when
+// they state them otherwise (testFigures.published: a block test's).
 func referenceDiff(protocol map[string]string, tests []*testFigures) string {
 	var d []string
 	for _, k := range slices.Sorted(maps.Keys(protocol)) {
 		for _, t := range tests {
 			p := t.protocol
-			if strings.HasPrefix(t.key, "block ") {
-				p = blockProtocol(p)
+			if t.published != nil {
+				p = t.published(p)
 			}
 			if v := p[k]; v != protocol[k] {
 				d = append(d, fmt.Sprintf("%s %s here, %s published", k, cmp.Or(v, "(not found)"), protocol[k]))

@@ -242,8 +242,8 @@ func TestDrawReferencePeaks(t *testing.T) {
 	curve := report.Curve{Name: "service time (all targets)", Points: []report.Point{{IOPS: 1000, Latency: 80 * time.Microsecond}, {IOPS: 9000, Latency: 900 * time.Microsecond}}}
 	sec := &report.Section{Charts: []report.Chart{{Title: "4K random read", Alt: "curve", SVG: []byte("old")}, {Title: "other", Alt: "other", SVG: []byte("old")}}}
 	for _, tf := range []testFigures{
-		{key: "block 4k-random-read", title: "4K random read", curves: []report.Curve{curve}, protocol: eight},
-		{key: "block other", title: "other", curves: []report.Curve{curve}, protocol: eight},
+		{key: "block 4k-random-read", title: "4K random read", curves: []report.Curve{curve}, protocol: eight, published: blockProtocol},
+		{key: "block other", title: "other", curves: []report.Curve{curve}, protocol: eight, published: blockProtocol},
 	} {
 		if err := drawReferencePeaks(sec, ref, tf); err != nil {
 			t.Fatal(err)
@@ -271,12 +271,13 @@ func TestBlockReferenceProtocol(t *testing.T) {
 		want  string // "" when compared
 	}{
 		{"the published protocol", map[string]string{"profile": "4k-random-read", "target": "/dev/nvme0n1,/dev/nvme1n1"}, ""},
+		{"the profile's threads recorded", map[string]string{"profile": "4k-random-read", "target": "/dev/nvme0n1,/dev/nvme1n1", "threads": "0", "force": "false"}, ""},
 		{"simulated", map[string]string{"target": "/tmp/a,/tmp/b", "temporary-targets": "true", "threads": "2"},
 			"Not compared: the published run's protocol differs: targets temporary files here, drives published; threads 2 per target here, the profile's own per target published."},
 		{"one drive", map[string]string{"target": "/dev/nvme0n1"}, "Not compared: the published run's protocol differs: drives 1 here, 2 published."},
 		{"no targets recorded", map[string]string{}, "drives 0 here, 2 published"},
 	} {
-		tf := &testFigures{key: "block 4k-random-read", title: "4K random read", protocol: tc.flags,
+		tf := &testFigures{key: "block 4k-random-read", title: "4K random read", protocol: tc.flags, published: blockProtocol,
 			figures: []report.Figure{{Name: "peak IOPS", Value: 1e6}}}
 		sec := &report.Section{}
 		addReference(sec, ref, []string{"here"}, []*testFigures{tf}, false)

@@ -14,6 +14,7 @@ import (
 
 	"vmbench/internal/boundedread"
 	"vmbench/report"
+	"vmbench/workload"
 )
 
 // Input is one directory given to a comparison: a results directory (one
@@ -189,7 +190,11 @@ type testFigures struct {
 	// protocol are the options that shaped the run (the workload's flags,
 	// a block profile's parameters): tests are compared only when equal.
 	protocol map[string]string
-	figures  []report.Figure
+	// published, when set, puts protocol as published reference rows
+	// state theirs (blockProtocol for a block profile's flags); nil
+	// when they state the flags themselves.
+	published func(flags map[string]string) map[string]string
+	figures   []report.Figure
 	// curves are a block profile's curves (service time, and from the
 	// intended start where it was measured); tps and pct an
 	// OLTP test's summed TPS over time and merged latency percentiles.
@@ -208,8 +213,8 @@ func (r *Report) tests() ([]testFigures, error) {
 	}
 	var out []testFigures
 	for _, row := range r.suite.rows {
-		t := testFigures{key: "block " + row.profile, title: row.title, protocol: row.cfg.Flags()}
-		if cr, ok := row.cfg.(curveReviewer); ok {
+		t := testFigures{key: "block " + row.profile, title: row.title, protocol: workload.RecordedFlags(row.cfg), published: blockProtocol}
+		if cr, ok := row.cfg.(workload.RowReviewer); ok {
 			t.figures = cr.ReviewFigures(row.out)
 			t.curves = cr.ReviewCurves(row.out) // service time, and from intended start where measured
 		}

@@ -316,7 +316,7 @@ func (d *guestDriver) Close() {
 // job is the agent's job for one step of w on VM vm.
 func (d *guestDriver) job(vm int, w guestWork, verb workload.Verb, env workload.Env) (*agent.Job, string) {
 	j := &agent.Job{Version: agent.JobVersion, Tool: w.tool, Workload: w.name,
-		Flags: w.cfg.Flags(), Steps: []workload.Verb{verb}, Labels: env.Labels}
+		Flags: workload.RecordedFlags(w.cfg), Steps: []workload.Verb{verb}, Labels: env.Labels}
 	if len(w.disks) > 0 {
 		delete(j.Flags, "target") // the agent passes the devices it finds
 		j.Disks = w.disks

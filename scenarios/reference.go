@@ -121,7 +121,7 @@ func blockProtocol(flags map[string]string) map[string]string {
 	if flags["temporary-targets"] == "true" {
 		p[protoTargets] = "temporary files"
 	}
-	if n := flags["threads"]; n != "" {
+	if n := flags["threads"]; n != "" && n != "0" { // 0: the profile's own
 		p[protoThreads] = n + " per target"
 	}
 	return p

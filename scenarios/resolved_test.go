@@ -179,7 +179,7 @@ func resolvedReruns(t *testing.T, files []string) {
 			if err != nil {
 				t.Fatalf("campaign.yaml does not check: %v", err)
 			}
-			if got, want := reloaded.Flags(), ran.Flags(); !maps.Equal(got, want) {
+			if got, want := workload.RecordedFlags(reloaded), workload.RecordedFlags(ran); !maps.Equal(got, want) {
 				t.Errorf("reloaded flags %v, want the simulated ones as parsed %v", got, want)
 			}
 			// The rerun gets the vSphere URL alone: the placement comes from the file.

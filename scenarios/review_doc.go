@@ -3,7 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -205,27 +204,19 @@ func withoutHosts(platform []string, merged *oltp.Result) []string {
 	return out
 }
 
-// tableReporter is a tool's Config whose own report opens with a table
-// (tpcc's per-transaction table, tpcc.TransactionTable): the HTML report
-// shows that table as a table, from the same Result and the same code,
-// and the rest of the report as text.
-type tableReporter interface {
-	ReportTable(o *workload.Output) (*report.Table, error)
-	WriteReportSummary(w io.Writer, o *workload.Output) error
-}
-
 // toolReport is the tool's own report of the merged Result (tpcc's
-// per-transaction table, tpmC, NOPM and audit), when the tool has one
-// (workload.Reporter): its table as a table when it has one
-// (tableReporter), the rest as preformatted text; none for a tool
-// without.
+// per-transaction table, tpmC, NOPM and audit), when it adds to the
+// review (workload.TableReporter): its table as a table, the rest as
+// preformatted text; none for a tool without.
 func (r *Report) toolReport() ([]report.TableBlock, []report.PreBlock, error) {
 	file := filepath.Join(r.Dir, "campaign.yaml")
 	spec, err := loadRecorded(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	if spec.Workload.Tool != "tpcc" {
+	if t, err := workload.Lookup(spec.Workload.Tool); err != nil {
+		return nil, nil, nil
+	} else if _, ok := t.NewConfig().(workload.TableReporter); !ok {
 		return nil, nil, nil // sysbench's report repeats the review table
 	}
 	cfg, err := toolConfig(file, spec.Workload)
@@ -233,28 +224,21 @@ func (r *Report) toolReport() ([]report.TableBlock, []report.PreBlock, error) {
 		return nil, nil, err
 	}
 	tool, out := spec.Workload.Tool, &workload.Output{Result: r.Review.merged}
+	rep := cfg.(workload.TableReporter)
+	tableWords, textWords := rep.ReportContents()
 	var b bytes.Buffer
 	var tables []report.TableBlock
-	switch rep := cfg.(type) {
-	case tableReporter:
-		t, err := rep.ReportTable(out)
-		if err == nil && t != nil {
-			tables = []report.TableBlock{{Caption: tool + "'s report of all VMs merged: per transaction (response times)", Table: t}}
-		}
-		if err == nil {
-			err = rep.WriteReportSummary(&b, out)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, tool, err)
-		}
-	case workload.Reporter:
-		if err := rep.WriteReport(&b, out); err != nil {
-			return nil, nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, tool, err)
-		}
-	default:
-		return nil, nil, nil
+	t, err := rep.ReportTable(out)
+	if err == nil && t != nil {
+		tables = []report.TableBlock{{Caption: tool + "'s report of all VMs merged: " + tableWords, Table: t}}
 	}
-	return tables, []report.PreBlock{{Caption: tool + "'s report of all VMs merged: tpmC and NOPM of the merged window, errors and the audit of the inputs", Text: b.String()}}, nil
+	if err == nil {
+		err = rep.WriteReportSummary(&b, out)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the %s report of merged results: %w", r.Dir, tool, err)
+	}
+	return tables, []report.PreBlock{{Caption: tool + "'s report of all VMs merged: " + textWords, Text: b.String()}}, nil
 }
 
 // toolFigures is a table of the tool's review figures side by side as

@@ -10,15 +10,6 @@ import (
 	"vmbench/workload"
 )
 
-// curveReviewer is a block tool's Config that gives a run's curves and
-// figures as numbers (vdbench's ReviewCurves and ReviewFigures): the
-// HTML report draws the curves and comparisons compute the figures'
-// changes. The campaign never names the tool; it asks for these.
-type curveReviewer interface {
-	ReviewCurves(o *workload.Output) []report.Curve
-	ReviewFigures(o *workload.Output) []report.Figure
-}
-
 // section is a block suite's section: where it ran, the review table
 // (the tool's cells, as report.md shows them), and per profile its
 // latency-vs-IOPS chart (service time and from the intended start, with
@@ -46,7 +37,7 @@ func (sr *suiteReview) section() (*report.Section, error) {
 	t.Notes = append(notes, t.Notes...)
 	sec.Tables = []report.TableBlock{{Caption: "Review summary per profile", Table: t}}
 	for _, r := range sr.rows {
-		cr, ok := r.cfg.(curveReviewer)
+		cr, ok := r.cfg.(workload.RowReviewer)
 		if !ok {
 			continue
 		}

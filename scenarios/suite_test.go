@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vmbench/vdbench" // registers the suite's tool
+	"vmbench/workload"
 )
 
 const goodSuite = `kind: block-suite
@@ -138,7 +139,7 @@ func TestSuiteIOEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plans[0].Config.Flags()["ioengine"]; got != "io_uring" {
+	if got := workload.RecordedFlags(plans[0].Config)["ioengine"]; got != "io_uring" {
 		t.Errorf("profile flags carry ioengine %q, want io_uring (a guest's agent gets them)", got)
 	}
 	if err := vdbench.ProbeURing(); err != nil {
@@ -182,7 +183,7 @@ func TestSuiteOverwriteFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range plans {
-		if got := p.Config.Flags()["overwrite-files"]; got != "true" {
+		if got := workload.RecordedFlags(p.Config)["overwrite-files"]; got != "true" {
 			t.Errorf("%s: flags carry overwrite-files %q, want true", p.Profile, got)
 		}
 	}
@@ -190,7 +191,7 @@ func TestSuiteOverwriteFiles(t *testing.T) {
 	if plans, err = sim.Configs(); err != nil {
 		t.Fatal(err)
 	}
-	if _, set := plans[0].Config.Flags()["overwrite-files"]; set || sim.OverwriteFiles {
+	if workload.RecordedFlags(plans[0].Config)["overwrite-files"] == "true" || sim.OverwriteFiles {
 		t.Error("the simulated suite overwrites files it did not make")
 	}
 }

@@ -3,10 +3,8 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -156,26 +154,18 @@ func flagNode(src source, block, k string) *yaml.Node {
 	return nil
 }
 
-// recordedFlags are the flags campaign.yaml records for cfg: its Flags
-// (every option that shapes the run, as parsed) without the connection
-// flags, which the campaign sets per VM; numbers as YAML numbers.
+// recordedFlags are the flags campaign.yaml records for cfg: its recorded
+// flags (workload.TypedFlags: every option that shapes the run, as
+// parsed, numbers of the flag's own type) without the connection flags,
+// which the campaign sets per VM.
 func recordedFlags(cfg workload.Config) map[string]any {
-	flags := cfg.Flags()
+	flags := workload.TypedFlags(cfg)
 	if conn, ok := cfg.(workload.Connector); ok {
 		for _, n := range conn.ConnectionFlags() {
 			delete(flags, n)
 		}
 	}
-	out := make(map[string]any, len(flags))
-	for k, v := range flags {
-		out[k] = v
-		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-			out[k] = i
-		} else if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			out[k] = f
-		}
-	}
-	return out
+	return flags
 }
 
 // vmConfig returns the campaign's Config on one VM's database: a copy,

@@ -36,14 +36,14 @@ func TestValidateBounds(t *testing.T) {
 		{[]string{"--threads=99999999999999999999"}, []string{"--threads", "out of range"}},
 		{[]string{"--time=-99999999999999999999"}, []string{"--time", "out of range"}},
 	} {
-		_, err := ParseFlags("", tc.args, nil)
+		_, err := parse("", flagMap(tc.args...), nil)
 		if err == nil {
-			t.Errorf("ParseFlags(%q): no error", tc.args)
+			t.Errorf("parse(%q): no error", tc.args)
 			continue
 		}
 		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {
-				t.Errorf("ParseFlags(%q) = %v\nwant it to contain %q", tc.args, err, w)
+				t.Errorf("parse(%q) = %v\nwant it to contain %q", tc.args, err, w)
 			}
 		}
 	}
@@ -58,8 +58,8 @@ func TestBoundsAdmitTheReview(t *testing.T) {
 		{"--tables=10000", "--threads=40", "--rate=10000000", "--time=0", "--report-interval=0.001"},
 		{"--point-selects=99990", "--rand-type=gaussian", "--rand-spec-iter=1000", "--range-size=2147483647"},
 	} {
-		if _, err := ParseFlags("", args, nil); err != nil {
-			t.Errorf("ParseFlags(%q): %v", args, err)
+		if _, err := parse("", flagMap(args...), nil); err != nil {
+			t.Errorf("parse(%q): %v", args, err)
 		}
 	}
 }
@@ -81,20 +81,21 @@ func TestValidateHugeThreadsAllocatesNothing(t *testing.T) {
 	}
 }
 
-// flagNamed matches what every error line of ParseFlags must carry: the
-// flag it is about (--name, or -x for a shorthand pflag refused; pflag's
-// "bad flag syntax" quotes the argument), the workload, or the stray
-// argument.
-var flagNamed = regexp.MustCompile(`(^|[\s'"(])--?[^\s-]|workload|unexpected argument|bad flag syntax: -`)
+// flagNamed matches what every error line of workload.Parse must carry:
+// the flag it is about (--name, as given or as its option is named; a
+// key that is no flag name quoted) or the workload.
+var flagNamed = regexp.MustCompile(`(^|[\s'"(])--?[^\s-]|^flag name "|workload`)
 
-// FuzzFlags feeds arbitrary argument lists (one per line of the input,
-// split on spaces) through ParseFlags and Validate: no panic, and every
-// error names a flag. A failure found by fuzzing is kept in
-// testdata/fuzz/FuzzFlags as a seed.
+// FuzzFlags feeds arbitrary flags (a line of name=value fields, split on
+// spaces; a field without "=" is a name with an empty value) and
+// workload names through workload.Parse, as a campaign and the agent
+// parse them: no panic, every error names a flag, and what parses is
+// within the bounds the run relies on. A failure found by fuzzing is kept
+// in testdata/fuzz/FuzzFlags as a seed.
 func FuzzFlags(f *testing.F) {
 	for _, s := range []string{
 		"--threads=100000000",
-		"--threads 100000000 --tables 100000000 --table-size 99999999999",
+		"threads=100000000 tables=100000000 table-size=99999999999",
 		"--rate=1e308 --time=1e300 --report-interval=1e-300",
 		"--rate=NaN --percentile=NaN --rand-spec-pct=NaN --rand-zipfian-exp=Inf",
 		"--time=-9223372036854775808 --warmup-time=9223372036ns --report-interval=-1",
@@ -103,31 +104,38 @@ func FuzzFlags(f *testing.F) {
 		"--mysql-port=-1 --mysql-ignore-errors=99999999999999999999,1213",
 		"--db-driver=sqlite --sqlite-path= --tables=0",
 		"--num-threads=-1 --max-time=x --max-requests=-1 --tx-rate=-5",
-		"-t --=x ---x -- extra",
+		"-t --=x ---x -- extra threads=1 --threads=2 skip_trx",
 		"--events=9223372036854775807 --time=0 --range-size=2147483648",
+		"--db-driver=pgsql --mysql-host=x --pgsql-port=0",
 	} {
 		f.Add("", s)
 	}
 	f.Add("oltp_insert", "--table-size=0 --auto-inc=off")
 	f.Add("bogus", "")
-	f.Fuzz(func(t *testing.T, workload, line string) {
-		args := strings.Fields(line)
-		if len(args) > 64 {
-			args = args[:64]
+	f.Fuzz(func(t *testing.T, name, line string) {
+		flags := map[string]string{}
+		for i, a := range strings.Fields(line) {
+			if i == 64 {
+				break
+			}
+			k, v, _ := strings.Cut(a, "=")
+			if _, dup := flags[k]; !dup {
+				flags[k] = v
+			}
 		}
-		c, err := ParseFlags(workload, args, nil)
+		c, err := parse(name, flags, nil)
 		if err == nil {
 			// What parses must satisfy the bounds the run relies on.
 			if c.Threads < 1 || c.Threads > MaxThreads || c.Tables < 1 || c.Tables > MaxTables ||
 				c.preparedStatements() > MaxPreparedStatements || c.Rate > MaxRate || c.Rate < 0 || c.Time > MaxRunTime ||
 				(c.ReportInterval > 0 && c.ReportInterval < MinReportInterval) || c.eventStatements() > MaxStatementsPerEvent {
-				t.Fatalf("ParseFlags(%q, %q) accepted %+v", workload, args, c)
+				t.Fatalf("parse(%q, %q) accepted %+v", name, flags, c)
 			}
 			return
 		}
 		for _, l := range strings.Split(err.Error(), "\n") {
 			if !flagNamed.MatchString(l) {
-				t.Fatalf("ParseFlags(%q, %q): error line %q names no flag (whole error: %v)", workload, args, l, err)
+				t.Fatalf("parse(%q, %q): error line %q names no flag (whole error: %v)", name, flags, l, err)
 			}
 		}
 	})

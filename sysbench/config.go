@@ -6,10 +6,11 @@
 // reconnect on a lost connection), and its report formats.
 //
 // It registers itself as the workload tool "sysbench" (Tool, tool.go), the
-// one way the CLI and campaigns reach it. The package's own entry points
-// are ParseFlags, Prepare, Run (which prints nothing; NewSpec for callers
-// that drive oltp.Run themselves), WriteInterval and WriteSummary (the
-// report formats) and Cleanup.
+// one way the CLI and campaigns reach it: they build its Config from flags
+// (BindFlags; workload.Parse for a campaign's). The package's own entry
+// points are Prepare, Run (which prints nothing; NewSpec for callers that
+// drive oltp.Run themselves), WriteInterval and WriteSummary (the report
+// formats) and Cleanup.
 package sysbench
 
 import (
@@ -17,13 +18,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"vmbench/dialect"
-	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
+	"vmbench/workload"
 )
 
 // Workload names a sysbench 1.0 OLTP script.
@@ -294,53 +294,16 @@ func (c Config) runConfig() oltp.RunConfig {
 
 // RunConfig returns the oltp.RunConfig of c: threads, time, events,
 // warm-up, report interval, rate (Poisson arrivals, as sysbench --rate),
-// seed and Flags. Callers may add Labels, StartAt and callbacks before
+// seed and Flags (workload.RecordedFlags: every option but where the
+// database is, the passwords and --percentile). Callers may add Labels, StartAt and callbacks before
 // passing it to Run.
 func (c Config) RunConfig() oltp.RunConfig {
 	rc := c.runConfig()
-	rc.Flags = c.Flags()
+	rc.Flags = workload.RecordedFlags(&toolConfig{c})
 	if c.Conn.Driver == dialect.SQLite {
 		rc.ClientShares = dialect.SQLiteInProcess
 	}
 	return rc
-}
-
-// Flags returns the options that shape the data and the run, by sysbench
-// option name, for Result.Flags: what must be equal for two results to be
-// comparable or mergeable. Connection targets (host, port, socket, user,
-// database, file) and the password are left out; so is --percentile, which
-// only changes what is printed.
-func (c Config) Flags() map[string]string {
-	itoa := strconv.Itoa
-	ftoa := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	m := map[string]string{
-		"tables": itoa(c.Tables), "table-size": strconv.FormatInt(c.TableSize, 10),
-		"auto-inc": flagvalue.OnOff(c.AutoInc), "create-secondary": flagvalue.OnOff(c.CreateSecondary),
-		"range-size": itoa(c.RangeSize), "point-selects": itoa(c.PointSelects),
-		"simple-ranges": itoa(c.SimpleRanges), "sum-ranges": itoa(c.SumRanges),
-		"order-ranges": itoa(c.OrderRanges), "distinct-ranges": itoa(c.DistinctRanges),
-		"index-updates": itoa(c.IndexUpdates), "non-index-updates": itoa(c.NonIndexUpdates),
-		"delete-inserts": itoa(c.DeleteInserts), "range-selects": flagvalue.OnOff(c.RangeSelects),
-		"skip-trx":  flagvalue.OnOff(c.SkipTrx),
-		"rand-type": string(c.Rand.Type), "rand-seed": strconv.FormatInt(c.Rand.Seed, 10),
-		"db-driver": string(c.Conn.Driver),
-		"threads":   itoa(c.Threads), "time": c.Time.String(), "events": strconv.FormatInt(c.Events, 10),
-		"warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(), "rate": ftoa(c.Rate),
-		"mysql-ignore-errors": c.IgnoreErrors.String(),
-	}
-	switch c.Rand.Type {
-	case RandGaussian:
-		m["rand-spec-iter"] = itoa(c.Rand.SpecIter)
-	case RandSpecial:
-		m["rand-spec-iter"] = itoa(c.Rand.SpecIter)
-		m["rand-spec-pct"] = ftoa(c.Rand.SpecPct)
-		m["rand-spec-res"] = ftoa(c.Rand.SpecRes)
-	case RandPareto:
-		m["rand-pareto-h"] = ftoa(c.Rand.ParetoH)
-	case RandZipfian:
-		m["rand-zipfian-exp"] = ftoa(c.Rand.ZipfianExp)
-	}
-	return m
 }
 
 // Environment variables that supply --mysql-password when the flag is not

@@ -1,10 +1,7 @@
 package sysbench
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"strings"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -12,6 +9,7 @@ import (
 	"vmbench/internal/flagvalue"
 	"vmbench/internal/textfmt"
 	"vmbench/oltp"
+	"vmbench/workload"
 )
 
 // BindFlags registers every option of c on fs under sysbench's names, with
@@ -26,6 +24,22 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	c.bindRandFlags(fs)
 	c.bindConnFlags(fs)
 	c.bindRunFlags(fs)
+	// What is recorded (workload.RecordedFlags): not where the database
+	// is (the connection options but --db-driver, which shapes the run)
+	// nor the passwords, which a campaign sets for each VM, nor
+	// --percentile, which only changes the printed report; the
+	// --rand-* parameters only beside a --rand-type that uses them.
+	where := slices.DeleteFunc(slices.Clone(connectionFlags), func(n string) bool { return n == "db-driver" })
+	workload.NotRecorded(fs, append(where, "percentile")...)
+	for name, types := range map[string][]RandType{"rand-spec-iter": {RandGaussian, RandSpecial},
+		"rand-spec-pct": {RandSpecial}, "rand-spec-res": {RandSpecial}, "rand-pareto-h": {RandPareto}, "rand-zipfian-exp": {RandZipfian}} {
+		workload.RecordAs(fs, name, func(v string) string {
+			if slices.Contains(types, c.Rand.Type) {
+				return v
+			}
+			return ""
+		})
+	}
 }
 
 func (c *Config) bindDataFlags(fs *pflag.FlagSet) {
@@ -85,53 +99,6 @@ func (c *Config) bindRunFlags(fs *pflag.FlagSet) {
 		f := fs.Lookup(name)
 		fs.Var(f.Value, alias, "deprecated sysbench 0.5 name of --"+name)
 		_ = fs.MarkHidden(alias)
+		workload.Alias(fs, alias, name)
 	}
-}
-
-// ParseFlags parses sysbench-style options (e.g. "--tables=4",
-// "--table_size", "10000", "--time=60") for workload (empty means
-// oltp_read_write) on top of DefaultConfig, fills the password from the
-// environment through getenv (may be nil) when --mysql-password is not
-// given (with --db-driver pgsql: the --pgsql-* options and libpq's PG*
-// variables, see PgSQLOptions), and validates. It is the one parser of the CLI and of campaigns.
-func ParseFlags(workload string, args []string, getenv func(string) string) (Config, error) {
-	c := DefaultConfig()
-	var errs []string
-	if workload != "" {
-		w, err := ParseWorkload(workload)
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-		c.Workload = w
-	}
-	fs := pflag.NewFlagSet("sysbench", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		msg := err.Error()
-		if errors.Is(err, pflag.ErrHelp) { // found by FuzzFlags: "pflag: help requested"
-			msg = "--help: not an option of a workload (the options are listed by 'vmbench sysbench run --help')"
-		}
-		return c, fmt.Errorf("%s", strings.Join(append(errs, msg), "\n"))
-	}
-	if fs.NArg() > 0 {
-		errs = append(errs, fmt.Sprintf("unexpected argument %q (options are --name=value)", fs.Arg(0)))
-	}
-	if len(errs) > 0 {
-		return c, fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	if err := c.resolveConn(getenv, fs.Changed); err != nil {
-		return c, err
-	}
-	if c.Conn.Driver != dialect.Postgres {
-		c.PasswordFromEnv(getenv)
-	}
-	return c, c.Validate()
-}
-
-// ParseMap is ParseFlags for a campaign's flag map, e.g. {"tables": "4",
-// "table-size": "10000", "threads": "32", "time": "20s"}. Keys may carry
-// the leading "--" or not, and use dashes or underscores.
-func ParseMap(workload string, flags map[string]string, getenv func(string) string) (Config, error) {
-	return ParseFlags(workload, flagvalue.ArgsFromMap(flags), getenv)
 }

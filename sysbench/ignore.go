@@ -58,7 +58,18 @@ func (ie IgnoreErrors) restart(err error, d dialect.Driver) bool {
 type ignoreValue struct{ p *IgnoreErrors }
 
 func (v ignoreValue) String() string { return v.p.String() }
-func (v ignoreValue) Type() string   { return "codes|all" }
+
+// Recorded is String, with the empty list spelled "none": a recorded
+// value is never empty (workload.RecordedFlags leaves those out, and
+// left out this option would be its default list).
+func (v ignoreValue) Recorded() string {
+	if s := v.p.String(); s != "" {
+		return s
+	}
+	return "none"
+}
+
+func (v ignoreValue) Type() string { return "codes|all" }
 
 // Set parses "1213,1205", "all" or "none" (an empty list).
 func (v ignoreValue) Set(s string) error {

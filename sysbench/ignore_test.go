@@ -18,19 +18,19 @@ func TestIgnoreErrorsFlag(t *testing.T) {
 	for _, tc := range []struct {
 		value               string
 		deadlock, wait, dup bool
-		wantString          string
+		wantString, wantRec string
 	}{
-		{"", true, true, false, "1213,1020,1205"}, // sysbench's default
-		{"1213", true, false, false, "1213"},
-		{"all", true, true, true, "all"},
-		{"none", false, false, false, ""},
-		{"1062,1205", false, true, true, "1062,1205"},
+		{"", true, true, false, "1213,1020,1205", "1213,1020,1205"}, // sysbench's default
+		{"1213", true, false, false, "1213", "1213"},
+		{"all", true, true, true, "all", "all"},
+		{"none", false, false, false, "", "none"},
+		{"1062,1205", false, true, true, "1062,1205", "1062,1205"},
 	} {
 		args := []string{}
 		if tc.value != "" {
 			args = append(args, "--mysql-ignore-errors="+tc.value)
 		}
-		c, err := ParseFlags("", args, nil)
+		c, err := parse("", flagMap(args...), nil)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.value, err)
 		}
@@ -39,11 +39,11 @@ func TestIgnoreErrorsFlag(t *testing.T) {
 			t.Errorf("%q: restart deadlock/wait/dup = %v/%v/%v, want %v/%v/%v", tc.value,
 				ie.restart(deadlock, dialect.MySQL), ie.restart(lockWait, dialect.MySQL), ie.restart(dupKey, dialect.MySQL), tc.deadlock, tc.wait, tc.dup)
 		}
-		if ie.String() != tc.wantString || c.Flags()["mysql-ignore-errors"] != tc.wantString {
-			t.Errorf("%q: String() = %q, Flags %q; want %q", tc.value, ie.String(), c.Flags()["mysql-ignore-errors"], tc.wantString)
+		if rec := c.RunConfig().Flags["mysql-ignore-errors"]; ie.String() != tc.wantString || rec != tc.wantRec {
+			t.Errorf("%q: String() = %q, recorded %q; want %q, %q", tc.value, ie.String(), rec, tc.wantString, tc.wantRec)
 		}
 	}
-	if _, err := ParseFlags("", []string{"--mysql-ignore-errors=deadlocks"}, nil); err == nil {
+	if _, err := parse("", flagMap("--mysql-ignore-errors=deadlocks"), nil); err == nil {
 		t.Error("--mysql-ignore-errors=deadlocks accepted")
 	}
 	if DefaultIgnoreErrors().restart(errors.New("an error without a code"), dialect.MySQL) {
@@ -52,7 +52,7 @@ func TestIgnoreErrorsFlag(t *testing.T) {
 }
 
 func TestDeprecatedAliases(t *testing.T) {
-	c, err := ParseFlags("", []string{"--num-threads=6", "--max-time=30", "--max-requests=500", "--tx-rate=100"}, nil)
+	c, err := parse("", flagMap("--num-threads=6", "--max-time=30", "--max-requests=500", "--tx-rate=100"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func TestPgSQLFlags(t *testing.T) {
 		{args: []string{"--db-driver=pgsql", "--pgsql-db="}, err: "--pgsql-db: empty"},
 	}
 	for _, tt := range tests {
-		c, err := ParseFlags("", tt.args, getenv)
+		c, err := parse("", flagMap(tt.args...), getenv)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("%v: error %v, want %q", tt.args, err, tt.err)
@@ -52,12 +52,13 @@ func TestPgSQLFlags(t *testing.T) {
 			got.Database != tt.want.Database || got.Password != tt.want.Password || got.Socket != tt.want.Socket || got.Params["sslmode"] != "disable" {
 			t.Errorf("%v: connection %+v, want %+v with sslmode=disable", tt.args, got, tt.want)
 		}
-		shown := fmt.Sprint(c.Flags()) + c.DialectConfig().String()
+		rec := c.RunConfig().Flags
+		shown := fmt.Sprint(rec) + c.DialectConfig().String()
 		if strings.Contains(shown, "secret") {
 			t.Errorf("%v: the password shows in %s", tt.args, shown)
 		}
-		if c.Flags()["db-driver"] != "postgres" {
-			t.Errorf("%v: Flags db-driver %q", tt.args, c.Flags()["db-driver"])
+		if rec["db-driver"] != "postgres" {
+			t.Errorf("%v: recorded db-driver %q", tt.args, rec["db-driver"])
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"strings"
 
 	"vmbench/dialect"
 	"vmbench/internal/textfmt"
@@ -31,9 +32,10 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig) (*oltp.Result, erro
 	return run(ctx, cfg, rc, nil)
 }
 
-// run is Run; once the checks pass it hands what is about to run to rw,
-// when given (the CLI's report writer prints it as sysbench's header).
-func run(ctx context.Context, cfg Config, rc oltp.RunConfig, rw *reportWriter) (*oltp.Result, error) {
+// run is Run; once the checks pass it announces what is about to run as
+// sysbench's header, when announce is given (the CLI's report writer
+// prints it: workload.Announcer).
+func run(ctx context.Context, cfg Config, rc oltp.RunConfig, announce func(header string)) (*oltp.Result, error) {
 	cfg.Threads = rc.Threads
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -58,8 +60,10 @@ func run(ctx context.Context, cfg Config, rc oltp.RunConfig, rw *reportWriter) (
 	if err != nil {
 		return nil, err
 	}
-	if rw != nil {
-		writeHeader(rw.w, cfg, rc, dcfg.String())
+	if announce != nil {
+		var b strings.Builder
+		writeHeader(&b, cfg, rc, dcfg.String())
+		announce(b.String())
 	}
 	return oltp.Run(ctx, spec, rc)
 }

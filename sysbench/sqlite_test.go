@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"vmbench/dialect"
+	"vmbench/workload"
 )
 
 // TestSQLite runs prepare, a short oltp_read_write run with 2 threads (one
@@ -44,6 +45,18 @@ func TestSQLite(t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("busy retries: %d", res.Counters[CounterRetries])
+	// Through the contract, the header reaches the IntervalWriter (a
+	// workload.Announcer) once, before the report.
+	tc := &toolConfig{Config: c}
+	var viaEnv bytes.Buffer
+	if _, err := tc.Run(ctx, workload.Env{Observer: tc.IntervalWriter(&viaEnv)}); err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range map[string]string{"runPrinted": out.String(), "Run": viaEnv.String()} {
+		if strings.Count(o, "Running the test with following options:\nNumber of threads: 2\n") != 1 {
+			t.Errorf("%s printed no header, or more than one:\n%s", name, o)
+		}
+	}
 	if err := Cleanup(ctx, c, nil); err != nil {
 		t.Fatal(err)
 	}

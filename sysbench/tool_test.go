@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func runPrinted(ctx context.Context, c Config, rc oltp.RunConfig, out io.Writer)
 			onPhase(p, d)
 		}
 	}
-	res, err := run(ctx, c, rc, rw)
+	res, err := run(ctx, c, rc, rw.Announce)
 	if res != nil {
 		if werr := tc.WriteReport(out, &workload.Output{Result: res}); werr != nil && err == nil {
 			err = werr
@@ -42,7 +43,7 @@ func runPrinted(ctx context.Context, c Config, rc oltp.RunConfig, out io.Writer)
 }
 
 // The registered tool parses a campaign's flags into the same Config as
-// the command line, and its Flags parse back to the same Config.
+// the command line, and its recorded flags parse back to the same Config.
 func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	tool, err := workload.Lookup("sysbench")
 	if err != nil {
@@ -57,7 +58,7 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	if c.Workload != ReadOnly || c.Tables != 4 || c.TableSize != 500 || c.Time != 30*time.Second || c.Rand.Type != RandPareto {
 		t.Fatalf("parsed %+v", c.Config)
 	}
-	flags := cfg.Flags()
+	flags := workload.RecordedFlags(cfg)
 	for _, f := range conn.ConnectionFlags() {
 		delete(flags, f)
 	}
@@ -65,7 +66,7 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Flags %v do not parse back: %v", flags, err)
 	}
-	if got, want := again.Flags(), cfg.Flags(); !maps.Equal(got, want) {
+	if got, want := workload.RecordedFlags(again), workload.RecordedFlags(cfg); !maps.Equal(got, want) {
 		t.Errorf("round trip: %v, want %v", got, want)
 	}
 	if _, err := workload.Parse(tool, "", map[string]string{"mysql_host": "db1"}, nil, conn.ConnectionFlags()); err == nil ||
@@ -79,5 +80,19 @@ func TestToolParseAndFlagsRoundTrip(t *testing.T) {
 	vm.SetDatabase(dialect.Config{Driver: dialect.SQLite, SQLitePath: "/tmp/vm1.db"})
 	if vm.Database().SQLitePath != "/tmp/vm1.db" || c.Conn.SQLitePath == "/tmp/vm1.db" {
 		t.Errorf("SetDatabase on a clone: clone %+v, original %+v", vm.Conn, c.Conn)
+	}
+}
+
+// TestOptionalParts: sysbench's Config implements the optional parts of
+// the workload contract it asserts (toolconfig.go, dataset.go) and no
+// other, and its IntervalWriter is an Announcer.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "Connector", "DatabaseOwner", "ConnectionCounter", "DataShaper", "Checker"}
+	cfg := Tool{}.NewConfig()
+	if got := workload.Optional(cfg); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(cfg.(workload.Reporter).IntervalWriter(io.Discard)); !slices.Equal(got, []string{"Announcer"}) {
+		t.Errorf("IntervalWriter's optional parts %v, want [Announcer]", got)
 	}
 }

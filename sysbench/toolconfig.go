@@ -17,10 +17,15 @@ import (
 // NewConfig): BindFlags, Validate and Flags are Config's own.
 type toolConfig struct{ Config }
 
+// The optional parts of the workload contract sysbench implements (its
+// DataShaper and Checker are in dataset.go), and its IntervalWriter's
+// Announcer.
 var (
-	_ workload.Connector     = (*toolConfig)(nil)
-	_ workload.DatabaseOwner = (*toolConfig)(nil)
-	_ workload.Reporter      = (*toolConfig)(nil)
+	_ workload.Connector         = (*toolConfig)(nil)
+	_ workload.DatabaseOwner     = (*toolConfig)(nil)
+	_ workload.Reporter          = (*toolConfig)(nil)
+	_ workload.ConnectionCounter = (*toolConfig)(nil)
+	_ workload.Announcer         = (*reportWriter)(nil)
 )
 
 // Complete sets the workload by name ("" keeps oltp_read_write) and, unless
@@ -60,11 +65,10 @@ func (c *toolConfig) Prepare(ctx context.Context, env workload.Env) error {
 }
 
 // Run runs the workload (package Run) with env's start, labels and
-// observer. When the observer is the one IntervalWriter returned, it also
-// prints sysbench's header once the run's checks have passed.
+// observer, announcing sysbench's header to it (env.Announce) once the
+// run's checks have passed.
 func (c *toolConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {
-	rw, _ := env.Observer.(*reportWriter)
-	res, err := run(ctx, c.Config, env.RunConfig(c.RunConfig()), rw)
+	res, err := run(ctx, c.Config, env.RunConfig(c.RunConfig()), env.Announce)
 	if res == nil {
 		return nil, err
 	}
@@ -135,8 +139,8 @@ func (c *toolConfig) Connections(verb workload.Verb) int {
 }
 
 // IntervalWriter returns the observer that prints what sysbench prints
-// while it runs: the header (see Run), the warm-up's start and end and an
-// interval line per --report-interval (WriteInterval).
+// while it runs: the header (an Announcer: see Run), the warm-up's start
+// and end and an interval line per --report-interval (WriteInterval).
 func (c *toolConfig) IntervalWriter(w io.Writer) workload.Observer { return &reportWriter{w: w, c: c} }
 
 // WriteReport writes sysbench's final report of o (WriteSummary) after a
@@ -154,6 +158,9 @@ type reportWriter struct {
 	w io.Writer
 	c *toolConfig
 }
+
+// Announce prints sysbench's header.
+func (r *reportWriter) Announce(header string) { _, _ = io.WriteString(r.w, header) }
 
 // Phase prints the warm-up's start and end, when there is a warm-up.
 func (r *reportWriter) Phase(phase string, length time.Duration) {

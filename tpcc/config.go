@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"time"
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/workload"
 )
 
 // Config is everything the TPC-C workload needs. Field comments name the
@@ -187,31 +187,13 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Flags returns the options that shape the data and the run, for
-// Result.Flags: what must be equal for results to be mergeable.
-// Connection targets and the password are left out.
-func (c Config) Flags() map[string]string {
-	itoa := strconv.Itoa
-	m := map[string]string{
-		"db-driver": string(c.Conn.Driver), "warehouses": itoa(c.Warehouses), "seed": strconv.FormatInt(c.Seed, 10),
-		"terminals": itoa(c.terminals()), "conns": itoa(c.conns()), "threads": itoa(c.Threads),
-		"wait-scale": strconv.FormatFloat(c.WaitScale, 'g', -1, 64),
-		"time":       c.Time.String(), "warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(),
-		"events": strconv.FormatInt(c.Events, 10), "retries": itoa(c.Retries),
-	}
-	if c.Isolation != "" {
-		m["isolation"] = string(c.Isolation)
-	}
-	return m
-}
-
 // RunConfig returns the oltp.RunConfig of c. With --threads it is a
 // closed loop of Threads workers; otherwise a terminal-driven run of the
 // terminals over the connections.
 func (c Config) RunConfig() oltp.RunConfig {
 	rc := oltp.RunConfig{
 		Threads: c.conns(), Time: c.Time, Events: c.Events, WarmupTime: c.WarmupTime,
-		ReportInterval: c.ReportInterval, Seed: c.Seed, Flags: c.Flags(),
+		ReportInterval: c.ReportInterval, Seed: c.Seed, Flags: workload.RecordedFlags(&toolConfig{c}),
 	}
 	if c.Threads == 0 {
 		rc.Terminals = c.terminals()

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
+	"vmbench/workload"
 )
 
 // Environment variables that supply the password when --password is not
@@ -42,6 +42,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 		"mysql-password": "password", "mysql-db": "db"} {
 		fs.Var(fs.Lookup(name).Value, alias, "sysbench's name of --"+name)
 		_ = fs.MarkHidden(alias)
+		workload.Alias(fs, alias, name)
 	}
 
 	fs.IntVar(&c.Warehouses, "warehouses", c.Warehouses, "number of warehouses, the TPC-C scale")
@@ -64,6 +65,27 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	for alias, name := range map[string]string{"interval": "report-interval", "count": "events", "ramp": "warmup-time"} {
 		fs.Var(fs.Lookup(name).Value, alias, "go-tpc's name of --"+name)
 		_ = fs.MarkHidden(alias)
+		workload.Alias(fs, alias, name)
+	}
+	c.markRecorded(fs)
+}
+
+// markRecorded says what of fs is recorded (workload.RecordedFlags): not
+// where the database is nor the password, which a campaign sets for each
+// VM (--db-driver is: it shapes the run), nor --wait, another spelling of
+// --wait-scale; --terminals and --conns as the run has them (0 stands for
+// a number derived from --warehouses), and not beside --threads, which
+// sets both.
+func (c *Config) markRecorded(fs *pflag.FlagSet) {
+	workload.NotRecorded(fs, "host", "port", "mysql-socket", "user", "password", "db", "sqlite-path")
+	workload.Alias(fs, "wait", "wait-scale")
+	for name, n := range map[string]func() int{"terminals": func() int { return c.terminals() }, "conns": func() int { return c.conns() }} {
+		workload.RecordAs(fs, name, func(string) string {
+			if c.Threads > 0 {
+				return ""
+			}
+			return strconv.Itoa(n())
+		})
 	}
 }
 
@@ -128,6 +150,10 @@ type waitValue struct{ p *float64 }
 
 func (v *waitValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
 func (v *waitValue) Type() string   { return "factor" }
+
+// Get returns the factor, a float64: what campaign.yaml records as a
+// number (workload.TypedFlags).
+func (v *waitValue) Get() any { return *v.p }
 func (v *waitValue) Set(s string) error {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "true", "on", "yes":
@@ -143,27 +169,6 @@ func (v *waitValue) Set(s string) error {
 	}
 	*v.p = f
 	return nil
-}
-
-// ParseFlags parses options such as "--warehouses=10", "--threads", "4"
-// on top of DefaultConfig, fills the password from the environment through
-// getenv (may be nil) and validates. --threads without --wait-scale means
-// no waits. It is the one parser of the CLI and of campaigns.
-func ParseFlags(args []string, getenv func(string) string) (Config, error) {
-	c := DefaultConfig()
-	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q (options are --name=value)", fs.Arg(0))
-	}
-	if err := c.complete(fs.Changed, getenv); err != nil {
-		return c, err
-	}
-	return c, c.Validate()
 }
 
 // complete applies what the options given (changed) imply, as go-tpc
@@ -190,11 +195,6 @@ func (c *Config) complete(changed func(string) bool, getenv func(string) string)
 		return c.Conn.PostgresEnv(getenv, changed) // its fields are tpcc's option names: host, port, user, password, db
 	}
 	return nil
-}
-
-// ParseMap is ParseFlags for a campaign's flag map ({"warehouses": "10"}).
-func ParseMap(flags map[string]string, getenv func(string) string) (Config, error) {
-	return ParseFlags(flagvalue.ArgsFromMap(flags), getenv)
 }
 
 func (c *Config) passwordFromEnv(getenv func(string) string) {

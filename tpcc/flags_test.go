@@ -41,7 +41,7 @@ func wantNamed(t *testing.T, err error, names ...string) {
 
 // wantBounded fails unless every count and duration of an accepted
 // Config is within its documented bound.
-func wantBounded(t *testing.T, args []string, c Config) {
+func wantBounded(t *testing.T, args map[string]string, c Config) {
 	t.Helper()
 	durationOK := func(d time.Duration) bool { return d == 0 || d >= time.Second }
 	switch {
@@ -56,9 +56,10 @@ func wantBounded(t *testing.T, args []string, c Config) {
 	}
 }
 
-// FuzzParseFlags gives the parser huge, negative and malformed values of
-// one or two options: it never panics, refuses with an error naming an
-// option it was given, and what it accepts is within bounds.
+// FuzzParseFlags gives workload.Parse, the parser of a campaign's and an
+// agent's flags, huge, negative and malformed values of one or two
+// options: it never panics, refuses with an error naming an option it was
+// given, and what it accepts is within bounds.
 func FuzzParseFlags(f *testing.F) {
 	for _, s := range [][4]string{
 		{"warehouses", "100000000000", "terminals", "1"},
@@ -81,12 +82,12 @@ func FuzzParseFlags(f *testing.F) {
 		if _, ok := boundedFlags[n1]; !ok {
 			return
 		}
-		args := []string{flagArg(n1, v1)}
+		args := map[string]string{n1: v1}
 		names := []string{n1}
-		if _, ok := boundedFlags[n2]; ok {
-			args, names = append(args, flagArg(n2, v2)), append(names, n2)
+		if _, ok := boundedFlags[n2]; ok && n2 != n1 {
+			args[n2], names = v2, append(names, n2)
 		}
-		c, err := ParseFlags(args, nil)
+		c, err := parse(args, nil)
 		if err != nil {
 			wantNamed(t, err, names...)
 			return
@@ -95,15 +96,15 @@ func FuzzParseFlags(f *testing.F) {
 	})
 }
 
-// TestParseFlagsAllocatesNothingPerUnit: parsing and validating a huge
-// count allocates no more than a small one; what a count makes (the
-// terminals, the connections) is made only after Validate accepted it.
-func TestParseFlagsAllocatesNothingPerUnit(t *testing.T) {
-	allocs := func(args ...string) float64 {
-		return testing.AllocsPerRun(5, func() { _, _ = ParseFlags(args, nil) })
+// TestParseAllocatesNothingPerUnit: parsing and validating a huge count
+// allocates no more than a small one; what a count makes (the terminals,
+// the connections) is made only after Validate accepted it.
+func TestParseAllocatesNothingPerUnit(t *testing.T) {
+	allocs := func(name, value string) float64 {
+		return testing.AllocsPerRun(5, func() { _, _ = parse(map[string]string{name: value}, nil) })
 	}
 	for _, name := range []string{"terminals", "conns", "threads", "warehouses", "events", "retries"} {
-		small, huge := allocs("--"+name+"=1"), allocs("--"+name+"=9000000000000000000")
+		small, huge := allocs(name, "1"), allocs(name, "9000000000000000000")
 		if huge > small+20 {
 			t.Errorf("--%s: %v allocations for a huge value, %v for 1", name, huge, small)
 		}
@@ -114,7 +115,7 @@ func TestParseFlagsAllocatesNothingPerUnit(t *testing.T) {
 // nanosecond is refused, not read as 0 (no limit).
 func TestPositiveDurationNeverNoLimit(t *testing.T) {
 	for _, v := range []string{"1e-10", "0.0000000001", "4e-324"} {
-		c, err := ParseFlags([]string{"--time=" + v}, nil)
+		c, err := parse(map[string]string{"time": v}, nil)
 		if err == nil {
 			t.Errorf("--time=%s accepted as %v", v, c.Time)
 			continue
@@ -124,14 +125,15 @@ func TestPositiveDurationNeverNoLimit(t *testing.T) {
 }
 
 // A port given as 0 (or out of range) is refused, naming the flag, on
-// every spelling of it; left out, the driver's default applies.
+// every spelling of it (-P is the CLI's, cmd/vmbench's tests); left out,
+// the driver's default applies.
 func TestPortFlagRange(t *testing.T) {
-	for _, args := range [][]string{{"-P", "0"}, {"--port=0"}, {"--mysql-port=0"}, {"--port=65536"}} {
-		if _, err := ParseFlags(args, nil); err == nil || !strings.Contains(err.Error(), "is not a port (1..65535") {
+	for _, args := range []map[string]string{{"port": "0"}, {"mysql-port": "0"}, {"port": "65536"}} {
+		if _, err := parse(args, nil); err == nil || !strings.Contains(err.Error(), "is not a port (1..65535") {
 			t.Errorf("%v: %v, want a port error", args, err)
 		}
 	}
-	if c, err := ParseFlags(nil, nil); err != nil || c.Conn.Port != 0 && c.Conn.Port != 3306 {
+	if c, err := parse(nil, nil); err != nil || c.Conn.Port != 0 && c.Conn.Port != 3306 {
 		t.Errorf("no port given: port %d, %v", c.Conn.Port, err)
 	}
 }

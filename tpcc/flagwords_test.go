@@ -32,15 +32,15 @@ func TestInTPCCWords(t *testing.T) {
 func TestPostgresEnvironment(t *testing.T) {
 	env := map[string]string{"PGHOST": "envhost", "PGPORT": "6543", "PGUSER": "envuser", "PGDATABASE": "envdb"}
 	getenv := func(k string) string { return env[k] }
-	c, err := ParseFlags([]string{"--db-driver=postgres", "-U", "flaguser"}, getenv)
+	c, err := parse(map[string]string{"db-driver": "postgres", "user": "flaguser"}, getenv)
 	if err != nil || c.Conn.Host != "envhost" || c.Conn.Port != 6543 || c.Conn.User != "flaguser" || c.Conn.Database != "envdb" {
-		t.Errorf("ParseFlags: %+v, %v", c.Conn, err)
+		t.Errorf("parse: %+v, %v", c.Conn, err)
 	}
-	if c, err := ParseFlags([]string{"--db-driver=mysql"}, getenv); err != nil || c.Conn.Host == "envhost" || c.Conn.Port == 6543 {
+	if c, err := parse(map[string]string{"db-driver": "mysql"}, getenv); err != nil || c.Conn.Host == "envhost" || c.Conn.Port == 6543 {
 		t.Errorf("MySQL read the PG* variables: %+v, %v", c.Conn, err)
 	}
 	env["PGPORT"] = "0"
-	if _, err := ParseFlags([]string{"--db-driver=postgres"}, getenv); err == nil || !strings.Contains(err.Error(), "$PGPORT") {
+	if _, err := parse(map[string]string{"db-driver": "postgres"}, getenv); err == nil || !strings.Contains(err.Error(), "$PGPORT") {
 		t.Errorf("PGPORT=0: %v", err)
 	}
 }

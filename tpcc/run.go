@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"vmbench/dialect"
 	"vmbench/oltp"
@@ -51,9 +52,10 @@ func Run(ctx context.Context, cfg Config, rc oltp.RunConfig) (*oltp.Result, erro
 }
 
 // run is Run; a warning that the run could not be counted goes to log
-// (nil discards it), and once the checks pass what is about to run goes
-// to rw, when given (the CLI's report writer prints it as the header).
-func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, rw *reportWriter) (*oltp.Result, error) {
+// (nil discards it), and once the checks pass what is about to run is
+// announced as the header, when announce is given (the CLI's report
+// writer prints it: workload.Announcer).
+func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, announce func(header string)) (*oltp.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,8 +82,10 @@ func run(ctx context.Context, cfg Config, rc oltp.RunConfig, log io.Writer, rw *
 	}
 	consts := RunConstants(m.Load, NewRand(cfg.Seed, streamRun, m.Runs))
 	rs := newRunState(db, cfg, consts)
-	if rw != nil {
-		writeHeader(rw.w, cfg, rc, dcfg.String(), m, consts)
+	if announce != nil {
+		var b strings.Builder
+		writeHeader(&b, cfg, rc, dcfg.String(), m, consts)
+		announce(b.String())
 	}
 	pool := &workerPool{rs: rs, workers: make([]*windowWorker, rc.Threads)}
 	defer pool.close()

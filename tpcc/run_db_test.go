@@ -36,6 +36,9 @@ func runAndCheck(t *testing.T, cfg Config) {
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", i+1, err, b.String())
 		}
+		if strings.Count(b.String(), "vmbench tpcc (TPC-C-like) on ") != 1 { // the header, announced to the IntervalWriter
+			t.Errorf("run %d printed no header, or more than one:\n%s", i+1, b.String())
+		}
 		var n int64
 		for _, op := range r.Ops {
 			n += op.Latency.Count

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,8 +28,41 @@ func runPrinted(ctx context.Context, c Config, out io.Writer) (*oltp.Result, err
 	return o.Result, err
 }
 
+// parse builds a Config from flags as a campaign and the agent do
+// (workload.Parse), with the environment getenv (may be nil).
+func parse(flags map[string]string, getenv func(string) string) (Config, error) {
+	cfg, err := workload.Parse(Tool{}, "", flags, getenv, nil)
+	return cfg.(*toolConfig).Config, err
+}
+
+// flagsBefore is what campaign.yaml and an agent's job recorded before the
+// recorded flags were derived from the flag set (workload.RecordedFlags):
+// the hand-written Config.Flags, without --terminals and --conns beside
+// --threads. The derivation records the same, so that earlier campaigns
+// still compare equal with new ones.
+func flagsBefore(c Config) map[string]string {
+	itoa := strconv.Itoa
+	m := map[string]string{
+		"db-driver": string(c.Conn.Driver), "warehouses": itoa(c.Warehouses), "seed": strconv.FormatInt(c.Seed, 10),
+		"terminals": itoa(c.terminals()), "conns": itoa(c.conns()), "threads": itoa(c.Threads),
+		"wait-scale": strconv.FormatFloat(c.WaitScale, 'g', -1, 64),
+		"time":       c.Time.String(), "warmup-time": c.WarmupTime.String(), "report-interval": c.ReportInterval.String(),
+		"events": strconv.FormatInt(c.Events, 10), "retries": itoa(c.Retries),
+	}
+	if c.Isolation != "" {
+		m["isolation"] = string(c.Isolation)
+	}
+	if c.Threads > 0 {
+		delete(m, "terminals")
+		delete(m, "conns")
+	}
+	return m
+}
+
 // A campaign's flags parse into the Config the command line gives, and
-// the Config's Flags parse back to it, with --threads and with terminals.
+// the Config's recorded flags parse back to it, with --threads and with
+// terminals; they are the ones recorded before they were derived from
+// the flag set.
 func TestToolFlagsRoundTrip(t *testing.T) {
 	tool, err := workload.Lookup("tpcc")
 	if err != nil {
@@ -38,20 +73,24 @@ func TestToolFlagsRoundTrip(t *testing.T) {
 		{"warehouses": "10", "threads": "16", "time": "60"},
 		{"warehouses": "2", "terminals": "20", "conns": "4", "wait-scale": "0.5", "time": "1m", "warmup-time": "30s"},
 		{"warehouses": "3"},
+		{"warehouses": "2", "threads": "4", "wait": "true", "seed": "9", "retries": "0", "events": "100", "time": "0", "report-interval": "0"},
+		{"warehouses": "5", "db-driver": "postgres", "isolation": "serializable", "wait-scale": "0"},
 	} {
-		cfg, err := workload.Parse(tool, "tpcc", flags, nil, refuse)
+		cfg, err := workload.Parse(tool, "tpcc", flags, nil, nil)
 		if err != nil {
 			t.Fatalf("%v: %v", flags, err)
 		}
-		back := cfg.Flags()
-		delete(back, "db-driver")
-		again, err := workload.Parse(tool, "", back, nil, refuse)
+		back := workload.RecordedFlags(cfg)
+		again, err := workload.Parse(tool, "", back, nil, nil)
 		if err != nil {
 			t.Fatalf("Flags %v of %v do not parse back: %v", back, flags, err)
 		}
 		got, want := again.(*toolConfig).Config, cfg.(*toolConfig).Config
-		if !maps.Equal(got.Flags(), want.Flags()) || got.RunConfig().Terminals != want.RunConfig().Terminals {
-			t.Errorf("%v: round trip gave %v, want %v", flags, got.Flags(), want.Flags())
+		if !maps.Equal(got.RunConfig().Flags, want.RunConfig().Flags) || got.RunConfig().Terminals != want.RunConfig().Terminals {
+			t.Errorf("%v: round trip gave %v, want %v", flags, got.RunConfig().Flags, want.RunConfig().Flags)
+		}
+		if before := flagsBefore(want); !maps.Equal(workload.RecordedFlags(cfg), before) {
+			t.Errorf("%v: recorded %v, before %v", flags, workload.RecordedFlags(cfg), before)
 		}
 	}
 	if _, err := workload.Parse(tool, "tpch", nil, nil, refuse); err == nil || !strings.Contains(err.Error(), `workload name "tpch" is not valid for tool tpcc`) {
@@ -75,5 +114,19 @@ func TestReviewColumns(t *testing.T) {
 	}
 	if !errors.Is(checkFailed(errors.New("consistency: 1 of 12 conditions failed")), workload.ErrCheckFailed) {
 		t.Error("a failed check does not wrap ErrCheckFailed")
+	}
+}
+
+// TestOptionalParts: tpcc's Config implements the optional parts of the
+// workload contract it asserts (toolconfig.go) and no other, and its
+// IntervalWriter is an Announcer.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "FlagScoper", "Connector", "DatabaseOwner", "Reviewer", "TableReporter", "DataShaper", "Checker"}
+	cfg := Tool{}.NewConfig()
+	if got := workload.Optional(cfg); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(cfg.(workload.Reporter).IntervalWriter(io.Discard)); !slices.Equal(got, []string{"Announcer"}) {
+		t.Errorf("IntervalWriter's optional parts %v, want [Announcer]", got)
 	}
 }

@@ -18,13 +18,18 @@ import (
 // NewConfig): BindFlags and Validate are Config's own.
 type toolConfig struct{ Config }
 
+// The optional parts of the workload contract tpcc implements, and its
+// IntervalWriter's Announcer.
 var (
 	_ workload.Connector     = (*toolConfig)(nil)
 	_ workload.DatabaseOwner = (*toolConfig)(nil)
 	_ workload.Checker       = (*toolConfig)(nil)
 	_ workload.Reviewer      = (*toolConfig)(nil)
 	_ workload.Reporter      = (*toolConfig)(nil)
+	_ workload.TableReporter = (*toolConfig)(nil)
 	_ workload.FlagScoper    = (*toolConfig)(nil)
+	_ workload.DataShaper    = (*toolConfig)(nil)
+	_ workload.Announcer     = (*reportWriter)(nil)
 )
 
 // Complete refuses a workload name other than tpcc, --sqlite-path without
@@ -45,29 +50,16 @@ func (c *toolConfig) Complete(name string, getenv func(string) string, changed f
 // Bounds is how the run is timed: --time, --events, --warmup-time.
 func (c *toolConfig) Bounds() oltp.RunConfig { return c.RunConfig() }
 
-// Flags are Config.Flags as options that parse back to the same Config:
-// with --threads (no waits) the terminals and connections it implies are
-// left out, since --threads refuses them.
-func (c *toolConfig) Flags() map[string]string {
-	m := c.Config.Flags()
-	if c.Threads > 0 {
-		delete(m, "terminals")
-		delete(m, "conns")
-	}
-	return m
-}
-
 // Prepare loads the database (package Prepare), progress to env.Log.
 func (c *toolConfig) Prepare(ctx context.Context, env workload.Env) error {
 	return Prepare(ctx, c.Config, env.Log, env.Terminal)
 }
 
 // Run runs the mix (package Run) with env's start, labels and observer; a
-// warning goes to env.Log. When the observer is the one IntervalWriter
-// returned, it also prints the header once the run's checks have passed.
+// warning goes to env.Log. It announces the header to the observer
+// (env.Announce) once the run's checks have passed.
 func (c *toolConfig) Run(ctx context.Context, env workload.Env) (*workload.Output, error) {
-	rw, _ := env.Observer.(*reportWriter)
-	res, err := run(ctx, c.Config, env.RunConfig(c.RunConfig()), env.Log, rw)
+	res, err := run(ctx, c.Config, env.RunConfig(c.RunConfig()), env.Log, env.Announce)
 	if res == nil {
 		return nil, err
 	}
@@ -166,8 +158,9 @@ func (c *toolConfig) ReviewColumns() []workload.Column {
 }
 
 // IntervalWriter returns the observer that prints what `vmbench tpcc run`
-// prints while it runs: the header (see Run), the precondition's start and
-// end and an interval line per --report-interval (WriteInterval).
+// prints while it runs: the header (an Announcer: see Run), the
+// precondition's start and end and an interval line per
+// --report-interval (WriteInterval).
 func (c *toolConfig) IntervalWriter(w io.Writer) workload.Observer { return &reportWriter{w: w, c: c} }
 
 // ReportTable is the per-transaction table of o's Result with the units
@@ -178,6 +171,12 @@ func (c *toolConfig) ReportTable(o *workload.Output) (*report.Table, error) {
 		return nil, nil
 	}
 	return TransactionTable(o.Result, true)
+}
+
+// ReportContents are the captions' words for what ReportTable and
+// WriteReportSummary hold.
+func (c *toolConfig) ReportContents() (table, summary string) {
+	return "per transaction (response times)", "tpmC and NOPM of the merged window, errors and the audit of the inputs"
 }
 
 // WriteReportSummary writes WriteReport's text without the
@@ -212,6 +211,9 @@ type reportWriter struct {
 	c *toolConfig
 }
 
+// Announce prints the header.
+func (r *reportWriter) Announce(header string) { _, _ = io.WriteString(r.w, header) }
+
 // Phase prints the precondition's start and end, when there is one.
 func (r *reportWriter) Phase(phase string, length time.Duration) {
 	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Precondition for %s (excluded from the results)...", "Precondition done; measuring.")
@@ -223,8 +225,6 @@ func (r *reportWriter) Interval(rep oltp.IntervalReport) {
 		_ = WriteInterval(r.w, rep)
 	}
 }
-
-var _ workload.DataShaper = (*toolConfig)(nil)
 
 // DataShape returns the flags that shape the data the loader writes:
 // --warehouses and --seed (every random input of the load derives from

@@ -42,9 +42,7 @@ func (Tool) NewConfig() workload.Config { return NewConfig() }
 // Config is one vdbench run: a built-in profile on targets, or a
 // parameter file, with vdbench's -e, -i, -w overrides and the block
 // suite's (threads, size, curve, force). It implements workload.Config
-// and the optional Reporter, Preflighter, RowReviewer, ResultWriter and
-// ResultReader, and for the CLI Commander, Informer and DirRunner
-// (tool_cli.go).
+// and the optional parts below.
 type Config struct {
 	// Set by the CLI (BindCommand, SetCommand); a campaign leaves them
 	// empty. command is the command path its messages start with
@@ -54,7 +52,7 @@ type Config struct {
 	args       []string
 	resultsDir string // run's -o
 
-	files            []string // -f
+	files            filesFlag // -f
 	profile          string
 	targets          targetsFlag
 	threads          int
@@ -74,27 +72,47 @@ type Config struct {
 	prof   *Profile
 }
 
+// The optional parts of the workload contract vdbench implements: for
+// campaigns and the block suite Reporter, Preflighter, RowReviewer,
+// ResultWriter, ResultReader and OutputMerger (its RunRecord a
+// PartialRecord); for the CLI Commander, Informer and DirRunner
+// (tool_cli.go).
+var (
+	_ workload.Reporter      = (*Config)(nil)
+	_ workload.Preflighter   = (*Config)(nil)
+	_ workload.RowReviewer   = (*Config)(nil)
+	_ workload.ResultWriter  = (*Config)(nil)
+	_ workload.ResultReader  = (*Config)(nil)
+	_ workload.OutputMerger  = (*Config)(nil)
+	_ workload.Commander     = (*Config)(nil)
+	_ workload.Informer      = (*Config)(nil)
+	_ workload.DirRunner     = (*Config)(nil)
+	_ workload.PartialRecord = (*RunRecord)(nil)
+)
+
 // NewConfig returns a Config with vdbench's defaults.
 func NewConfig() *Config { return &Config{} }
 
 // BindFlags implements workload.Config: every option, with vdbench's
-// short names (-f, -e, -i, -w).
+// short names (-f, -e, -i, -w), c's values as the defaults. Every option
+// is recorded (workload.RecordedFlags); an override not given (-e, -i,
+// -w, --curve, --ioengine psync, --profile or -f without one) reads back
+// as "" and is left out.
 func (c *Config) BindFlags(f *pflag.FlagSet) {
-	f.StringArrayVarP(&c.files, "file", "f", nil, "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
-	f.StringVar(&c.profile, "profile", "", "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
-	c.targets = nil
+	f.VarP(&c.files, "file", "f", "the parameter FILE, as vdbench -f (instead of giving it as an argument)")
+	f.StringVar(&c.profile, "profile", c.profile, "run a built-in profile instead of a parameter FILE (see 'vmbench vdbench profiles')")
 	f.Var(&c.targets, "target", "with --profile: a block device or file to run on (repeat for several, or separate them with commas)")
-	f.IntVar(&c.threads, "threads", 0, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
+	f.IntVar(&c.threads, "threads", c.threads, "with --profile: threads (outstanding I/Os) per target; 0 = the profile's own")
 	f.VarP(&c.elapsed, "elapsed", "e", "replace every rd's elapsed= (seconds, as vdbench -e)")
 	f.VarP(&c.interval, "interval", "i", "replace every rd's interval= (seconds, as vdbench -i)")
 	f.VarP(&c.warmup, "warmup", "w", "replace every rd's warmup= (seconds, as vdbench -w)")
 	f.Var(&c.engine, "ioengine", "how each target's threads= I/Os are issued: psync (one blocking pread/pwrite per thread, vdbench's model; the default) or io_uring (the same I/Os in flight, through one io_uring per target)")
-	f.BoolVar(&c.force, "force", false, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
-	f.BoolVar(&c.overwriteFiles, "overwrite-files", false,
+	f.BoolVar(&c.force, "force", c.force, "write to targets that carry a partition table or file-system signature (never to mounted or busy devices)")
+	f.BoolVar(&c.overwriteFiles, "overwrite-files", c.overwriteFiles,
 		"write to (and extend) existing files that vmbench did not make, destroying their contents; without it such a file is refused (a file vmbench made starts with its label)")
 	f.Var(&c.size, "size", "use the first SIZE bytes of each target (every sd's size=; 256m, 1g); 0 = all")
 	f.Var(&c.curve, "curve", "replace the curve= points of every iorate=curve rd (percentages, comma-separated)")
-	f.BoolVar(&c.temporaryTargets, "temporary-targets", false,
+	f.BoolVar(&c.temporaryTargets, "temporary-targets", c.temporaryTargets,
 		"the targets are temporary files: Prepare creates them, with buffered I/O where their file system refuses O_DIRECT")
 }
 
@@ -249,34 +267,6 @@ func (c *Config) Bounds() oltp.RunConfig {
 	return oltp.RunConfig{Time: t}
 }
 
-// Flags implements workload.Config: the options given, as the parser
-// reads them back.
-func (c *Config) Flags() map[string]string {
-	m := map[string]string{}
-	fs := pflag.NewFlagSet("vdbench", pflag.ContinueOnError)
-	// Binding sets each option to its default, so bind a copy and then
-	// give the copy c's values back: the flags read c's values and c is
-	// left as it was.
-	cp := *c
-	cp.BindFlags(fs)
-	cp = *c
-	fs.VisitAll(func(f *pflag.Flag) {
-		// A zero is a default, except for -e, -i and -w, which print
-		// nothing unless set: their 0 (warmup=0) is an override.
-		if v := f.Value.String(); v != "" && (v != "0" || f.Value.Type() == "seconds") && v != "false" && v != "[]" {
-			m[f.Name] = v
-		}
-	})
-	if len(c.targets) > 0 {
-		m["target"] = strings.Join(c.targets, ",")
-	}
-	delete(m, "file")
-	if len(c.files) == 1 {
-		m["file"] = c.files[0]
-	}
-	return m
-}
-
 // Cleanup implements workload.Config: vdbench removes nothing (a file
 // target is kept, as vdbench keeps it; temporary targets are their
 // caller's).
@@ -343,7 +333,21 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 
-// curveFlag is a list of curve= points, comma-separated.
+// filesFlag is -f/--file: each use adds a parameter file (Validate
+// refuses more than one); it reads back as its files joined by commas,
+// one file as its name, none as "".
+type filesFlag []string
+
+func (f *filesFlag) String() string { return strings.Join(*f, ",") }
+
+// Type is pflag's StringArray's, so that help shows it as before.
+func (f *filesFlag) Type() string { return "stringArray" }
+
+func (f *filesFlag) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
 // targetsFlag is --target: each use adds its comma-separated paths (a
 // vdbench lun= cannot hold a comma), so that the campaign's recorded
 // flags (Flags joins the targets with commas) parse back as they were.
@@ -363,6 +367,7 @@ func (t *targetsFlag) Set(v string) error {
 	return nil
 }
 
+// curveFlag is a list of curve= points, comma-separated.
 type curveFlag []float64
 
 func (c *curveFlag) String() string {

@@ -2,6 +2,7 @@ package vdbench
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -9,9 +10,10 @@ import (
 	"vmbench/workload"
 )
 
-// TestFlagsRoundTrip: Flags reads a Config's options without changing
-// them, and what it returns parses back (through workload.Parse, as an
-// agent's job does) to the same options, several targets included.
+// TestFlagsRoundTrip: the recorded flags (workload.RecordedFlags) read a
+// Config's options without changing them, and they parse back (through
+// workload.Parse, as an agent's job does) to the same options, several
+// targets included.
 func TestFlagsRoundTrip(t *testing.T) {
 	c := NewConfig()
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -23,25 +25,37 @@ func TestFlagsRoundTrip(t *testing.T) {
 	if err := c.Complete("4k-random-read", nil, fs.Changed); err != nil {
 		t.Fatal(err)
 	}
-	first := c.Flags()
+	first := workload.RecordedFlags(c)
 	want := map[string]string{"target": "/tmp/a.img,/tmp/b.img,/tmp/c.img", "threads": "3", "size": "64m",
-		"temporary-targets": "true", "elapsed": "2", "warmup": "0", "profile": "4k-random-read"}
-	for k, v := range want {
-		if first[k] != v {
-			t.Errorf("Flags()[%q] = %q, want %q (all: %v)", k, first[k], v, first)
-		}
+		"temporary-targets": "true", "elapsed": "2", "warmup": "0", "profile": "4k-random-read",
+		"force": "false", "overwrite-files": "false"}
+	if !maps.Equal(first, want) {
+		t.Errorf("recorded %v, want %v", first, want)
 	}
-	if second := c.Flags(); !maps.Equal(first, second) {
-		t.Errorf("a second Flags() = %v, want the first's %v: Flags changed the Config", second, first)
+	if second := workload.RecordedFlags(c); !maps.Equal(first, second) {
+		t.Errorf("recorded a second time %v, want the first's %v: recording changed the Config", second, first)
 	}
 	back, err := workload.Parse(Tool{}, "4k-random-read", first, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := back.Flags(); !maps.Equal(got, first) {
+	if got := workload.RecordedFlags(back); !maps.Equal(got, first) {
 		t.Errorf("parsed back: %v, want %v", got, first)
 	}
 	if got := back.(*Config).targets; len(got) != 3 {
 		t.Errorf("parsed back %d targets (%q), want 3", len(got), got)
+	}
+}
+
+// TestOptionalParts: vdbench's Config implements the optional parts of
+// the workload contract it asserts (tool.go) and no other; its RunRecord
+// is a PartialRecord.
+func TestOptionalParts(t *testing.T) {
+	want := []string{"Reporter", "RowReviewer", "Preflighter", "ResultWriter", "ResultReader", "OutputMerger", "Commander", "Informer", "DirRunner"}
+	if got := workload.Optional(Tool{}.NewConfig()); !slices.Equal(got, want) {
+		t.Errorf("optional parts %v, want %v", got, want)
+	}
+	if got := workload.Optional(&RunRecord{}); !slices.Equal(got, []string{"PartialRecord"}) {
+		t.Errorf("RunRecord's optional parts %v, want [PartialRecord]", got)
 	}
 }

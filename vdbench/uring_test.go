@@ -302,8 +302,8 @@ func TestCLIEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, ok := c.Flags()["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
-			t.Errorf("%q: engine %s, Flags ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
+		if got, ok := workload.RecordedFlags(c)["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
+			t.Errorf("%q: engine %s, recorded ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/report"
 )
 
 // Connector is a Config that runs against a database. A campaign calls
@@ -89,7 +90,8 @@ type Reviewer interface {
 // tpcc's per-transaction table, vdbench's interval lines and curve table.
 type Reporter interface {
 	// IntervalWriter returns an Observer that writes each interval line
-	// to w as the peer tool does.
+	// to w as the peer tool does; when it is an Announcer, Run announces
+	// to it the peer tool's header.
 	IntervalWriter(w io.Writer) Observer
 	// WriteReport writes the final report of o to w.
 	WriteReport(w io.Writer, o *Output) error
@@ -101,7 +103,22 @@ type Reporter interface {
 // options serves every command (as sysbench's commands take all theirs);
 // a campaign takes the union of prepare's and run's.
 type FlagScoper interface {
+	// FlagApplies reports whether command verb uses option flag (its
+	// name as bound, without dashes).
 	FlagApplies(verb Verb, flag string) bool
+	// FlagUsage is the help text of option flag in command verb when the
+	// option means something of its own there (tpcc's --threads:
+	// terminals in run, loaders in prepare); "" keeps BindFlags's text.
+	FlagUsage(verb Verb, flag string) string
+}
+
+// ConnectionCounter is a Config that says how many database connections
+// a command opens at once (sysbench: run's --threads, prepare's
+// loaders), so that the CLI refuses, before anything connects, a command
+// that needs more open files than the process may have; 0 for a command
+// it does not count.
+type ConnectionCounter interface {
+	Connections(verb Verb) int
 }
 
 // FlagError is a problem that the value of one or more options caused,
@@ -137,7 +154,9 @@ type Preflighter interface {
 
 // RowReviewer is a Config whose review is one row per run read from its
 // whole Output (vdbench's curve: start, crossings, peak), where a
-// Reviewer's columns read one Result.
+// Reviewer's columns read one Result, and whose curves the HTML report
+// draws: the block suite's review. The campaign never names the tool; it
+// asks for these.
 type RowReviewer interface {
 	// Title is the run's name in headings ("4K random read").
 	Title() string
@@ -147,6 +166,35 @@ type RowReviewer interface {
 	// ReviewRow returns o's row: one cell per ReviewColumns entry, and
 	// notes on it.
 	ReviewRow(o *Output) ReviewRow
+	// ReviewCurves are o's curves (latency against the achieved rate:
+	// service time, and from the intended start where it was measured),
+	// drawn on the run's chart; nil for none.
+	ReviewCurves(o *Output) []report.Curve
+	// ReviewFigures are the row's figures as numbers, the ones a
+	// comparison of two runs computes changes of (peak IOPS, peak
+	// latency...).
+	ReviewFigures(o *Output) []report.Figure
+}
+
+// TableReporter is a Reporter whose report of a campaign's merged Result
+// adds to the review what its table does not show (tpcc's
+// per-transaction response times, tpmC and NOPM of the merged window,
+// errors, the audit of the inputs): a campaign's report shows it, its
+// table as a table and the rest as text. A Reporter that is no
+// TableReporter (sysbench's report repeats the review table) adds
+// nothing to a campaign's report.
+type TableReporter interface {
+	Reporter
+	// ReportTable is the table the report opens with (tpcc's
+	// per-transaction table), with the units in its headers; nil for no
+	// Result.
+	ReportTable(o *Output) (*report.Table, error)
+	// WriteReportSummary writes the rest of the report of o: WriteReport
+	// without the table.
+	WriteReportSummary(w io.Writer, o *Output) error
+	// ReportContents say what the table and the rest hold, for their
+	// captions ("per transaction (response times)").
+	ReportContents() (table, summary string)
 }
 
 // RowColumn is one column of a RowReviewer's review table.
@@ -256,4 +304,40 @@ type DataShaper interface {
 	// DataShape returns the flags that shape the data, by flag name, each
 	// as its flag would be written ("tables": "4", "auto-inc": "on").
 	DataShape() map[string]string
+}
+
+// optional are the optional interfaces, by name, in the order the package
+// doc lists them: Optional reads them, and a test checks that every
+// interface the package declares beside Tool, Config and Observer is here.
+var optional = []struct {
+	name string
+	is   func(any) bool
+}{
+	{"Reporter", is[Reporter]}, {"FlagScoper", is[FlagScoper]},
+	{"Connector", is[Connector]}, {"DatabaseOwner", is[DatabaseOwner]}, {"ConnectionCounter", is[ConnectionCounter]},
+	{"Reviewer", is[Reviewer]}, {"TableReporter", is[TableReporter]}, {"RowReviewer", is[RowReviewer]},
+	{"Preflighter", is[Preflighter]}, {"ResultWriter", is[ResultWriter]}, {"ResultReader", is[ResultReader]},
+	{"OutputMerger", is[OutputMerger]}, {"DataShaper", is[DataShaper]},
+	{"Checker", is[Checker]}, {"Commander", is[Commander]}, {"Informer", is[Informer]}, {"DirRunner", is[DirRunner]},
+	{"Announcer", is[Announcer]}, {"PartialRecord", is[PartialRecord]}, {"RecordedValue", is[RecordedValue]},
+}
+
+func is[T any](v any) bool {
+	_, ok := v.(T)
+	return ok
+}
+
+// Optional names the optional interfaces of this package that v (a
+// Config, an Observer, an Output's Record) implements, in the order the
+// package doc lists them. A tool's test compares them with the ones it
+// asserts (var _ workload.X = (*T)(nil)), so that a method that comes to
+// match an interface by its name alone is seen.
+func Optional(v any) []string {
+	var names []string
+	for _, o := range optional {
+		if o.is(v) {
+			names = append(names, o.name)
+		}
+	}
+	return names
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -45,7 +46,11 @@ func Parse(t Tool, name string, flags map[string]string, getenv func(string) str
 			flagErr("--%s: set by the campaign for each VM (database: block, or --db-dsn with --simulate); remove it from the workload flags", n)
 			continue
 		}
-		if fs.Lookup(n) == nil {
+		switch {
+		case n == "" || strings.HasPrefix(n, "-"):
+			flagErr("flag name %q: not an option of %s (a name such as threads or --threads)", k, t.Describe().Name)
+			continue
+		case fs.Lookup(n) == nil:
 			flagErr("--%s: not an option of %s", n, t.Describe().Name)
 			continue
 		}

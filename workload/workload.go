@@ -1,10 +1,14 @@
 // Package workload is the contract every benchmark tool of vmbench
 // implements (sysbench, tpcc, the vdbench block suite) and the registry
-// that holds them. The CLI (cmd/vmbench) and the campaign engine
-// (scenarios) reach a tool through this contract and nothing else: they
-// name it by tool, workload name and flags.
+// that holds them. The CLI (cmd/vmbench), the campaign engine (scenarios)
+// and the in-guest agent (agent) reach a tool through this contract and
+// nothing else: they name it by tool, workload name and flags, and ask a
+// Config what it can do by interface assertion, never by its tool's name.
 //
-// A tool registers itself from init():
+// The core is small: a Tool (Describe, NewConfig) and its Config
+// (BindFlags, Complete, Validate, Bounds, Prepare, Run, Cleanup); a run
+// reports to an Observer (Phase, Interval). A tool registers itself from
+// init():
 //
 //	func init() { workload.Register(Tool{}) }
 //
@@ -16,32 +20,47 @@
 //	cfg.Complete(name, getenv, fs.Changed); cfg.Validate()
 //	out, err := cfg.Run(ctx, env)    // ticks go to env.Observer; Run prints nothing
 //
-// Optional parts are found by interface assertion on the Config, each
-// used by the callers that need it:
+// What a run records of its options (Results, campaign.yaml, an agent's
+// job) is derived from the flag set BindFlags binds (RecordedFlags,
+// record.go): every option at its value, but those the tool marks where
+// it binds them (Alias, NotRecorded, RecordAs).
 //
-//	all callers    Reporter (the peer tool's own text formats),
-//	               FlagScoper (options that only some commands take)
+// The optional parts are each documented where they are declared
+// (optional.go; Announcer and PartialRecord here, RecordedValue in
+// record.go). A tool asserts each one it implements at compile time
+// (var _ workload.Reporter = (*toolConfig)(nil)), and its test pins the
+// list (Optional names the ones a value implements). Who asks for which:
+//
+//	all callers    Reporter (the peer tool's own text formats; its
+//	               IntervalWriter may be an Announcer, to print the
+//	               peer tool's header), FlagScoper (options that only
+//	               some commands take, and their help there)
 //	the campaign   Connector (each VM's database), DatabaseOwner (create and
 //	               drop it), Reviewer (review columns read from each VM's
-//	               Result: tpcc's tpmC and NOPM), RowReviewer (one review row
-//	               read from a whole Output: the block suite's curve),
-//	               Preflighter (host and target checks before anything is
-//	               created), ResultWriter and ResultReader (a tool's own
-//	               files in a results directory, read back by vmbench report),
-//	               OutputMerger (one run in several VMs merged into one
-//	               Output: the block suite's curve, point by point)
-//	the CLI        Checker (tpcc check), Commander (commands with options
-//	               and arguments of their own), Informer (commands that only
-//	               show information), DirRunner (a run that writes its own
-//	               results directory: vmbench vdbench run -o)
+//	               Result: tpcc's tpmC and NOPM), TableReporter (a report
+//	               of the merged Result that adds to the review: tpcc's),
+//	               RowReviewer (one review row and the curves read from a
+//	               whole Output: the block suite's), Preflighter (host and
+//	               target checks before anything is created), ResultWriter
+//	               and ResultReader (a tool's own files in a results
+//	               directory, read back by vmbench report), OutputMerger
+//	               (one run in several VMs merged into one Output: the
+//	               block suite's curve, point by point; its Record may be
+//	               a PartialRecord), DataShaper (pre-built data)
+//	the CLI        Checker (tpcc check; a campaign's check step too),
+//	               ConnectionCounter (the open-file limit), Commander
+//	               (commands with options and arguments of their own),
+//	               Informer (commands that only show information),
+//	               DirRunner (a run that writes its own results
+//	               directory: vmbench vdbench run -o)
 //
-// A tool implements the ones it needs: sysbench three, tpcc six, vdbench
-// (the block suite) the campaign's and the CLI's own.
+// A tool implements the ones it needs: sysbench six, tpcc eight, vdbench
+// (the block suite) nine.
 // The in-guest agent (package agent) runs a tool through the same contract.
 //
 // The shape follows CockroachDB's pkg/workload (a registry of generators
-// with optional interfaces) and vegeta's split of attack from report,
-// simpler than both: one Config per run, no generator state.
+// with a small core and optional interfaces) and vegeta's split of attack
+// from report, simpler than both: one Config per run, no generator state.
 package workload
 
 import (
@@ -144,7 +163,11 @@ const (
 // parsed; then any of Prepare, Run and Cleanup.
 type Config interface {
 	// BindFlags binds every option of the tool to fs, with its name, its
-	// peer tool's aliases and its default.
+	// peer tool's aliases (marked with Alias) and, as its default, the
+	// Config's current value, so that binding changes no option: the
+	// recorded flags (RecordedFlags) are read back from a second flag set
+	// bound to a complete Config. Options that cannot change what is run
+	// or measured are marked NotRecorded.
 	BindFlags(fs *pflag.FlagSet)
 	// Complete sets what flags do not: the workload by name ("" keeps the
 	// default; an unknown name is an error listing the valid ones) and a
@@ -158,11 +181,6 @@ type Config interface {
 	// so a campaign can refuse a run that never ends, and say how long
 	// it takes.
 	Bounds() oltp.RunConfig
-	// Flags are the options that shape the run, as recorded in Results
-	// and in a campaign's campaign.yaml: names without dashes, values as
-	// the flag parser reads them back. Never a password.
-	Flags() map[string]string
-
 	// Prepare creates and loads the workload's data, writing progress to
 	// env.Log.
 	Prepare(ctx context.Context, env Env) error
@@ -204,6 +222,18 @@ type Observer interface {
 	Interval(r oltp.IntervalReport)
 }
 
+// Announcer is an Observer that also takes a run's header: what the run
+// is about to do, in the peer tool's words (sysbench's "Running the test
+// with following options:"), once the run's checks have passed and
+// before its first phase. A Reporter's IntervalWriter may be one; a tool
+// sends the header through Env.Announce.
+type Announcer interface {
+	Observer
+	// Announce is called once, with the whole header (lines ending in
+	// newlines).
+	Announce(header string)
+}
+
 // Output is what a Run measured.
 type Output struct {
 	// Result is the measure phase's Result, with the precondition's
@@ -235,6 +265,13 @@ func (e Env) Logf(format string, args ...any) {
 func (e Env) OnPhase(name string, length time.Duration) {
 	if e.Observer != nil {
 		e.Observer.Phase(name, length)
+	}
+}
+
+// Announce sends a run's header to env.Observer when it is an Announcer.
+func (e Env) Announce(header string) {
+	if a, ok := e.Observer.(Announcer); ok {
+		a.Announce(header)
 	}
 }
 

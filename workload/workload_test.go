@@ -54,10 +54,7 @@ func (c *toyConfig) Validate() error {
 	}
 	return nil
 }
-func (c *toyConfig) Bounds() oltp.RunConfig { return oltp.RunConfig{Time: c.time} }
-func (c *toyConfig) Flags() map[string]string {
-	return map[string]string{"threads": fmt.Sprint(c.threads), "time": c.time.String()}
-}
+func (c *toyConfig) Bounds() oltp.RunConfig             { return oltp.RunConfig{Time: c.time} }
 func (c *toyConfig) Prepare(context.Context, Env) error { return nil }
 func (c *toyConfig) Run(_ context.Context, env Env) (*Output, error) {
 	env.OnPhase(oltp.PhaseMeasure, c.time)

@@ -232,15 +232,15 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 		v.cfg.BindFlags(fs)
 	}
 	scope, _ := v.cfg.(workload.FlagScoper)
-	usage, _ := v.cfg.(flagUsager)
 	ignored := false
 	fs.VisitAll(func(f *pflag.Flag) {
-		if scope != nil && !scope.FlagApplies(c.Name, f.Name) && !f.Hidden {
+		if scope == nil {
+			return
+		}
+		if !scope.FlagApplies(c.Name, f.Name) && !f.Hidden {
 			f.Hidden, ignored = true, true // accepted and ignored
 		}
-		if usage != nil {
-			f.Usage = orDefault(usage.FlagUsage(c.Name, f.Name), f.Usage)
-		}
+		f.Usage = orDefault(scope.FlagUsage(c.Name, f.Name), f.Usage)
 	})
 	if ignored {
 		cmd.Long += fmt.Sprintf("\n\nIt also accepts, and ignores, the options of the other %s commands that it\n"+
@@ -251,13 +251,6 @@ func newVerbCmd(a *app, t workload.Tool, c workload.Command) *cobra.Command {
 		fs.StringVar(&v.resultFile, "result-file", "", "write the JSON Result here (atomically; marked interrupted after Ctrl-C)")
 	}
 	return cmd
-}
-
-// flagUsager is a Config whose options' help text depends on the
-// command (tpcc's --threads: terminals in run, loaders in prepare); ""
-// keeps the text BindFlags gave.
-type flagUsager interface {
-	FlagUsage(verb workload.Verb, flag string) string
 }
 
 func (v *verbCmd) runE(cmd *cobra.Command, args []string) error {
@@ -358,17 +351,11 @@ func flagUsage(err error) error {
 // openFileLimit is dialect.ProcessFileLimit; tests lower it.
 var openFileLimit = dialect.ProcessFileLimit
 
-// connectionCounter is a Config that says how many connections a command
-// opens at once (sysbench: run's --threads, prepare's loaders).
-type connectionCounter interface {
-	Connections(verb workload.Verb) int
-}
-
 // checkOpenFiles refuses, before anything connects, a command whose
 // connections need more open files than the process may have: the run
 // would fail at the thread that hits the limit, after the others started.
 func (v *verbCmd) checkOpenFiles() error {
-	cc, ok := v.cfg.(connectionCounter)
+	cc, ok := v.cfg.(workload.ConnectionCounter)
 	if !ok || cc.Connections(v.verb) == 0 {
 		return nil
 	}

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"vmbench/vdbench":              {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/vsphere":              {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/vsphere/guest":        {"vmbench/target", "vmbench/internal/boundedread"},
-	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
+	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
 	"vmbench/scenarios":            {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/report":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/internal/testdb":      {},
@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"vmbench/internal/fakesql":     {},
 	"vmbench/internal/deps":        {},
 	"vmbench/target":               {"vmbench/internal/boundedread"},
-	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
+	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"}, // report: through workload's review interfaces
 	"vmbench/internal/sshtest":     {},
 	"vmbench/cmd/vmbench":          nil, // everything
 }

@@ -90,6 +90,16 @@ func (v *secondsValue) Set(s string) error {
 
 func (v *secondsValue) Type() string { return "seconds" }
 
+// Recorded is the duration as Go writes it ("0s", "1m30s"), the form
+// Results and campaign.yaml record (workload.RecordedValue's method;
+// flagvalue imports nothing from vmbench). It parses back to the same.
+func (v *secondsValue) Recorded() string {
+	if v.p == nil {
+		return "0s"
+	}
+	return v.p.String()
+}
+
 // ParseSeconds parses a duration written as plain seconds ("60", "0.5", as
 // sysbench's --time) or as a Go duration ("90s", "1m30s"). The error quotes
 // s and shows both valid forms.
