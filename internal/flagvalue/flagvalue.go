@@ -1,14 +1,12 @@
 // Package flagvalue holds the pflag option types the workload packages
 // share, spelled the way the field's tools spell them: sysbench's on/off
 // booleans and plain-second durations, enumerations that list their valid
-// values, underscore-tolerant names, and campaign flag maps turned into
-// arguments. It imports nothing from vmbench.
+// values, and underscore-tolerant names. It imports nothing from vmbench.
 package flagvalue
 
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -151,21 +149,6 @@ func (v *enumValue[T]) Set(s string) error {
 }
 
 func (v *enumValue[T]) Type() string { return "string" }
-
-// ArgsFromMap turns a campaign's flag map into "--key=value" arguments,
-// sorted by key. Keys may carry the leading "--" or not.
-func ArgsFromMap(flags map[string]string) []string {
-	keys := make([]string, 0, len(flags))
-	for k := range flags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	args := make([]string, 0, len(keys))
-	for _, k := range keys {
-		args = append(args, "--"+strings.TrimLeft(k, "-")+"="+flags[k])
-	}
-	return args
-}
 
 // Parsed returns a pflag.Value that sets *p to parse(s); typ is what help
 // shows as the value's kind (e.g. "mysql|sqlserver|sqlite").
