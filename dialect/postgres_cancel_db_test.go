@@ -65,7 +65,11 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 			stmt := tc.setup(t, conn)
 			locker := pgConn(t, db)
 			noErr(t, execAll(bg, locker, "BEGIN", `LOCK TABLE "t" IN EXCLUSIVE MODE`))
-			defer locker.ExecContext(bg, "ROLLBACK")
+			defer func() {
+				if _, err := locker.ExecContext(bg, "ROLLBACK"); err != nil {
+					t.Errorf("the locker's ROLLBACK: %v", err)
+				}
+			}()
 			noErr(t, execAll(bg, conn, "BEGIN"))
 			ctx, cancel := context.WithCancel(bg)
 			done := make(chan error, 1)
