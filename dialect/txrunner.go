@@ -302,6 +302,7 @@ func (r *TxRunner) decide(ctx context.Context, err error, n *txCounts) TxEvent {
 		n.restarts++
 	case TxReconnect:
 		n.reconnects++
+	case TxGiveUp, TxEnd: // nothing more is tried
 	}
 	return ev
 }
