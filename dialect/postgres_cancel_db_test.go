@@ -29,7 +29,7 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 		// statement to cancel.
 		setup func(t *testing.T, conn *sql.Conn) func(ctx context.Context) error
 	}{
-		{"database/sql", func(t *testing.T, conn *sql.Conn) func(context.Context) error {
+		{"database/sql", func(_ *testing.T, conn *sql.Conn) func(context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := conn.ExecContext(ctx, `UPDATE "t" SET "v" = "v" + 1 WHERE "id" = 1`)
 				return err
@@ -52,7 +52,7 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 				})
 			}
 		}},
-		{"CopyFrom", func(t *testing.T, conn *sql.Conn) func(context.Context) error {
+		{"CopyFrom", func(_ *testing.T, conn *sql.Conn) func(context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := CopyFrom(ctx, conn, db.Dialect, "t", []string{"id", "v"}, &pgRows{n: 1})
 				return err
