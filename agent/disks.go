@@ -142,7 +142,7 @@ type blockDevice struct {
 func findDisks(root string, disks []Disk) ([]string, error) {
 	devs, err := scanBlock(filepath.Join(root, "sys", "block"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrDiskPlacement, err)
+		return nil, fmt.Errorf("%w: %w", ErrDiskPlacement, err)
 	}
 	paths := make([]string, len(disks))
 	var errs []error
@@ -251,7 +251,7 @@ func matchDisk(d Disk, devs []blockDevice) (string, error) {
 	t, ok := scsiTarget(dv.addr)
 	switch {
 	case dv.readErr != nil:
-		return "", fmt.Errorf("%s is %s, whose size cannot be read: %v", what, dev, dv.readErr)
+		return "", fmt.Errorf("%s is %s, whose size cannot be read: %w", what, dev, dv.readErr)
 	case !ok:
 		return "", fmt.Errorf("%s is %s, whose device %q is not a SCSI address H:C:T:L", what, dev, dv.addr)
 	case t != int64(d.Unit):

@@ -192,7 +192,10 @@ func (c *blockConn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	// Shutdown only wakes a blocked read or write; it fails (ENOTCONN)
+	// once the peer has gone, which changes nothing: release closes the
+	// socket.
+	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	c.release()
 	return nil
 }
@@ -201,8 +204,7 @@ func (c *blockConn) LocalAddr() net.Addr  { return c.local }
 func (c *blockConn) RemoteAddr() net.Addr { return c.remote }
 
 func (c *blockConn) SetDeadline(t time.Time) error {
-	c.SetReadDeadline(t)
-	return c.SetWriteDeadline(t)
+	return errors.Join(c.SetReadDeadline(t), c.SetWriteDeadline(t))
 }
 
 func (c *blockConn) SetReadDeadline(t time.Time) error {

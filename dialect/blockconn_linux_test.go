@@ -85,7 +85,9 @@ func TestBlockConnRoundTrip(t *testing.T) {
 			go func() {
 				b, _ := io.ReadAll(io.LimitReader(s, int64(len(want))))
 				got <- b
-				s.Write([]byte("ok"))
+				if _, err := s.Write([]byte("ok")); err != nil {
+					t.Errorf("server Write: %v", err)
+				}
 			}()
 			if n, err := c.Write(want); err != nil || n != len(want) {
 				t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(want))
@@ -122,7 +124,9 @@ func TestBlockConnCloseWakesBlockedRead(t *testing.T) {
 
 func TestBlockConnReadDeadline(t *testing.T) {
 	c, _ := dialPair(t, "tcp", "127.0.0.1:0")
-	c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if err := c.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
 	done := readOne(c, make([]byte, 16))
 	err := waitErr(t, done, "Read past its deadline")
 	var ne net.Error
@@ -141,13 +145,17 @@ func TestBlockConnBlockedReadDoesNotHoldGC(t *testing.T) {
 	done := readOne(c, buf)
 	gc := make(chan error, 1)
 	go func() { runtime.GC(); gc <- nil }()
-	waitErr(t, gc, "runtime.GC beside a blocked read")
+	if err := waitErr(t, gc, "runtime.GC beside a blocked read"); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("Read returned (%v) before the server wrote anything", err)
 	default:
 	}
-	s.Write([]byte("late"))
+	if _, err := s.Write([]byte("late")); err != nil {
+		t.Fatalf("server Write: %v", err)
+	}
 	if err := waitErr(t, done, "Read after the server wrote"); err != nil || string(buf[:4]) != "late" {
 		t.Fatalf("Read = %q, %v; want \"late\"", buf[:4], err)
 	}

@@ -216,7 +216,8 @@ func bulkCopy(ctx context.Context, conn *sql.Conn, table string, cols []string, 
 			// End the half-sent stream (go-mssqldb sends what it has and
 			// reads the reply), so that the session can take the rollback;
 			// the rows sent are rolled back with the transaction.
-			stmt.ExecContext(context.WithoutCancel(ctx))
+			// Its own error is the stream's failure again: err says why.
+			_, _ = stmt.ExecContext(context.WithoutCancel(ctx))
 			return fmt.Errorf("row %d: %w", i, err)
 		}
 	}

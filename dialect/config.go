@@ -121,6 +121,7 @@ func DefaultConfig(d Driver) Config {
 		c.Port, c.User = DefaultSQLServerPort, DefaultSQLServerUser
 	case Postgres:
 		c.Port = DefaultPostgresPort
+	case MySQL, SQLite: // MySQL's, as above
 	}
 	return c
 }
@@ -144,11 +145,12 @@ func (c Config) port() int {
 		return c.sqlserverPort()
 	case Postgres:
 		return c.postgresPort()
+	default: // MySQL (SQLite has no port)
+		if c.Port == 0 {
+			return DefaultMySQLPort
+		}
+		return c.Port
 	}
-	if c.Port == 0 {
-		return DefaultMySQLPort
-	}
-	return c.Port
 }
 
 // useSocket reports whether a MySQL connection goes over the Unix socket.

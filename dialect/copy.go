@@ -76,8 +76,9 @@ func CopyDatabase(ctx context.Context, src, dst Config) error {
 			return copyPostgres(ctx, src, dst)
 		}
 		return copyMySQL(ctx, src, dst)
+	default: // SQL Server
+		return fmt.Errorf("copying a %s database is not supported (use its backup and restore)", src.Driver)
 	}
-	return fmt.Errorf("copying a %s database is not supported (use its backup and restore)", src.Driver)
 }
 
 func copySQLite(ctx context.Context, src, dst Config) error {

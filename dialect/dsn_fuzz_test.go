@@ -19,7 +19,7 @@ var dsnShapes = []func(user, pass, host, tail string) string{
 	func(u, p, h, tail string) string {
 		return "sqlserver://" + h + "?user+id=" + u + "&password=" + p + tail
 	},
-	func(u, p, h, tail string) string { return "sqlserver://" + h + "?" + tail + "&Password=" + p },
+	func(_, p, h, tail string) string { return "sqlserver://" + h + "?" + tail + "&Password=" + p },
 }
 
 // fuzzPassword makes a password that no error text or other part of a DSN

@@ -40,7 +40,7 @@ func TestRunPrepareCleanupDropTables(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err = RunCleanup(ctx, cfg, nil, func(ctx context.Context, db *DB, out io.Writer) error {
+	err = RunCleanup(ctx, cfg, nil, func(ctx context.Context, db *DB, _ io.Writer) error {
 		dropped, err := DropTables(ctx, db, "a", "b", "c")
 		if err != nil || !slices.Equal(dropped, []string{"a", "c"}) {
 			t.Errorf("DropTables: dropped %v, err %v; want [a c]", dropped, err)

@@ -11,7 +11,7 @@ var _ Dialect = mysqlDialect{}
 func (mysqlDialect) Driver() Driver { return MySQL }
 
 // Placeholder returns "?" whatever n is.
-func (mysqlDialect) Placeholder(n int) string { return "?" }
+func (mysqlDialect) Placeholder(int) string { return "?" }
 
 // Capabilities of MySQL/MariaDB with InnoDB.
 func (mysqlDialect) Capabilities() Capabilities {

@@ -72,7 +72,9 @@ func newUser(t *testing.T, ctx context.Context, srv *testdb.Server, admin *DB, d
 		fmt.Sprintf("CREATE USER '%s'@'127.0.0.1' IDENTIFIED BY 'pw' %s", user, options),
 		fmt.Sprintf("GRANT ALL PRIVILEGES ON `%s`.* TO '%s'@'127.0.0.1'", dbName, user))
 	t.Cleanup(func() {
-		admin.ExecContext(context.Background(), fmt.Sprintf("DROP USER IF EXISTS '%s'@'127.0.0.1'", user))
+		if _, err := admin.ExecContext(context.Background(), fmt.Sprintf("DROP USER IF EXISTS '%s'@'127.0.0.1'", user)); err != nil {
+			t.Errorf("dropping user %s: %v", user, err)
+		}
 	})
 	cfg := serverConfig(srv, dbName)
 	cfg.User, cfg.Password = user, "pw"
@@ -200,7 +202,11 @@ func TestMySQLEnsureDropDatabase(t *testing.T) {
 		return n == 1
 	}
 	cfg := serverConfig(srv, name)
-	t.Cleanup(func() { DropDatabase(context.Background(), cfg) })
+	t.Cleanup(func() {
+		if err := DropDatabase(context.Background(), cfg); err != nil {
+			t.Errorf("DropDatabase in cleanup: %v", err)
+		}
+	})
 
 	if _, err := Open(ctx, cfg); Code(err) != 1049 {
 		t.Fatalf("Open before EnsureDatabase: %v, want 1049", err)
@@ -413,7 +419,11 @@ func TestMySQLTooManyConnectionsIsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustExec(t, ctx, admin, fmt.Sprintf("SET GLOBAL max_connections = %d", connected+2))
-	t.Cleanup(func() { admin.ExecContext(context.Background(), fmt.Sprintf("SET GLOBAL max_connections = %d", orig)) })
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), fmt.Sprintf("SET GLOBAL max_connections = %d", orig)); err != nil {
+			t.Errorf("restoring max_connections = %d: %v", orig, err)
+		}
+	})
 
 	var held []*DB
 	defer func() {
@@ -507,7 +517,9 @@ func TestMySQLMaxPreparedStmtCountIsLimit(t *testing.T) {
 	}
 	mustExec(t, ctx, admin, fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", current+3))
 	t.Cleanup(func() {
-		admin.ExecContext(context.Background(), fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", orig))
+		if _, err := admin.ExecContext(context.Background(), fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", orig)); err != nil {
+			t.Errorf("restoring max_prepared_stmt_count = %d: %v", orig, err)
+		}
 	})
 
 	c := mustConn(t, ctx, db)

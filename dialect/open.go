@@ -216,6 +216,7 @@ func databaseDDL(ctx context.Context, cfg Config, stmt func(Driver, string) stri
 		admin.Database = "master"
 	case Postgres:
 		admin.Database = postgresAdminDatabase
+	case MySQL, SQLite: // MySQL: none; SQLite returned above
 	}
 	db, err := Open(ctx, admin)
 	if err != nil {
@@ -248,8 +249,9 @@ func ensureDatabaseSQL(d Driver, name string) string {
 		return "IF DB_ID(" + nString(name) + ") IS NULL CREATE DATABASE " + q
 	case Postgres:
 		return "" // databaseDDL looks in pg_database first
+	default: // MySQL
+		return "CREATE DATABASE IF NOT EXISTS " + q
 	}
-	return "CREATE DATABASE IF NOT EXISTS " + q
 }
 
 // createDatabaseSQL returns "CREATE DATABASE" and the quoted name; it fails

@@ -29,7 +29,7 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 		// statement to cancel.
 		setup func(t *testing.T, conn *sql.Conn) func(ctx context.Context) error
 	}{
-		{"database/sql", func(t *testing.T, conn *sql.Conn) func(context.Context) error {
+		{"database/sql", func(_ *testing.T, conn *sql.Conn) func(context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := conn.ExecContext(ctx, `UPDATE "t" SET "v" = "v" + 1 WHERE "id" = 1`)
 				return err
@@ -52,7 +52,7 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 				})
 			}
 		}},
-		{"CopyFrom", func(t *testing.T, conn *sql.Conn) func(context.Context) error {
+		{"CopyFrom", func(_ *testing.T, conn *sql.Conn) func(context.Context) error {
 			return func(ctx context.Context) error {
 				_, err := CopyFrom(ctx, conn, db.Dialect, "t", []string{"id", "v"}, &pgRows{n: 1})
 				return err
@@ -65,7 +65,11 @@ func TestPostgresCancelIsServerSide(t *testing.T) {
 			stmt := tc.setup(t, conn)
 			locker := pgConn(t, db)
 			noErr(t, execAll(bg, locker, "BEGIN", `LOCK TABLE "t" IN EXCLUSIVE MODE`))
-			defer locker.ExecContext(bg, "ROLLBACK")
+			defer func() {
+				if _, err := locker.ExecContext(bg, "ROLLBACK"); err != nil {
+					t.Errorf("the locker's ROLLBACK: %v", err)
+				}
+			}()
 			noErr(t, execAll(bg, conn, "BEGIN"))
 			ctx, cancel := context.WithCancel(bg)
 			done := make(chan error, 1)

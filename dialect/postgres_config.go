@@ -263,36 +263,50 @@ func parsePostgresKeywords(s string) (Config, string) {
 			return Config{}, fmt.Sprintf("%q is not keyword=value", strings.Fields(rest)[0])
 		}
 		key := strings.TrimSpace(rest[:eq])
-		rest = strings.TrimLeft(rest[eq+1:], " \t")
-		var val strings.Builder
-		if strings.HasPrefix(rest, "'") {
-			i, closed := 1, false
-			for ; i < len(rest); i++ {
-				if rest[i] == '\\' && i+1 < len(rest) {
-					i++
-					val.WriteByte(rest[i])
-					continue
-				}
-				if rest[i] == '\'' {
-					closed = true
-					break
-				}
-				val.WriteByte(rest[i])
-			}
-			if !closed {
-				return Config{}, fmt.Sprintf("the value of %s has no closing quote", key)
-			}
-			rest = rest[i+1:]
-		} else {
-			end := strings.IndexAny(rest, " \t")
-			if end < 0 {
-				end = len(rest)
-			}
-			val.WriteString(rest[:end])
-			rest = rest[end:]
+		val, after, problem := postgresKeywordValue(key, strings.TrimLeft(rest[eq+1:], " \t"))
+		if problem != "" {
+			return Config{}, problem
 		}
-		c.Params[key] = val.String()
+		c.Params[key], rest = val, after
 	}
+	c, problem := c.takePostgresKeywords()
+	if problem != "" {
+		return Config{}, problem
+	}
+	return c.takePostgresParams(), ""
+}
+
+// postgresKeywordValue reads the value of key at the start of rest:
+// single-quoted with \' and \\ escapes, or up to the next blank. It
+// returns the value and what follows it; a non-empty problem says why
+// there is none.
+func postgresKeywordValue(key, rest string) (val, after, problem string) {
+	if !strings.HasPrefix(rest, "'") {
+		end := strings.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		return rest[:end], rest[end:], ""
+	}
+	var b strings.Builder
+	for i := 1; i < len(rest); i++ {
+		if rest[i] == '\\' && i+1 < len(rest) {
+			i++
+			b.WriteByte(rest[i])
+			continue
+		}
+		if rest[i] == '\'' {
+			return b.String(), rest[i+1:], ""
+		}
+		b.WriteByte(rest[i])
+	}
+	return "", "", fmt.Sprintf("the value of %s has no closing quote", key)
+}
+
+// takePostgresKeywords moves the keywords host (unless a socket
+// directory; localhost when not given), user, dbname and port from
+// c.Params into their fields. A non-empty string is the problem.
+func (c Config) takePostgresKeywords() (Config, string) {
 	c.Host = "localhost"
 	if h, ok := c.Params["host"]; ok && !strings.HasPrefix(h, "/") {
 		c.Host = h
@@ -317,7 +331,7 @@ func parsePostgresKeywords(s string) (Config, string) {
 			c.Port = n
 		}
 	}
-	return c.takePostgresParams(), ""
+	return c, ""
 }
 
 // takePostgresParams moves the "host" parameter when it is a socket

@@ -206,6 +206,7 @@ func TestPostgresTerminatedBackend(t *testing.T) {
 				lost = e.Err
 			case TxReconnected:
 				reconnects++
+			case TxRestarting: // follows a TxFailed, counted there
 			}
 		},
 	})

@@ -16,7 +16,7 @@ var _ Dialect = sqliteDialect{}
 func (sqliteDialect) Driver() Driver { return SQLite }
 
 // Placeholder returns "?" whatever n is.
-func (sqliteDialect) Placeholder(n int) string { return "?" }
+func (sqliteDialect) Placeholder(int) string { return "?" }
 
 // Capabilities of SQLite in WAL mode.
 func (sqliteDialect) Capabilities() Capabilities {

@@ -143,6 +143,7 @@ func (c *sqliteConn) run(ctx context.Context, k sqlKind, f func() error) error {
 		}
 	case sqlOther:
 		return f()
+	case sqlBegin, sqlCommit, sqlRollback: // no gate to take: a write takes it, the end of the transaction lets it go (below)
 	}
 	err := f()
 	switch {

@@ -96,17 +96,17 @@ type TxHooks struct {
 type TxAction int
 
 const (
-	// TxRestart: the connection is settled (ROLLBACK, or discarded and
-	// replaced) and the transaction runs again.
+	// TxRestart means the connection is settled (ROLLBACK, or discarded
+	// and replaced) and the transaction runs again.
 	TxRestart TxAction = iota + 1
-	// TxReconnect: the connection is replaced with a new one, its
+	// TxReconnect means the connection is replaced with a new one, its
 	// statements prepared again, and the transaction runs again.
 	TxReconnect
-	// TxGiveUp: a restart limit of the TxPolicy is reached; Run returns a
-	// *GiveUpError.
+	// TxGiveUp means a restart limit of the TxPolicy is reached; Run
+	// returns a *GiveUpError.
 	TxGiveUp
-	// TxEnd: the error ends the transaction (not restartable, of class
-	// Canceled, or the caller's context ended); Run returns it.
+	// TxEnd means the error ends the transaction (not restartable, of
+	// class Canceled, or the caller's context ended); Run returns it.
 	TxEnd
 )
 
@@ -114,14 +114,15 @@ const (
 type TxEventKind int
 
 const (
-	// TxFailed: an attempt failed with Err of Class; Action says what
-	// follows.
+	// TxFailed reports that an attempt failed with Err of Class; Action
+	// says what follows.
 	TxFailed TxEventKind = iota + 1
-	// TxRestarting: after the failure in Err (Action TxRestart or
-	// TxReconnect) the connection is ready and the transaction is about
-	// to run again.
+	// TxRestarting reports that after the failure in Err (Action
+	// TxRestart or TxReconnect) the connection is ready and the
+	// transaction is about to run again.
 	TxRestarting
-	// TxReconnected: a new connection is ready, its statements prepared.
+	// TxReconnected reports that a new connection is ready, its
+	// statements prepared.
 	TxReconnected
 )
 
@@ -302,6 +303,7 @@ func (r *TxRunner) decide(ctx context.Context, err error, n *txCounts) TxEvent {
 		n.restarts++
 	case TxReconnect:
 		n.reconnects++
+	case TxGiveUp, TxEnd: // nothing more is tried
 	}
 	return ev
 }

@@ -125,7 +125,8 @@ func TestOverrunsAreRecorded(t *testing.T) {
 type spinner struct{ d time.Duration }
 
 func (s spinner) Event(context.Context) (int, error) {
-	for end := time.Now().Add(s.d); time.Now().Before(end); {
+	end := time.Now().Add(s.d)
+	for time.Now().Before(end) {
 	}
 	return 0, nil
 }
@@ -215,7 +216,7 @@ func warmupBacklogRun(t *testing.T) *Result {
 	warmup := time.Second + 5*time.Millisecond
 	var n atomic.Int64
 	spec := sleeperSpec(0, 0)
-	spec.NewWorker = func(ctx context.Context, i int, h *hist.Handle) (Worker, error) {
+	spec.NewWorker = func(_ context.Context, _ int, h *hist.Handle) (Worker, error) {
 		return &phasedSleeper{sleeper: sleeper{n: &n, h: h}, slow: 50 * time.Millisecond, fast: time.Millisecond, until: begin.Add(warmup)}, nil
 	}
 	res, err := Run(t.Context(), spec, RunConfig{Threads: 1, Rate: 100, Arrival: Deterministic,

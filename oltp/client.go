@@ -276,15 +276,15 @@ func (c *ClientCost) Validate() error {
 	return nil
 }
 
-func (m *ClientCost) add(c *ClientCost) {
-	m.UserCPU += c.UserCPU
-	m.SystemCPU += c.SystemCPU
-	m.VoluntaryCtxSwitches += c.VoluntaryCtxSwitches
-	m.InvoluntaryCtxSwitches += c.InvoluntaryCtxSwitches
-	if c.Start.Before(m.Start) {
-		m.Start = c.Start
+func (c *ClientCost) add(o *ClientCost) {
+	c.UserCPU += o.UserCPU
+	c.SystemCPU += o.SystemCPU
+	c.VoluntaryCtxSwitches += o.VoluntaryCtxSwitches
+	c.InvoluntaryCtxSwitches += o.InvoluntaryCtxSwitches
+	if o.Start.Before(c.Start) {
+		c.Start = o.Start
 	}
-	if c.End.After(m.End) {
-		m.End = c.End
+	if o.End.After(c.End) {
+		c.End = o.End
 	}
 }

@@ -28,11 +28,13 @@ func threadCPU(t *testing.T) time.Duration {
 func TestClientCostCoversTheWork(t *testing.T) {
 	const events, per = 20, 2 * time.Millisecond
 	spec := Spec{Workload: "burn", Ops: []string{"event"},
-		NewWorker: func(ctx context.Context, _ int, _ *hist.Handle) (Worker, error) {
+		NewWorker: func(context.Context, int, *hist.Handle) (Worker, error) {
 			return workerFunc(func(context.Context) (int, error) {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				for start := threadCPU(t); threadCPU(t)-start < per; {
+				start := threadCPU(t)
+				burning := func() bool { return threadCPU(t)-start < per }
+				for burning() {
 				}
 				return 0, nil
 			}), nil

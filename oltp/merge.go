@@ -86,32 +86,7 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 	}
 	m.Status, m.Error = mergedStatus(rs)
 	m.Interrupted = m.Status == StatusInterrupted
-	var elapsed, longest time.Duration
-	for i, r := range rs {
-		m.BacklogAtEnd += r.BacklogAtEnd
-		m.BacklogDropped += r.BacklogDropped
-		for _, ov := range r.Overruns {
-			if ov.Part == "" && len(rs) > 1 {
-				ov.Part = partName(r, "", "")
-				if ov.Part == "" {
-					ov.Part = fmt.Sprintf("part %d", i+1)
-				}
-			}
-			m.Overruns = append(m.Overruns, ov)
-		}
-		m.Threads += r.Threads
-		m.Rate += r.Rate
-		m.Terminals += r.Terminals
-		m.Parts += max(r.Parts, 1)
-		elapsed += r.Elapsed
-		longest = max(longest, r.Elapsed)
-		if r.Start.Before(m.Start) {
-			m.Start = r.Start
-		}
-		if r.End.After(m.End) {
-			m.End = r.End
-		}
-	}
+	elapsed, longest := addParts(m, rs)
 	m.Stopped = lastStopped(rs)
 	m.Elapsed = elapsed / time.Duration(len(rs))
 	if o.Concurrent {
@@ -142,17 +117,61 @@ func MergeWith(o MergeOptions, rs ...*Result) (*Result, error) {
 		m.Client.PeakUtilization = peakUtilization(m.Intervals)
 	}
 	if first.Precondition != nil {
-		pre := make([]*Result, 0, len(rs))
-		for _, r := range rs {
-			if r.Precondition != nil {
-				pre = append(pre, r.Precondition)
-			}
+		if m.Precondition, err = mergePreconditions(o, rs); err != nil {
+			return nil, err
 		}
-		if len(pre) == len(rs) {
-			if m.Precondition, err = MergeWith(MergeOptions{Concurrent: o.Concurrent, Incomplete: o.Incomplete}, pre...); err != nil {
-				return nil, fmt.Errorf("precondition: %w", err)
+	}
+	return m, nil
+}
+
+// addParts adds the parts rs up into m: their threads, rates, terminals,
+// part counts, backlogs and overruns (each overrun named by its part when
+// there are several), and m's window grows to cover theirs. It returns the
+// sum of their elapsed times and the longest.
+func addParts(m *Result, rs []*Result) (elapsed, longest time.Duration) {
+	for i, r := range rs {
+		m.BacklogAtEnd += r.BacklogAtEnd
+		m.BacklogDropped += r.BacklogDropped
+		for _, ov := range r.Overruns {
+			if ov.Part == "" && len(rs) > 1 {
+				ov.Part = partName(r, "", "")
+				if ov.Part == "" {
+					ov.Part = fmt.Sprintf("part %d", i+1)
+				}
 			}
+			m.Overruns = append(m.Overruns, ov)
 		}
+		m.Threads += r.Threads
+		m.Rate += r.Rate
+		m.Terminals += r.Terminals
+		m.Parts += max(r.Parts, 1)
+		elapsed += r.Elapsed
+		longest = max(longest, r.Elapsed)
+		if r.Start.Before(m.Start) {
+			m.Start = r.Start
+		}
+		if r.End.After(m.End) {
+			m.End = r.End
+		}
+	}
+	return elapsed, longest
+}
+
+// mergePreconditions merges the preconditions of the parts rs with the
+// options o when every part has one; it returns nil when one has none.
+func mergePreconditions(o MergeOptions, rs []*Result) (*Result, error) {
+	pre := make([]*Result, 0, len(rs))
+	for _, r := range rs {
+		if r.Precondition != nil {
+			pre = append(pre, r.Precondition)
+		}
+	}
+	if len(pre) < len(rs) {
+		return nil, nil
+	}
+	m, err := MergeWith(MergeOptions{Concurrent: o.Concurrent, Incomplete: o.Incomplete}, pre...)
+	if err != nil {
+		return nil, fmt.Errorf("precondition: %w", err)
 	}
 	return m, nil
 }

@@ -28,13 +28,8 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 	res := r.newResult(name, start)
 	res.Planned = length
 	every := r.cfg.ReportInterval
-	var planEnd, edge time.Time
-	if length > 0 {
-		planEnd = start.Add(length)
-		if name == PhaseMeasure && r.cfg.WorkersKeepTime && r.terms == nil {
-			r.deadline.Store(planEnd.UnixNano())
-		}
-	}
+	planEnd := r.planEnd(name, start, length)
+	var edge time.Time
 	if every > 0 {
 		edge = start.Add(every)
 	}
@@ -46,10 +41,7 @@ func (r *run) phase(ctx context.Context, name string, start time.Time, length ti
 	var err error
 loop:
 	for {
-		target = edge
-		if !planEnd.IsZero() && (target.IsZero() || !target.Before(planEnd)) {
-			target = planEnd
-		}
+		target = intervalEnd(edge, planEnd)
 		var fire <-chan time.Time
 		if !target.IsZero() {
 			timer.Reset(time.Until(target))
@@ -100,6 +92,30 @@ loop:
 	r.finish(res, t, end)
 	r.setClient(res, cpu)
 	return res, err
+}
+
+// planEnd returns the planned end of the phase name that starts at start
+// and lasts length (zero: no planned end). For the measure phase of
+// workers that keep the time themselves, it is their deadline too.
+func (r *run) planEnd(name string, start time.Time, length time.Duration) time.Time {
+	if length <= 0 {
+		return time.Time{}
+	}
+	end := start.Add(length)
+	if name == PhaseMeasure && r.cfg.WorkersKeepTime && r.terms == nil {
+		r.deadline.Store(end.UnixNano())
+	}
+	return end
+}
+
+// intervalEnd is the end the current interval is planned to have: the
+// next report edge, or the planned end of the phase when that comes
+// first; zero when there is neither.
+func intervalEnd(edge, planEnd time.Time) time.Time {
+	if !planEnd.IsZero() && (edge.IsZero() || !edge.Before(planEnd)) {
+		return planEnd
+	}
+	return edge
 }
 
 // setClient sets res.Client from the phase's chained CPU readings: the

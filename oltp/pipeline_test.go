@@ -66,7 +66,7 @@ func pipeSpec(p *fakePipe, events *int64) Spec {
 		w, err := newWorker(ctx, t, h)
 		return countingWorker{w, events}, err
 	}
-	spec.NewPipeline = func(_ context.Context, ws []Worker) (Pipeline, error) {
+	spec.NewPipeline = func(context.Context, []Worker) (Pipeline, error) {
 		p.perWorker = map[int]int{}
 		return p, nil
 	}

@@ -37,19 +37,19 @@ const OldestResultVersion = 1
 type Loop string
 
 const (
-	// ClosedLoop: each of N threads starts its next event as soon as the
-	// previous one ends (sysbench without --rate, vdbench iorate=max).
+	// ClosedLoop means each of N threads starts its next event as soon as
+	// the previous one ends (sysbench without --rate, vdbench iorate=max).
 	// Latency is service time.
 	ClosedLoop Loop = "closed"
-	// OpenLoop: event starts are scheduled at absolute times at a fixed
-	// rate (sysbench --rate, vdbench iorate=N). Latency is recorded both
-	// as service time and from the intended start, so queueing is never
-	// hidden (no coordinated omission).
+	// OpenLoop means event starts are scheduled at absolute times at a
+	// fixed rate (sysbench --rate, vdbench iorate=N). Latency is recorded
+	// both as service time and from the intended start, so queueing is
+	// never hidden (no coordinated omission).
 	OpenLoop Loop = "open"
-	// TerminalLoop: emulated terminals (TPC-C clause 5.2) key an event,
-	// submit it to a queue served by a pool of connections, wait for its
-	// end, think, and key the next. Latency is recorded as service time and
-	// as response time from the submission (OpResult.Intended).
+	// TerminalLoop means emulated terminals (TPC-C clause 5.2) key an
+	// event, submit it to a queue served by a pool of connections, wait
+	// for its end, think, and key the next. Latency is recorded as service
+	// time and as response time from the submission (OpResult.Intended).
 	TerminalLoop Loop = "terminals"
 )
 

@@ -40,7 +40,7 @@ func (s *sleeper) Close() error { return nil }
 func sleeperSpec(d time.Duration, failAt int64) Spec {
 	var n atomic.Int64
 	return Spec{Workload: "sleep", Ops: []string{"event"}, Counters: []string{"calls"},
-		NewWorker: func(ctx context.Context, t int, h *hist.Handle) (Worker, error) {
+		NewWorker: func(_ context.Context, _ int, h *hist.Handle) (Worker, error) {
 			return &sleeper{d: d, failAt: failAt, n: &n, h: h}, nil
 		}}
 }

@@ -24,7 +24,7 @@ type executor struct {
 	served *[8]atomic.Int64
 }
 
-func (e *executor) Execute(ctx context.Context, op, terminal int) error {
+func (e *executor) Execute(ctx context.Context, _, terminal int) error {
 	if _, err := e.Event(ctx); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (e *executor) Execute(ctx context.Context, op, terminal int) error {
 func terminalSpec(service time.Duration, term fixedTerminal, served *[8]atomic.Int64) Spec {
 	spec := sleeperSpec(service, 0)
 	var n atomic.Int64
-	spec.NewWorker = func(ctx context.Context, t int, h *hist.Handle) (Worker, error) {
+	spec.NewWorker = func(_ context.Context, _ int, h *hist.Handle) (Worker, error) {
 		return &executor{sleeper: sleeper{d: service, n: &n, h: h}, served: served}, nil
 	}
 	spec.NewTerminal = func(int) Terminal { return term }

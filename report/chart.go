@@ -377,18 +377,18 @@ func positiveSpan(curves []Curve) float64 {
 }
 
 // rateTicks are linear ticks labelled as reviews write rates: 500K, 1.5M.
-func rateTicks(min, max float64) []plot.Tick { return linearTicks(min, max, FormatRate) }
+func rateTicks(lo, hi float64) []plot.Tick { return linearTicks(lo, hi, FormatRate) }
 
 // latencyTicks are linear ticks labelled with plain numbers.
-func latencyTicks(min, max float64) []plot.Tick { return linearTicks(min, max, trimFloat) }
+func latencyTicks(lo, hi float64) []plot.Tick { return linearTicks(lo, hi, trimFloat) }
 
 // linearTicks labels multiples of a round step (1, 2, 2.5 or 5 times a
 // power of ten) giving about six labels, with a minor tick between each.
-func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
-	if !(max > min) || math.IsInf(max-min, 0) {
+func linearTicks(lo, hi float64, label func(float64) string) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return nil
 	}
-	raw := (max - min) / 6
+	raw := (hi - lo) / 6
 	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
 	step := 10 * mag
 	for _, m := range []float64{1, 2, 2.5, 5} {
@@ -398,7 +398,7 @@ func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
 		}
 	}
 	var ticks []plot.Tick
-	for k := math.Ceil(min / step * 2); k/2*step <= max*(1+1e-9); k++ {
+	for k := math.Ceil(lo / step * 2); k/2*step <= hi*(1+1e-9); k++ {
 		v := k / 2 * step
 		t := plot.Tick{Value: v}
 		if math.Mod(k, 2) == 0 {
@@ -412,17 +412,17 @@ func linearTicks(min, max float64, label func(float64) string) []plot.Tick {
 // logTicks marks 1, 2 and 5 of each decade with labels and the other
 // digits as minor ticks; over more than four decades only the powers of
 // ten are labelled.
-func logTicks(min, max float64) []plot.Tick {
-	if min <= 0 || max <= min {
+func logTicks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
 		return nil
 	}
-	first, last := int(math.Floor(math.Log10(min))), int(math.Ceil(math.Log10(max)))
+	first, last := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
 	wide := last-first > 4
 	var ticks []plot.Tick
 	for e := first; e <= last; e++ {
 		for m := 1; m <= 9; m++ {
 			v := float64(m) * math.Pow10(e)
-			if v < min*(1-1e-9) || v > max*(1+1e-9) {
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
 				continue
 			}
 			t := plot.Tick{Value: v}

@@ -14,7 +14,9 @@ import (
 type Align int
 
 const (
+	// Left lines cells up on the left (names).
 	Left Align = iota
+	// Right lines cells up on the right (numbers).
 	Right
 )
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -33,9 +34,10 @@ func TestLocalShutdownEndsTheGroups(t *testing.T) {
 	t.Cleanup(func() {
 		for _, m := range []string{ended, running} {
 			for _, pid := range marked(m) {
-				var n int
-				fmt.Sscan(pid, &n)
-				_ = syscall.Kill(n, syscall.SIGKILL)
+				// a pid, never 0 (kill(0) would be this process's group)
+				if n, err := strconv.Atoi(pid); err == nil && n > 0 {
+					_ = syscall.Kill(n, syscall.SIGKILL)
+				}
 			}
 		}
 	})

@@ -63,7 +63,7 @@ func (s *SSH) write(ctx context.Context, r io.Reader, remote string, mode uint32
 	dir := path.Dir(dst)
 	tmp := dir + "/." + path.Base(dst) + ".tmp-" + hex.EncodeToString(rnd[:])
 	h := sha256.New()
-	var in io.Reader = io.TeeReader(r, h)
+	in := io.TeeReader(r, h)
 	if s.corrupt != nil {
 		in = s.corrupt(in)
 	}

@@ -157,11 +157,11 @@ func (c Config) endpoint() (*url.URL, error) {
 	}
 	user, uerr := session.Secret(c.Username)
 	if uerr != nil {
-		errs = append(errs, fmt.Errorf("username (--username / %s) names a file that cannot be read: %v", EnvUsername, uerr))
+		errs = append(errs, fmt.Errorf("username (--username / %s) names a file that cannot be read: %w", EnvUsername, uerr))
 	}
 	pass, perr := session.Secret(c.Password)
 	if perr != nil {
-		errs = append(errs, fmt.Errorf("password (--password / %s) names a file that cannot be read: %v", EnvPassword, perr))
+		errs = append(errs, fmt.Errorf("password (--password / %s) names a file that cannot be read: %w", EnvPassword, perr))
 	}
 	if user != "" {
 		p, ok := u.User.Password()

@@ -140,15 +140,9 @@ type placement struct {
 // added to the VMs' hosts) in three property-collector calls.
 func (s *Session) readPlacement(ctx context.Context, vms, hosts []string) (placement, error) {
 	p := placement{vcpus: map[string]int{}, hostNames: map[string]string{}, dsNames: map[string]string{}}
-	var vmMOs []mo.VirtualMachine
-	if len(vms) > 0 {
-		refs := make([]types.ManagedObjectReference, len(vms))
-		for i, v := range vms {
-			refs[i] = types.ManagedObjectReference{Type: "VirtualMachine", Value: v}
-		}
-		if err := s.Client.Retrieve(ctx, refs, []string{"name", "runtime.host", "datastore", "config.hardware.numCPU"}, &vmMOs); err != nil {
-			return p, fmt.Errorf("read VMs %s: %w", strings.Join(vms, ", "), s.cfg.redact(err))
-		}
+	vmMOs, err := s.readPlacementVMs(ctx, vms)
+	if err != nil {
+		return p, err
 	}
 	byRef := map[string]mo.VirtualMachine{}
 	for _, m := range vmMOs {
@@ -163,21 +157,8 @@ func (s *Session) readPlacement(ctx context.Context, vms, hosts []string) (place
 		}
 	}
 	dsRefs := map[types.ManagedObjectReference]bool{}
-	if len(p.hosts) > 0 {
-		refs := make([]types.ManagedObjectReference, len(p.hosts))
-		for i, h := range p.hosts {
-			refs[i] = hostRef(h)
-		}
-		var hostMOs []mo.HostSystem
-		if err := s.Client.Retrieve(ctx, refs, []string{"name", "datastore"}, &hostMOs); err != nil {
-			return p, fmt.Errorf("read hosts %s: %w", strings.Join(p.hosts, ", "), s.cfg.redact(err))
-		}
-		for _, h := range hostMOs {
-			p.hostNames[h.Self.Value] = h.Name
-			for _, d := range h.Datastore {
-				dsRefs[d] = true
-			}
-		}
+	if err := s.readPlacementHosts(ctx, &p, dsRefs); err != nil {
+		return p, err
 	}
 	for _, m := range vmMOs {
 		for _, d := range m.Datastore {
@@ -192,21 +173,67 @@ func (s *Session) readPlacement(ctx context.Context, vms, hosts []string) (place
 		if !ok {
 			return p, fmt.Errorf("VM %s not found", v)
 		}
-		vp := VMPlacement{VM: v, Name: m.Name, Datastores: []string{}}
-		if h := m.Runtime.Host; h != nil {
-			vp.HostRef, vp.Host = h.Value, p.hostNames[h.Value]
-		}
-		for _, d := range m.Datastore {
-			vp.Datastores = append(vp.Datastores, p.dsNames[d.Value])
-		}
-		slices.Sort(vp.Datastores)
-		p.vms = append(p.vms, vp)
-		p.vcpus[v] = 1
-		if m.Config != nil && m.Config.Hardware.NumCPU > 0 {
-			p.vcpus[v] = int(m.Config.Hardware.NumCPU)
-		}
+		p.addVM(v, m)
 	}
 	return p, nil
+}
+
+// readPlacementVMs reads the name, host, datastores and vCPU count of the
+// VMs vms (MoRef values); none when vms is empty.
+func (s *Session) readPlacementVMs(ctx context.Context, vms []string) ([]mo.VirtualMachine, error) {
+	if len(vms) == 0 {
+		return nil, nil
+	}
+	refs := make([]types.ManagedObjectReference, len(vms))
+	for i, v := range vms {
+		refs[i] = types.ManagedObjectReference{Type: "VirtualMachine", Value: v}
+	}
+	var vmMOs []mo.VirtualMachine
+	if err := s.Client.Retrieve(ctx, refs, []string{"name", "runtime.host", "datastore", "config.hardware.numCPU"}, &vmMOs); err != nil {
+		return nil, fmt.Errorf("read VMs %s: %w", strings.Join(vms, ", "), s.cfg.redact(err))
+	}
+	return vmMOs, nil
+}
+
+// readPlacementHosts reads the names of p.hosts into p.hostNames and adds
+// the datastores mounted on them to dsRefs.
+func (s *Session) readPlacementHosts(ctx context.Context, p *placement, dsRefs map[types.ManagedObjectReference]bool) error {
+	if len(p.hosts) == 0 {
+		return nil
+	}
+	refs := make([]types.ManagedObjectReference, len(p.hosts))
+	for i, h := range p.hosts {
+		refs[i] = hostRef(h)
+	}
+	var hostMOs []mo.HostSystem
+	if err := s.Client.Retrieve(ctx, refs, []string{"name", "datastore"}, &hostMOs); err != nil {
+		return fmt.Errorf("read hosts %s: %w", strings.Join(p.hosts, ", "), s.cfg.redact(err))
+	}
+	for _, h := range hostMOs {
+		p.hostNames[h.Self.Value] = h.Name
+		for _, d := range h.Datastore {
+			dsRefs[d] = true
+		}
+	}
+	return nil
+}
+
+// addVM adds VM v (MoRef value), read as m, to p.vms and p.vcpus, with the
+// names of its host and datastores (read already).
+func (p *placement) addVM(v string, m mo.VirtualMachine) {
+	vp := VMPlacement{VM: v, Name: m.Name, Datastores: []string{}}
+	if h := m.Runtime.Host; h != nil {
+		vp.HostRef, vp.Host = h.Value, p.hostNames[h.Value]
+	}
+	for _, d := range m.Datastore {
+		vp.Datastores = append(vp.Datastores, p.dsNames[d.Value])
+	}
+	slices.Sort(vp.Datastores)
+	p.vms = append(p.vms, vp)
+	p.vcpus[v] = 1
+	if m.Config != nil && m.Config.Hardware.NumCPU > 0 {
+		p.vcpus[v] = int(m.Config.Hardware.NumCPU)
+	}
 }
 
 // readDatastoreNames puts the name of each datastore in refs into names,

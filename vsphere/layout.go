@@ -276,7 +276,9 @@ func (l Layout) Placement() ([]DiskPlacement, error) {
 		if d.Unit != nil {
 			u = *d.Unit
 		} else {
-			for u = next[d.Controller]; u == scsiControllerUnit || hasUnit(used[d.Controller], u); u++ {
+			u = next[d.Controller]
+			for u == scsiControllerUnit || hasUnit(used[d.Controller], u) {
+				u++
 			}
 			next[d.Controller] = u + 1
 			used[d.Controller][u] = i + 1

@@ -294,8 +294,29 @@ func (s *Session) readEntity(ctx context.Context, pm *performance.Manager, info 
 	if err != nil {
 		return nil, fmt.Errorf("perf counters: metrics of %s %s: %w", e.kind, e.ref.Value, s.cfg.redact(err))
 	}
-	var ids []types.PerfMetricId
-	want := map[string]perfCounter{} // asked counters by name
+	ids, want := askedMetrics(info, e, offered, miss)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	start, end := q.Start, q.End
+	spec := types.PerfQuerySpec{Entity: e.ref, MetricId: ids, IntervalId: int32(PerfInterval / time.Second), StartTime: &start, EndTime: &end}
+	raw, err := pm.Query(ctx, []types.PerfQuerySpec{spec})
+	if err != nil {
+		return nil, fmt.Errorf("perf counters: query %s %s: %w", e.kind, e.ref.Value, s.cfg.redact(err))
+	}
+	ems, err := pm.ToMetricSeries(ctx, raw)
+	if err != nil {
+		return nil, fmt.Errorf("perf counters: %s %s: %w", e.kind, e.ref.Value, s.cfg.redact(err))
+	}
+	return entitySeries(ems, want, e, q, dsNames, miss), nil
+}
+
+// askedMetrics returns, of perfCounters for e's kind, the metrics e
+// offers (ids, from offered) and the counters they stand for (want, by
+// name). A counter that vSphere does not know (info has none) or that e
+// does not offer goes to miss.
+func askedMetrics(info map[string]*types.PerfCounterInfo, e perfEntity, offered []types.PerfMetricId, miss missing) (ids []types.PerfMetricId, want map[string]perfCounter) {
+	want = map[string]perfCounter{}
 	for _, c := range perfCounters {
 		if c.kind != e.kind {
 			continue
@@ -317,19 +338,14 @@ func (s *Session) readEntity(ctx context.Context, pm *performance.Manager, info 
 		}
 		want[c.name] = c
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	start, end := q.Start, q.End
-	spec := types.PerfQuerySpec{Entity: e.ref, MetricId: ids, IntervalId: int32(PerfInterval / time.Second), StartTime: &start, EndTime: &end}
-	raw, err := pm.Query(ctx, []types.PerfQuerySpec{spec})
-	if err != nil {
-		return nil, fmt.Errorf("perf counters: query %s %s: %w", e.kind, e.ref.Value, s.cfg.redact(err))
-	}
-	ems, err := pm.ToMetricSeries(ctx, raw)
-	if err != nil {
-		return nil, fmt.Errorf("perf counters: %s %s: %w", e.kind, e.ref.Value, s.cfg.redact(err))
-	}
+	return ids, want
+}
+
+// entitySeries converts the series ems queried for e into CounterSeries,
+// those of the counters in want, with each datastore instance's name from
+// dsNames. A counter whose values do not line up with the samples, or that
+// has no sample in q's window, goes to miss.
+func entitySeries(ems []performance.EntityMetric, want map[string]perfCounter, e perfEntity, q PerfQuery, dsNames map[string]string, miss missing) []CounterSeries {
 	done, misaligned := map[string]bool{}, map[string]bool{}
 	var out []CounterSeries
 	for _, em := range ems {
@@ -361,7 +377,7 @@ func (s *Session) readEntity(ctx context.Context, pm *performance.Manager, info 
 			miss.add(c, e.ref.Value, ReasonNoSamples)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // convertSeries pairs ms's values with the samples' times, drops vSphere's

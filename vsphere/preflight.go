@@ -432,6 +432,35 @@ func (s *Session) checkHosts(ctx context.Context, p *plan, r *PreflightReport, p
 	return cr.Host
 }
 
+// judgeDatastore reports what is wrong with the datastore dc, found and
+// read, in resource pool pool of nHosts hosts: not accessible, in
+// maintenance, not mounted on all the hosts, short of space, or to be
+// more than 90% full.
+func judgeDatastore(dc DatastoreCheck, nHosts int, pool string, problem func(error), warn func(string, ...any)) {
+	name := dc.Name
+	switch {
+	case !dc.Accessible:
+		problem(fmt.Errorf("datastore %s is not accessible", name))
+	case dc.Maintenance != "" && dc.Maintenance != string(types.DatastoreSummaryMaintenanceModeStateNormal):
+		problem(fmt.Errorf("datastore %s is in maintenance mode (%s)", name, dc.Maintenance))
+	}
+	if nHosts > 0 && dc.MountedHosts == 0 {
+		problem(fmt.Errorf("datastore %s is not mounted on any host of resource pool %s", name, pool))
+	} else if nHosts > 0 && dc.MountedHosts < nHosts {
+		warn("datastore %s is mounted on %d of the pool's %d hosts; VMs must stay on those", name, dc.MountedHosts, nHosts)
+	}
+	if dc.NeededGB() > dc.FreeGB {
+		problem(fmt.Errorf("datastore %s has %d GB free but its %d VMs need %d GB (thick disks %d GB + swap %d GB%s)",
+			name, dc.FreeGB, dc.VMs, dc.NeededGB(), dc.ReservedGB, dc.SwapGB, restoreWords(dc.RestoreGB)))
+	} else if dc.NeededGB()+dc.ThinGB > dc.FreeGB {
+		warn("datastore %s: thin disks (%d GB) can outgrow the free space left after thick disks and swap (%d GB)",
+			name, dc.ThinGB, dc.FreeGB-dc.NeededGB())
+	}
+	if dc.CapacityGB > 0 && 10*(dc.CapacityGB-dc.FreeGB+dc.NeededGB()) > 9*dc.CapacityGB && dc.NeededGB() <= dc.FreeGB {
+		warn("datastore %s will be more than 90%% full", name)
+	}
+}
+
 // checkDatastores resolves the datastores and does the space arithmetic.
 func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightReport, hosts []types.ManagedObjectReference, problem func(error), warn func(string, ...any)) {
 	spec := p.spec
@@ -481,27 +510,7 @@ func (s *Session) checkDatastores(ctx context.Context, p *plan, r *PreflightRepo
 			}
 		}
 		r.Datastores = append(r.Datastores, dc)
-		switch {
-		case !dc.Accessible:
-			problem(fmt.Errorf("datastore %s is not accessible", name))
-		case dc.Maintenance != "" && dc.Maintenance != string(types.DatastoreSummaryMaintenanceModeStateNormal):
-			problem(fmt.Errorf("datastore %s is in maintenance mode (%s)", name, dc.Maintenance))
-		}
-		if len(hosts) > 0 && dc.MountedHosts == 0 {
-			problem(fmt.Errorf("datastore %s is not mounted on any host of resource pool %s", name, r.ResourcePool))
-		} else if len(hosts) > 0 && dc.MountedHosts < len(hosts) {
-			warn("datastore %s is mounted on %d of the pool's %d hosts; VMs must stay on those", name, dc.MountedHosts, len(hosts))
-		}
-		if dc.NeededGB() > dc.FreeGB {
-			problem(fmt.Errorf("datastore %s has %d GB free but its %d VMs need %d GB (thick disks %d GB + swap %d GB%s)",
-				name, dc.FreeGB, dc.VMs, dc.NeededGB(), dc.ReservedGB, dc.SwapGB, restoreWords(dc.RestoreGB)))
-		} else if dc.NeededGB()+dc.ThinGB > dc.FreeGB {
-			warn("datastore %s: thin disks (%d GB) can outgrow the free space left after thick disks and swap (%d GB)",
-				name, dc.ThinGB, dc.FreeGB-dc.NeededGB())
-		}
-		if dc.CapacityGB > 0 && 10*(dc.CapacityGB-dc.FreeGB+dc.NeededGB()) > 9*dc.CapacityGB && dc.NeededGB() <= dc.FreeGB {
-			warn("datastore %s will be more than 90%% full", name)
-		}
+		judgeDatastore(dc, len(hosts), r.ResourcePool, problem, warn)
 	}
 	if len(missing) > 0 {
 		all, _ := names(s.Finder.DatastoreList(ctx, "*"))

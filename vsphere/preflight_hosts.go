@@ -67,18 +67,7 @@ func planHosts(p *plan, r *PreflightReport, usable int, problem func(error), war
 			}
 		}
 	default: // vSphere chooses: each host admits whole reservations only
-		if res := l.MemoryReservationMB(); res > 0 {
-			admit := 0
-			for _, h := range r.Hosts {
-				if h.Connected && !h.Maintenance {
-					admit += int(h.MemoryMB / res)
-				}
-			}
-			if admit < p.spec.Count {
-				problem(fmt.Errorf("the pool's hosts admit at most %d of the %d VMs that each reserve %d GB of memory (admission control powers on a VM only where its whole reservation fits)",
-					admit, p.spec.Count, res/1024))
-			}
-		}
+		checkAdmission(p, r, problem)
 		return
 	}
 	for i := range r.Hosts {
@@ -91,6 +80,34 @@ func planHosts(p *plan, r *PreflightReport, usable int, problem func(error), war
 		h.VMMemoryMB += l.MemoryMB
 		h.ReservedMB += l.MemoryReservationMB()
 	}
+	checkHostLoads(r, problem, warn)
+}
+
+// checkAdmission reports, when vSphere places the VMs, that the usable
+// hosts of r cannot admit them all: each host admits as many VMs as whole
+// memory reservations fit in its memory.
+func checkAdmission(p *plan, r *PreflightReport, problem func(error)) {
+	res := p.spec.Layout.MemoryReservationMB()
+	if res <= 0 {
+		return
+	}
+	admit := 0
+	for _, h := range r.Hosts {
+		if h.Connected && !h.Maintenance {
+			admit += int(h.MemoryMB / res)
+		}
+	}
+	if admit < p.spec.Count {
+		problem(fmt.Errorf("the pool's hosts admit at most %d of the %d VMs that each reserve %d GB of memory (admission control powers on a VM only where its whole reservation fits)",
+			admit, p.spec.Count, res/1024))
+	}
+}
+
+// checkHostLoads reports the per-host overcommit of r's planned hosts:
+// reservations above a host's memory are a problem; vCPUs above its
+// threads and VM memory above its memory are warnings (when the pool has
+// more than one host).
+func checkHostLoads(r *PreflightReport, problem func(error), warn func(string, ...any)) {
 	for _, h := range r.Hosts {
 		if !h.Planned || h.VMs == 0 {
 			continue

@@ -371,7 +371,10 @@ func (s *Session) Provision(ctx context.Context, spec ProvisionSpec, progress fu
 		return results, nil
 	}
 	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		err = fmt.Errorf("%w (after: %v)", ctx.Err(), err)
+		// The cancellation is what callers match; the failure it caused
+		// is told, not wrapped, so that it is not matched as a failure of
+		// the provisioning itself.
+		err = fmt.Errorf("%w (after: %v)", ctx.Err(), err) //nolint:errorlint // see above
 	}
 	// Run teardown now (not in the defer) so its error can be returned.
 	ok = true

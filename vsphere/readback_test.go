@@ -193,8 +193,8 @@ func simHostNames(t *testing.T, sim *Simulator) []string {
 func simByName(t *testing.T, sim *Simulator, kind, name string) mo.Entity {
 	t.Helper()
 	for _, obj := range sim.model.Map().All(kind) {
-		if e, ok := obj.(mo.Entity); ok && e.Entity().Name == name {
-			return e
+		if obj.Entity().Name == name {
+			return obj
 		}
 	}
 	t.Fatalf("no %s named %s", kind, name)

@@ -67,7 +67,10 @@ func (r *relogin) RoundTrip(ctx context.Context, req, res soap.HasFault) error {
 		return err
 	}
 	if lerr := r.relogin(ctx, seen); lerr != nil {
-		return fmt.Errorf("the vSphere session has expired (%v) and logging in again failed: %w", err, lerr)
+		// The login's failure is this error's cause; the expired call's
+		// NotAuthenticated is told (why a login was tried), not wrapped,
+		// so that the error is not taken for a plain expired session.
+		return fmt.Errorf("the vSphere session has expired (%v) and logging in again failed: %w", err, lerr) //nolint:errorlint // see above
 	}
 	resetBody(res)
 	return r.next.RoundTrip(ctx, req, res)

@@ -16,7 +16,7 @@ func TestSessionExpiryDuringProvision(t *testing.T) {
 	spec.Parallel = 1
 	var once sync.Once
 	var before int64
-	spec.OnStep = func(vm, step string, _ time.Duration) {
+	spec.OnStep = func(_, step string, _ time.Duration) {
 		if step == StepClone {
 			once.Do(func() { terminate(t, sim, s); before = sim.Logins() })
 		}

@@ -121,7 +121,7 @@ func TestReloginOnceForConcurrentCallers(t *testing.T) {
 // its error, which says what happened. A later call tries again.
 func TestReloginFailedLoginIsReturnedOnce(t *testing.T) {
 	const callers = 4
-	vc := &fakeVC{wave: new(sync.WaitGroup), loginErr: errors.New("ServerFaultCode: Cannot complete login due to an incorrect user name or password.")}
+	vc := &fakeVC{wave: new(sync.WaitGroup), loginErr: errors.New("ServerFaultCode: Cannot complete login due to an incorrect user name or password.")} //nolint:revive // vCenter's message as it is
 	vc.wave.Add(callers)
 	r := fakeRelogin(vc)
 	for _, err := range callTogether(r, callers) {

@@ -121,8 +121,9 @@ func diskType(p Provisioning) types.VirtualDiskType {
 		return types.VirtualDiskTypeThin
 	case EagerZeroedThick:
 		return types.VirtualDiskTypeEagerZeroedThick
+	default: // Thick
+		return types.VirtualDiskTypePreallocated
 	}
-	return types.VirtualDiskTypePreallocated
 }
 
 // isFileNotFound reports vSphere's FileNotFound fault (a file that is not

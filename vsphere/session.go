@@ -159,9 +159,9 @@ func listOrNone(l []string) string {
 	if len(l) == 0 {
 		return "none"
 	}
-	const max = 20
-	if len(l) > max {
-		return strings.Join(l[:max], ", ") + fmt.Sprintf(" and %d more", len(l)-max)
+	const most = 20
+	if len(l) > most {
+		return strings.Join(l[:most], ", ") + fmt.Sprintf(" and %d more", len(l)-most)
 	}
 	return strings.Join(l, ", ")
 }

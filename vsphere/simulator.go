@@ -3,6 +3,7 @@ package vsphere
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -205,8 +206,11 @@ func (s *Simulator) prepare(ctx context.Context, opts SimOptions) error {
 	}
 	defer func() { _ = sess.Close(ctx) }()
 	vms, err := sess.Finder.VirtualMachineList(ctx, "*")
-	if err != nil || len(vms) == 0 {
-		return fmt.Errorf("model has no VM to turn into the template: %v", err)
+	if err != nil {
+		return fmt.Errorf("model has no VM to turn into the template: %w", err)
+	}
+	if len(vms) == 0 {
+		return errors.New("model has no VM to turn into the template")
 	}
 	vm := vms[0]
 	if t, err := vm.PowerOff(ctx); err == nil {

@@ -41,10 +41,10 @@ func New(w io.Writer, terminal bool) *Ticker {
 	return t
 }
 
-// Start starts the clock and calls print with the time since Start at
-// every tick until Stop; print draws its line with Print. Start and Stop
+// Start starts the clock and calls draw with the time since Start at
+// every tick until Stop; draw draws its line with Print. Start and Stop
 // are called once each.
-func (t *Ticker) Start(print func(elapsed time.Duration)) {
+func (t *Ticker) Start(draw func(elapsed time.Duration)) {
 	t.begin = time.Now()
 	t.wg.Add(1)
 	go func() {
@@ -56,7 +56,7 @@ func (t *Ticker) Start(print func(elapsed time.Duration)) {
 			case <-t.quit:
 				return
 			case now := <-tk.C:
-				print(now.Sub(t.begin))
+				draw(now.Sub(t.begin))
 			}
 		}
 	}()

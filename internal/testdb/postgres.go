@@ -61,8 +61,8 @@ func findPostgres() (string, error) {
 		return "", fmt.Errorf("internal/testdb: %s=%s does not hold the postgres and initdb binaries", EnvPostgres, d)
 	}
 	if p, err := exec.LookPath("postgres"); err == nil {
-		if real, err := filepath.EvalSymlinks(p); err == nil && both(filepath.Dir(real)) {
-			return filepath.Dir(real), nil
+		if resolved, err := filepath.EvalSymlinks(p); err == nil && both(filepath.Dir(resolved)) {
+			return filepath.Dir(resolved), nil
 		}
 		if both(filepath.Dir(p)) {
 			return filepath.Dir(p), nil

@@ -40,7 +40,7 @@ func (s *PGServer) initdb(deadline time.Time) error {
 	cmd.SysProcAttr = serverProcAttr()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("internal/testdb: initialising %s with initdb failed: %v\n%s", s.datadir, err, tail(out, 40))
+		return fmt.Errorf("internal/testdb: initialising %s with initdb failed: %w\n%s", s.datadir, err, tail(out, 40))
 	}
 	return nil
 }

@@ -28,7 +28,9 @@ func TestPostgresStartStop(t *testing.T) {
 	stopped := false
 	defer func() {
 		if !stopped {
-			srv.Stop()
+			if err := srv.Stop(); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 	if srv.Port() == 5432 || srv.Port() <= 0 {

@@ -105,7 +105,7 @@ func (p *proc) stop() error {
 	}
 	select {
 	case <-p.done:
-		errs = append(errs, fmt.Errorf("internal/testdb: %s had exited before Stop (%v); its log ends:\n%s", p.name, p.werr, p.logTail()))
+		errs = append(errs, fmt.Errorf("internal/testdb: %s had exited before Stop (%w); its log ends:\n%s", p.name, p.werr, p.logTail()))
 	default:
 		_ = p.cmd.Process.Signal(p.stopSig)
 		select {
@@ -277,12 +277,12 @@ func (p *proc) waitReady(admin *sql.DB, port int, deadline time.Time, portTaken 
 			if portTaken(log) {
 				return fmt.Errorf("internal/testdb: %w: %d", errPortInUse, port)
 			}
-			return fmt.Errorf("internal/testdb: %s exited during start-up (%v); its log %s ends:\n%s", p.cmd.Path, p.werr, p.logPath, log)
+			return fmt.Errorf("internal/testdb: %s exited during start-up (%w); its log %s ends:\n%s", p.cmd.Path, p.werr, p.logPath, log)
 		case <-time.After(25 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			admin.Close()
-			return fmt.Errorf("internal/testdb: %s did not accept connections within %v (last error: %v); its log %s ends:\n%s", p.cmd.Path, startTimeout, lastErr, p.logPath, p.logTail())
+			return fmt.Errorf("internal/testdb: %s did not accept connections within %v (last error: %w); its log %s ends:\n%s", p.cmd.Path, startTimeout, lastErr, p.logPath, p.logTail())
 		}
 	}
 }

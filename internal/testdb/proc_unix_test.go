@@ -12,7 +12,7 @@ import (
 // does not fail with ESRCH), nil when it is gone.
 func processExists(pid int) error {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("kill -0: %v", err)
+		return fmt.Errorf("kill -0: %w", err)
 	}
 	return nil
 }

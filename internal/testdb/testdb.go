@@ -87,7 +87,7 @@ func Start() (*Server, error) {
 	s := &Server{bin: bin, proc: proc{name: "the server", stopSig: syscall.SIGTERM}}
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("internal/testdb: %s --version: %v: %s", bin, err, bytes.TrimSpace(out))
+		return nil, fmt.Errorf("internal/testdb: %s --version: %w: %s", bin, err, bytes.TrimSpace(out))
 	}
 	s.mariadb = bytes.Contains(bytes.ToLower(out), []byte("mariadb"))
 
@@ -220,7 +220,7 @@ func (s *Server) initDatadir(deadline time.Time) error {
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("internal/testdb: initialising %s with %s failed: %v\n%s", s.datadir, filepath.Base(cmd.Path), err, tail(out, 40))
+		return fmt.Errorf("internal/testdb: initialising %s with %s failed: %w\n%s", s.datadir, filepath.Base(cmd.Path), err, tail(out, 40))
 	}
 	return nil
 }

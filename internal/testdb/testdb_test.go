@@ -31,7 +31,9 @@ func TestStartStop(t *testing.T) {
 	stopped := false
 	defer func() {
 		if !stopped {
-			srv.Stop()
+			if err := srv.Stop(); err != nil {
+				t.Error(err)
+			}
 		}
 	}()
 

@@ -263,7 +263,7 @@ func TestInfoClock(t *testing.T) {
 }
 
 func TestClockOffset(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 100e6, time.UTC)
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 100000000, time.UTC)
 	t1 := t0.Add(200 * time.Millisecond)
 	for _, c := range []struct {
 		name     string
