@@ -7,7 +7,9 @@
 #                 browser test) first when none exists and we are root
 #                 (Debian/Ubuntu)
 #   make lint     golangci-lint with .golangci.yml (function length, copied
-#                 code, os.Args/os.Exit/os/signal outside cmd/vmbench)
+#                 code, os.Args/os.Exit/os/signal outside cmd/vmbench,
+#                 complexity, errors checked and wrapped, enum switches,
+#                 revive and staticcheck)
 #   make fuzz     each fuzz target for FUZZTIME (seed corpora in the
 #                 packages' testdata/fuzz)
 #   make build    bin/vmbench
