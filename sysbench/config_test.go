@@ -199,6 +199,7 @@ func flagsBefore(c Config) map[string]string {
 		"mysql-ignore-errors": c.IgnoreErrors.String(),
 	}
 	switch c.Rand.Type {
+	case RandUniform: // no parameters
 	case RandGaussian:
 		m["rand-spec-iter"] = itoa(c.Rand.SpecIter)
 	case RandSpecial:

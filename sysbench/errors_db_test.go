@@ -139,7 +139,11 @@ func TestTooManyConnectionsAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { admin.Exec(fmt.Sprintf("DROP USER '%s'@'%%'", user)) })
+	t.Cleanup(func() {
+		if _, err := admin.Exec(fmt.Sprintf("DROP USER '%s'@'%%'", user)); err != nil {
+			t.Error(err)
+		}
+	})
 	c.Conn.User, c.Conn.Password = user, "pw"
 	res, err := Run(ctx, c, c.RunConfig())
 	if err == nil || res != nil {
@@ -171,7 +175,11 @@ func TestPreparedStatementLimitAtStart(t *testing.T) {
 	if _, err := admin.Exec("SET GLOBAL max_prepared_stmt_count = 25"); err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Exec(fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", old))
+	defer func() {
+		if _, err := admin.Exec(fmt.Sprintf("SET GLOBAL max_prepared_stmt_count = %d", old)); err != nil {
+			t.Error(err)
+		}
+	}()
 	_, err := Run(ctx, c, c.RunConfig())
 	// Found by Run's check before the threads connect (ErrFlagValue), or
 	// by a thread that hits the limit (Limit).
@@ -249,7 +257,11 @@ func TestCancelEndsLockWait(t *testing.T) {
 	c.Tables, c.TableSize, c.Threads = 1, 10, 1
 	bg := ctxT(t)
 	locker := prepareAndLock(t, bg, c)
-	defer locker.ExecContext(bg, "ROLLBACK")
+	defer func() {
+		if _, err := locker.ExecContext(bg, "ROLLBACK"); err != nil {
+			t.Error(err)
+		}
+	}()
 	db := openT(t, c)
 	spec, err := NewSpec(c, openT(t, c))
 	if err != nil {

@@ -158,7 +158,7 @@ func TestDeadlockRetriedPostgres(t *testing.T) {
 		}
 		err := worker("UPDATE sbtest1 SET k = k WHERE id = $1", r2)
 		if !dialect.IsDeadlock(err) {
-			return fmt.Errorf("the worker's UPDATE: %v, want a deadlock", err)
+			return fmt.Errorf("the worker's UPDATE: %w, want a deadlock", err)
 		}
 		// The error ended the worker's transaction on the server; the
 		// event restarts only once the other session has row r and has
@@ -198,13 +198,13 @@ func waitForLock(ctx context.Context, admin *sql.DB, pid int) error {
 func TestSerializationFailureRetriedPostgres(t *testing.T) {
 	c := pgConfig(t, WriteOnly)
 	c.Conn.Params["default_transaction_isolation"] = "serializable"
-	res := pgForcedConflict(t, c, func(ctx context.Context, other *sql.Conn, worker func(string, ...any) error, r, r2 int64) error {
+	res := pgForcedConflict(t, c, func(ctx context.Context, other *sql.Conn, worker func(string, ...any) error, _, r2 int64) error {
 		if _, err := other.ExecContext(ctx, "UPDATE sbtest1 SET k = k + 1 WHERE id = $1", r2); err != nil {
 			return err
 		}
 		err := worker("UPDATE sbtest1 SET k = k WHERE id = $1", r2)
 		if !dialect.IsSerializationFailure(err) {
-			return fmt.Errorf("the worker's UPDATE: %v, want a serialization failure", err)
+			return fmt.Errorf("the worker's UPDATE: %w, want a serialization failure", err)
 		}
 		return err
 	})

@@ -144,12 +144,14 @@ func prepare(ctx context.Context, db *dialect.DB, cfg Config, progress io.Writer
 
 // existingTablesError is prepare's refusal of tables that exist.
 func existingTablesError(existing []string, cfg Config, dcfg dialect.Config) error {
-	other := "--mysql-db"
+	var other string
 	switch cfg.Conn.Driver {
 	case dialect.SQLite:
 		other = "--sqlite-path"
 	case dialect.Postgres:
 		other = "--pgsql-db"
+	default:
+		other = "--mysql-db"
 	}
 	return fmt.Errorf("%w: %s in %s; run 'vmbench sysbench cleanup --tables=%d' first, or use another %s",
 		ErrTablesExist, describeTables(existing), dcfg, cfg.Tables, other)

@@ -98,7 +98,11 @@ func TestPrepareFallsBackToInserts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Stop() })
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
 	c := DefaultConfig()
 	c.Conn.Host, c.Conn.Port, c.Conn.User, c.Conn.Database = srv.Host(), srv.Port(), srv.User(), "sbtest"
 	c.Tables, c.TableSize, c.Threads, c.Rand.Seed = 2, 3000, 2, 12345

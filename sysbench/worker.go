@@ -297,7 +297,7 @@ func (w *worker) Event(ctx context.Context) (int, error) {
 	defer w.kill.Leave()
 	err := w.tx.Run(ctx, w.attemptFn)
 	w.actx = nil
-	if err == nil || err == ctx.Err() || dialect.Classify(err) == dialect.Canceled {
+	if err == nil || errors.Is(err, ctx.Err()) || dialect.Classify(err) == dialect.Canceled {
 		return 0, err
 	}
 	return 0, w.eventError(err)
@@ -526,11 +526,13 @@ func (w *worker) drain(rows driver.Rows) error {
 	}
 	dest := w.dest[:len(rows.Columns())]
 	for {
-		switch err := rows.Next(dest); err {
-		case nil:
-		case io.EOF:
+		err := rows.Next(dest)
+		// driver.Rows.Next returns io.EOF itself at the end of the rows;
+		// a wrapped io.EOF is a failed read, not the end.
+		if err == io.EOF { //nolint:errorlint // see above
 			return nil
-		default:
+		}
+		if err != nil {
 			return err
 		}
 	}

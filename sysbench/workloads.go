@@ -59,8 +59,9 @@ func stmtText(d dialect.Dialect, k stmtKind, table string) string {
 		return "INSERT INTO " + t + " (id, k, c, pad) VALUES (" + placeholders(d, 4) + ")"
 	case kInsertAuto:
 		return "INSERT INTO " + t + " (k, c, pad) VALUES (" + placeholders(d, 3) + ")"
+	default:
+		panic("sysbench: unknown statement kind " + strconv.Itoa(int(k)))
 	}
-	panic("sysbench: unknown statement kind " + strconv.Itoa(int(k)))
 }
 
 func placeholders(d dialect.Dialect, n int) string {
