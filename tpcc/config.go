@@ -127,6 +127,8 @@ func (c Config) loadThreads() int {
 }
 
 // Validate returns every problem with c at once, naming the flags.
+//
+//nolint:gocognit // a flat validator: one check per flag, read in order
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }

@@ -201,12 +201,14 @@ func (c *Config) passwordFromEnv(getenv func(string) string) {
 	if c.Conn.Password != "" || getenv == nil {
 		return
 	}
-	client := EnvMySQLPassword
+	var client string
 	switch c.Conn.Driver {
 	case dialect.SQLServer:
 		client = EnvSQLServerPassword
 	case dialect.Postgres:
 		client = dialect.EnvPGPassword
+	default:
+		client = EnvMySQLPassword
 	}
 	for _, k := range []string{EnvPassword, client} {
 		if v := getenv(k); v != "" {

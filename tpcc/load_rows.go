@@ -457,19 +457,8 @@ func (g *loadRows) orders(w int) error {
 			if err := ob.add(bo, bd, bw, box(perm[o-1]), at, carrier, box(cnt), box(1)); err != nil {
 				return err
 			}
-			for l := 1; l <= cnt; l++ {
-				item := r.Int(1, Items)
-				var (
-					deliveryD any = at
-					amount        = olAmountZero
-				)
-				if !delivered {
-					deliveryD, amount = nil, r.Money(1, 999999)
-				}
-				g.aStr(r, 24, 24)
-				if err := lb.add(bo, bd, bw, box(l), box(item), bw, deliveryD, box(5), amount, g.rowStrings()[0]); err != nil {
-					return err
-				}
+			if err := g.orderLines(r, lb, bo, bd, bw, at, cnt, delivered); err != nil {
+				return err
 			}
 			if !delivered {
 				if err := nb.add(bo, bd, bw); err != nil {
@@ -479,4 +468,24 @@ func (g *loadRows) orders(w int) error {
 		}
 	}
 	return g.flush(Orders, NewOrder, OrderLine)
+}
+
+// orderLines adds to lb the cnt ORDER-LINE rows of order bo of district
+// bd of warehouse bw, at the load time (see orders), drawing from r.
+func (g *loadRows) orderLines(r *Rand, lb *rowBatch, bo, bd, bw, at any, cnt int, delivered bool) error {
+	for l := 1; l <= cnt; l++ {
+		item := r.Int(1, Items)
+		var (
+			deliveryD = at
+			amount    = olAmountZero
+		)
+		if !delivered {
+			deliveryD, amount = nil, r.Money(1, 999999)
+		}
+		g.aStr(r, 24, 24)
+		if err := lb.add(bo, bd, bw, box(l), box(item), bw, deliveryD, box(5), amount, g.rowStrings()[0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -341,7 +341,7 @@ func TestGenerateWarehouse(t *testing.T) {
 // in 1.00..100.00, 10% ORIGINAL.
 func TestGenerateItems(t *testing.T) {
 	id, original, bad := 0, 0, 0
-	got := generateUnit(t, 5, 0, items, func(table string, r []any) {
+	got := generateUnit(t, 5, 0, items, func(_ string, r []any) {
 		id++
 		imID := r[1].(int)
 		price := parseCents(t, r[3])

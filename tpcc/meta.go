@@ -95,7 +95,9 @@ func readStoredMeta(ctx context.Context, db execer, d dialect.Dialect) (meta, er
 		if dialect.Classify(err) == dialect.ConnLost {
 			return meta{}, err
 		}
-		return meta{}, fmt.Errorf("%w: %v", errNotPrepared, err)
+		// Not prepared is what callers match; the query's failure
+		// (no such table) is told, not wrapped.
+		return meta{}, fmt.Errorf("%w: %v", errNotPrepared, err) //nolint:errorlint // see above
 	}
 	defer rows.Close()
 	vals := map[string]int64{}

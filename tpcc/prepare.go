@@ -64,7 +64,10 @@ func Prepare(ctx context.Context, cfg Config, progress io.Writer, terminal bool)
 		return prepare(ctx, db, cfg, progress, terminal)
 	})
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-		err = fmt.Errorf("prepare interrupted (prepare again resumes the load): %w (%v)", ctx.Err(), err)
+		// The interruption is what callers match; the failure it caused
+		// is told, not wrapped, so that it is not classified as a failure
+		// of the load itself.
+		err = fmt.Errorf("prepare interrupted (prepare again resumes the load): %w (%v)", ctx.Err(), err) //nolint:errorlint // see above
 	}
 	return err
 }
@@ -309,7 +312,11 @@ func storeMeta(ctx context.Context, db *dialect.DB, m meta) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", metaTable, err)
 	}
-	defer tx.Rollback()
+	defer func() {
+		// Undoes a failed write, whose error is the one returned; after
+		// the Commit it does nothing (sql.ErrTxDone).
+		_ = tx.Rollback()
+	}()
 	if err := writeMeta(ctx, tx, db.Dialect, m); err != nil {
 		return err
 	}

@@ -239,7 +239,9 @@ func (w *worker) rawQuery(ctx context.Context, id stmtID, params []any, row func
 	r := &w.rr
 	r.vals = w.vals[:cols]
 	for {
-		if err := rs.Next(r.vals); err == io.EOF {
+		// driver.Rows.Next returns io.EOF itself at the end of the rows;
+		// a wrapped io.EOF is a failed read, not the end.
+		if err := rs.Next(r.vals); err == io.EOF { //nolint:errorlint // see above
 			return n, nil
 		} else if err != nil {
 			return n, err

@@ -212,6 +212,8 @@ func newStatements(d dialect.Dialect) *statements {
 		// PostgreSQL types a parameter from its context, and CASE $1 WHEN 1
 		// would make it text (42883, text = integer).
 		district = "CAST(? AS INTEGER)"
+	default:
+		// MySQL, SQLite: plain placeholders
 	}
 	hints := strings.NewReplacer("{lock}", d.UpdateLockHint(), "{for_update}", d.ForUpdate(), "{last_name}", lastName, "{district}", district)
 	for i, t := range stmtTemplates {

@@ -172,14 +172,16 @@ func (w *worker) transact(ctx context.Context, name, begin string, body func(ctx
 	var gu *dialect.GiveUpError
 	var re *dialect.ReconnectError
 	switch {
-	case err == nil || err == ctx.Err():
+	case err == nil || errors.Is(err, ctx.Err()):
 		return err
 	case errors.As(err, &gu) && gu.Class == dialect.ConnLost:
 		return fmt.Errorf("%s: gave up after %d reconnects; last error: %w", name, gu.Reconnects, gu.Err)
 	case gu != nil:
 		return fmt.Errorf("%s: gave up after %d restarts; last error: %w", name, gu.Restarts, gu.Err)
 	case errors.As(err, &re):
-		return fmt.Errorf("%s: %w (after: %v)", name, re, re.Cause)
+		// re's failure to reconnect is the error; the failure that
+		// lost the connection is told, not wrapped.
+		return fmt.Errorf("%s: %w (after: %v)", name, re, re.Cause) //nolint:errorlint // see above
 	case dialect.IsServerLimit(err):
 		return fmt.Errorf("%s: %w; %s", name, err, dialect.LimitHint(err))
 	}
