@@ -10,12 +10,12 @@ import (
 	"vmbench/oltp"
 )
 
-// SaturationRatio: a point whose achieved rate is below this fraction of
-// the requested one is marked saturated.
+// SaturationRatio is the fraction of its requested rate below which a
+// point's achieved rate marks it saturated.
 const SaturationRatio = 0.97
 
-// OvershootRatio: a point whose achieved rate is above this multiple of
-// the requested one is flagged as above its request. An open loop cannot
+// OvershootRatio is the multiple of its requested rate above which a
+// point's achieved rate flags it as above its request. An open loop cannot
 // run faster than its schedule over a whole phase unless something else
 // ran in it (arrivals carried from before the phase, I/Os counted without
 // their time); with Poisson arrivals a phase of n I/Os strays about
@@ -72,13 +72,13 @@ type CurveResult struct {
 	Warnings []string
 }
 
-// CurveRate returns the rate a curve point of pct percent of max asks
-// for, as vdbench computes it: max × pct / 100, rounded up to a multiple
+// CurveRate returns the rate a curve point of pct percent of peak (the
+// max run's rate) asks for, as vdbench computes it: peak × pct / 100, rounded up to a multiple
 // of 100 when above 1,000 I/O per second, else to a multiple of 10. A
 // relative slack of 1e-9 absorbs floating-point error, so 20,000 × 10%
 // asks for 2,000, not 2,100.
-func CurveRate(max, pct float64) float64 {
-	r := max * pct / 100
+func CurveRate(peak, pct float64) float64 {
+	r := peak * pct / 100
 	step := 10.0
 	if r > 1000 {
 		step = 100
@@ -99,68 +99,91 @@ type pointRunner func(label string, rate float64) (Point, error)
 // curve point (iorate=curve); each rate (iorate=N or a list); or the max
 // run alone. Completed points are returned with the first error.
 func runPoints(rd RD, run pointRunner) ([]Point, []string, error) {
-	var points []Point
-	var warnings []string
-	add := func(label string, rate float64) (Point, error) {
-		p, err := run(label, rate)
-		if err == nil || p.Result != nil {
-			if rate > 0 {
-				p.Requested = rate
-				p.Saturated = p.Achieved < SaturationRatio*rate
-				p.Overshot = p.Achieved > OvershootRatio*rate
-				if p.Overshot {
-					warnings = append(warnings, fmt.Sprintf("rd=%s: point %s achieved %s IOPS for a requested %s (%.1f%%): above its request, so its figures are not those of the rate asked",
-						rd.Name, label, fmtIOPS(p.Achieved), fmtIOPS(rate), 100*p.Achieved/rate))
-				}
-			}
-			p.Flag = pointFlag(p)
-			points = append(points, p)
-		}
-		return p, err
-	}
+	ps := &pointSet{rd: rd, run: run}
+	var err error
 	switch {
 	case rd.IORate.Curve:
-		maxPoint, err := add("max", 0)
-		if err != nil {
-			return points, warnings, err
-		}
-		peak := maxPoint.Achieved
-		if peak <= 0 {
-			peak = TooShortMax
-			warnings = append(warnings, fmt.Sprintf("rd=%s: the max run achieved no I/O; the curve assumes %d I/O per second. Was run too short?", rd.Name, TooShortMax))
-		}
-		pcts := rd.Curve
-		if len(pcts) == 0 {
-			pcts = DefaultCurve()
-		}
-		for i, pct := range pcts {
-			p, err := add(curvePct(pct), CurveRate(peak, pct))
-			if err != nil {
-				return points, warnings, err
-			}
-			if rd.StopCurve > 0 && i+1 < len(pcts) {
-				if mean := meanService(p.Result); mean > rd.StopCurve {
-					warnings = append(warnings, fmt.Sprintf("rd=%s: stopcurve=%s: the mean response time at %s was %s; the %d remaining points were skipped",
-						rd.Name, fmtMs(rd.StopCurve), p.Label, fmtMs(mean), len(pcts)-i-1))
-					break
-				}
-			}
-		}
+		err = ps.curve()
 	case len(rd.IORate.Rates) > 0:
-		for _, r := range rd.IORate.Rates {
-			if r <= 0 {
-				return points, warnings, fmt.Errorf("rd=%s: iorate=%g is not a rate", rd.Name, r)
-			}
-			if _, err := add(rateLabel(r), r); err != nil {
-				return points, warnings, err
+		err = ps.rates()
+	default:
+		_, err = ps.add("max", 0)
+	}
+	return ps.points, ps.warnings, err
+}
+
+// pointSet is the points of one rd run so far (see runPoints).
+type pointSet struct {
+	rd       RD
+	run      pointRunner
+	points   []Point
+	warnings []string
+}
+
+// add runs one point and keeps it when it has a result, with its
+// request, saturation and flag set (rate 0 = max).
+func (ps *pointSet) add(label string, rate float64) (Point, error) {
+	p, err := ps.run(label, rate)
+	if err == nil || p.Result != nil {
+		if rate > 0 {
+			p.Requested = rate
+			p.Saturated = p.Achieved < SaturationRatio*rate
+			p.Overshot = p.Achieved > OvershootRatio*rate
+			if p.Overshot {
+				ps.warnings = append(ps.warnings, fmt.Sprintf("rd=%s: point %s achieved %s IOPS for a requested %s (%.1f%%): above its request, so its figures are not those of the rate asked",
+					ps.rd.Name, label, fmtIOPS(p.Achieved), fmtIOPS(rate), 100*p.Achieved/rate))
 			}
 		}
-	default:
-		if _, err := add("max", 0); err != nil {
-			return points, warnings, err
+		p.Flag = pointFlag(p)
+		ps.points = append(ps.points, p)
+	}
+	return p, err
+}
+
+// curve runs the max run, then each curve point (iorate=curve), until
+// stopcurve's response time is passed.
+func (ps *pointSet) curve() error {
+	rd := ps.rd
+	maxPoint, err := ps.add("max", 0)
+	if err != nil {
+		return err
+	}
+	peak := maxPoint.Achieved
+	if peak <= 0 {
+		peak = TooShortMax
+		ps.warnings = append(ps.warnings, fmt.Sprintf("rd=%s: the max run achieved no I/O; the curve assumes %d I/O per second. Was run too short?", rd.Name, TooShortMax))
+	}
+	pcts := rd.Curve
+	if len(pcts) == 0 {
+		pcts = DefaultCurve()
+	}
+	for i, pct := range pcts {
+		p, err := ps.add(curvePct(pct), CurveRate(peak, pct))
+		if err != nil {
+			return err
+		}
+		if rd.StopCurve > 0 && i+1 < len(pcts) {
+			if mean := meanService(p.Result); mean > rd.StopCurve {
+				ps.warnings = append(ps.warnings, fmt.Sprintf("rd=%s: stopcurve=%s: the mean response time at %s was %s; the %d remaining points were skipped",
+					rd.Name, fmtMs(rd.StopCurve), p.Label, fmtMs(mean), len(pcts)-i-1))
+				break
+			}
 		}
 	}
-	return points, warnings, nil
+	return nil
+}
+
+// rates runs each rate of iorate=N or a list.
+func (ps *pointSet) rates() error {
+	for _, r := range ps.rd.IORate.Rates {
+		if r <= 0 {
+			return fmt.Errorf("rd=%s: iorate=%g is not a rate", ps.rd.Name, r)
+		}
+		if _, err := ps.add(rateLabel(r), r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pointFlag says why p is flagged (see Point.Flag).

@@ -176,16 +176,7 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 		if sd.Threads <= 0 {
 			sd.Threads = DefaultThreads
 		}
-		var b Backend
-		if opts.Backend != nil {
-			b, err = opts.Backend(sd)
-		} else {
-			var t *Target
-			t, err = OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, OverwriteFiles: opts.OverwriteFiles, Progress: opts.Out, Context: ctx})
-			if t != nil {
-				b = t
-			}
-		}
+		b, err := openBackend(ctx, sd, write, opts)
 		if err != nil {
 			return loads, err
 		}
@@ -198,27 +189,50 @@ func prepare(ctx context.Context, run Run, opts Options) ([]*sdLoad, error) {
 		if capacity <= 0 {
 			return loads, fmt.Errorf("sd=%s: %s has no capacity (and size= is not set)", sd.Name, sd.Lun)
 		}
-		var total float64
-		for _, i := range wds {
-			m, err := newMix(sd, run.WDs[i], capacity, block)
-			if err != nil {
-				return loads, err
-			}
-			l.mixes = append(l.mixes, m)
-			l.bufs.add(m)
-			total += weights[i]
-			l.cum = append(l.cum, total)
-			l.share += weights[i] / float64(sdsOf(run, run.WDs[i]))
+		if err := l.planMixes(run, wds, weights, capacity, block); err != nil {
+			return loads, err
 		}
-		for i := range l.cum {
-			l.cum[i] /= total
-		}
-		l.cum[len(l.cum)-1] = 1
 	}
 	if len(loads) == 0 {
 		return nil, fmt.Errorf("rd=%s: no WD of the run uses any of its SDs", run.RD.Name)
 	}
 	return loads, nil
+}
+
+// openBackend opens sd: through opts.Backend when set, else as a Target
+// (for writing when write is set).
+func openBackend(ctx context.Context, sd SD, write bool, opts Options) (Backend, error) {
+	if opts.Backend != nil {
+		return opts.Backend(sd)
+	}
+	t, err := OpenTarget(sd, TargetOptions{Write: write, Force: opts.Force, OverwriteFiles: opts.OverwriteFiles, Progress: opts.Out, Context: ctx})
+	if t != nil {
+		return t, err
+	}
+	return nil, err
+}
+
+// planMixes plans l's mix of each WD of run numbered in wds (the WDs on
+// l's SD), on a capacity of capacity bytes in blocks of block bytes, and
+// its cumulative weights and share of the run's I/O.
+func (l *sdLoad) planMixes(run Run, wds []int, weights []float64, capacity, block int64) error {
+	var total float64
+	for _, i := range wds {
+		m, err := newMix(l.sd, run.WDs[i], capacity, block)
+		if err != nil {
+			return err
+		}
+		l.mixes = append(l.mixes, m)
+		l.bufs.add(m)
+		total += weights[i]
+		l.cum = append(l.cum, total)
+		l.share += weights[i] / float64(sdsOf(run, run.WDs[i]))
+	}
+	for i := range l.cum {
+		l.cum[i] /= total
+	}
+	l.cum[len(l.cum)-1] = 1
+	return nil
 }
 
 // raiseProcs raises GOMAXPROCS to at least threads, and the runtime's

@@ -202,7 +202,7 @@ func TestIOErrorIsFatal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		eio := errors.New("input/output error")
 		dev := &fakeDevice{service: time.Millisecond, block: 4096, capacity: gib,
-			fail: func(write bool, off int64) error {
+			fail: func(bool, int64) error {
 				if time.Now().After(time.Date(2000, 1, 1, 0, 0, 2, 0, time.UTC)) {
 					return eio
 				}

@@ -191,20 +191,7 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	if err := validateXfer(wd.Xfer); err != nil {
 		at("xfersize", "%v", err)
 	} else if largest := maxXfer(wd.Xfer); largest > 0 {
-		for _, pat := range wd.SDs {
-			for _, n := range matchNames(pat, names) {
-				sd := sds[n]
-				if sd.Size <= 0 {
-					continue
-				}
-				// 512 bytes, the least logical block size: a unit no larger
-				// than on any target the transfers can run on.
-				if least, err := MinSize(sd, wd, 512); err == nil && sd.Size < least {
-					at("xfersize", "sd=%s has size=%s, too small for this workload's largest transfer of %s: its span starts one alignment unit in, LBA 0 being never used, and must hold that transfer (valid: size= of at least %s, or smaller transfers)",
-						n, FormatSize(sd.Size), FormatSize(largest), FormatSize(least))
-				}
-			}
-		}
+		validateXferFits(at, wd, largest, names, sds)
 	}
 	for i, v := range []float64{wd.RdPct, wd.Seek.Pct, wd.RhPct, wd.WhPct, wd.Skew} {
 		if kw := []string{"rdpct", "seekpct", "rhpct", "whpct", "skew"}[i]; !validPct(v) {
@@ -226,6 +213,26 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	}
 }
 
+// validateXferFits reports each sized sd of wd (matched among names)
+// too small for wd's largest transfer, of largest bytes.
+func validateXferFits(at func(kw, format string, args ...any), wd WD, largest int64, names []string, sds map[string]SD) {
+	for _, pat := range wd.SDs {
+		for _, n := range matchNames(pat, names) {
+			sd := sds[n]
+			if sd.Size <= 0 {
+				continue
+			}
+			// 512 bytes, the least logical block size: a unit no larger
+			// than on any target the transfers can run on.
+			if least, err := MinSize(sd, wd, 512); err == nil && sd.Size < least {
+				at("xfersize", "sd=%s has size=%s, too small for this workload's largest transfer of %s: its span starts one alignment unit in, LBA 0 being never used, and must hold that transfer (valid: size= of at least %s, or smaller transfers)",
+					n, FormatSize(sd.Size), FormatSize(largest), FormatSize(least))
+			}
+		}
+	}
+}
+
+//nolint:gocognit // a flat validator: one check per keyword, read in order
 func validateRD(pr *parmErrors, rd RD, p *Params, wds map[string]WD) {
 	at := func(kw, format string, args ...any) {
 		pr.add(keyLine(rd.keyLines, kw, rd.Line), kw, "rd="+rd.Name+": "+format, args...)

@@ -55,7 +55,10 @@ func (d *fakeDevice) io(write bool, p []byte, off int64) (int, error) {
 	}
 	d.procs.Store(int64(runtime.GOMAXPROCS(0)))
 	now := d.inFlight.Add(1)
-	for p := d.peak.Load(); now > p && !d.peak.CompareAndSwap(p, now); p = d.peak.Load() {
+	for p := d.peak.Load(); now > p; p = d.peak.Load() {
+		if d.peak.CompareAndSwap(p, now) {
+			break
+		}
 	}
 	if d.service > 0 {
 		time.Sleep(d.service)

@@ -87,7 +87,7 @@ func (p *progressWriter) line(l string) {
 	f := strings.Fields(l)
 	if len(f) >= 7 && strings.HasPrefix(f[1], "avg_") {
 		var rate float64
-		fmt.Sscan(f[2], &rate)
+		_, _ = fmt.Sscan(f[2], &rate) // the engine's own line; 0 if it has none
 		req := p.req
 		if r, _, ok := strings.Cut(req, " ("); ok {
 			var v float64

@@ -143,7 +143,7 @@ func latencies(res *oltp.Result, intended bool) (*Latencies, error) {
 }
 
 func crossingRecord(c Crossing) CrossingRecord {
-	return CrossingRecord{Threshold: c.Threshold, IOPS: c.IOPS, NotReached: c.NotReached, AboveAtStart: c.AboveAtStart}
+	return CrossingRecord(c)
 }
 
 // NewRunRecord describes cr, the outcome of run; runErr, if set, is why
@@ -174,22 +174,8 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 		if pr.Intended, err = latencies(p.Result, true); err != nil {
 			return nil, fmt.Errorf("point %s: %w", p.Label, err)
 		}
-		for i, sdr := range p.PerSD {
-			tp := TargetPoint{SD: sdr.Labels["sd"], Lun: sdr.Labels["lun"]}
-			if i < len(run.SDs) && tp.SD == "" {
-				tp.SD, tp.Lun = run.SDs[i].Name, run.SDs[i].Lun
-			}
-			var n int64
-			for _, o := range sdr.Ops {
-				n += o.Latency.Count
-			}
-			tp.Achieved = sdr.PerSecond(n)
-			if s, err := latencies(sdr, false); err != nil {
-				return nil, fmt.Errorf("point %s, sd=%s: %w", p.Label, tp.SD, err)
-			} else if s != nil {
-				tp.Service = *s
-			}
-			pr.Targets = append(pr.Targets, tp)
+		if pr.Targets, err = targetPoints(run, p); err != nil {
+			return nil, err
 		}
 		start := p.Result.Start
 		if p.Result.Precondition != nil {
@@ -206,6 +192,29 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 	}
 	r.Summary = summaryRecord(Summarize(cr))
 	return r, nil
+}
+
+// targetPoints returns the per-SD figures of point p of run.
+func targetPoints(run Run, p Point) ([]TargetPoint, error) {
+	var tps []TargetPoint
+	for i, sdr := range p.PerSD {
+		tp := TargetPoint{SD: sdr.Labels["sd"], Lun: sdr.Labels["lun"]}
+		if i < len(run.SDs) && tp.SD == "" {
+			tp.SD, tp.Lun = run.SDs[i].Name, run.SDs[i].Lun
+		}
+		var n int64
+		for _, o := range sdr.Ops {
+			n += o.Latency.Count
+		}
+		tp.Achieved = sdr.PerSecond(n)
+		if s, err := latencies(sdr, false); err != nil {
+			return nil, fmt.Errorf("point %s, sd=%s: %w", p.Label, tp.SD, err)
+		} else if s != nil {
+			tp.Service = *s
+		}
+		tps = append(tps, tp)
+	}
+	return tps, nil
 }
 
 // summaryRecord is s as a RunRecord holds it.

@@ -31,13 +31,13 @@ func parsedSD(t *testing.T, lun string, size int64) SD {
 // fakeSpace makes statSpace report avail bytes for every file system (the
 // fills then run against the real one).
 func fakeSpace(t *testing.T, avail int64) {
-	real := statSpace
+	orig := statSpace
 	statSpace = func(path string) (fsSpace, error) {
-		s, err := real(path)
+		s, err := orig(path)
 		s.Avail = avail
 		return s, err
 	}
-	t.Cleanup(func() { statSpace = real })
+	t.Cleanup(func() { statSpace = orig })
 }
 
 // A size= larger than the file system's free space is refused before
@@ -194,7 +194,9 @@ func tinyTmpfs(t *testing.T) string {
 			}
 			time.Sleep(10 * time.Millisecond) // a file closed by another goroutine
 		}
-		unix.Unmount(dir, unix.MNT_DETACH)
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			t.Errorf("unmounting the test's tmpfs %s: %v", dir, err)
+		}
 	})
 	return dir
 }

@@ -110,7 +110,9 @@ func openTarget(sd SD, flags openFlags, o TargetOptions) (*Target, error) {
 		case created:
 			os.Remove(sd.Lun)
 		case grow:
-			os.Truncate(sd.Lun, existing) // back to its size; its data before that stays
+			// back to its size; its data before that stays. Best effort:
+			// the failure that got here is the error returned.
+			_ = os.Truncate(sd.Lun, existing)
 		}
 	}()
 	if err := t.setUp(sd, flags, o, existing, grow, avail); err != nil {

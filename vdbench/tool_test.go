@@ -214,7 +214,9 @@ func TestProgressWriter(t *testing.T) {
 	_ = writeIntervalLine(p, time.Now(), "avg_2-2", f)
 	_ = writeStart(p, "rd1", "50%", 2500, RD{Elapsed: 2e9}, time.Second, oltp.Exponential)
 	_ = writeIntervalLine(p, time.Now(), "avg_2-2", f)
-	p.Write([]byte("warning: something"))
+	if _, err := p.Write([]byte("warning: something")); err != nil {
+		t.Fatal(err)
+	}
 	p.flush()
 	want := "    point 1/2 max (Uncontrolled MAX): 1 IOPS, mean response 0.100 ms\n" +
 		"    point 2/2 50% (requested 2,500 I/O/s): 1 IOPS, mean response 0.100 ms\n    warning: something\n"

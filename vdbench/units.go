@@ -440,7 +440,7 @@ func parseRange(p parm) ([2]float64, error) {
 	for i, it := range p.items {
 		v, err := parsePct(it)
 		if err != nil {
-			return r, fmt.Errorf("%v %s", err, valid)
+			return r, fmt.Errorf("%w %s", err, valid)
 		}
 		r[i] = v
 	}
@@ -467,7 +467,7 @@ func parseXfer(p parm) (XferSize, error) {
 		}
 		n, err := ParseSize(it)
 		if err != nil {
-			return XferSize{}, fmt.Errorf("%v (%s)", err, xferForms)
+			return XferSize{}, fmt.Errorf("%w (%s)", err, xferForms)
 		}
 		sizes = append(sizes, n)
 	}
@@ -491,7 +491,7 @@ func parseXfer(p parm) (XferSize, error) {
 	for i := 1; i < len(p.items); i += 2 {
 		v, err := parsePct(p.items[i])
 		if err != nil {
-			return x, fmt.Errorf("percentage of %s: %v", p.items[i-1], err)
+			return x, fmt.Errorf("percentage of %s: %w", p.items[i-1], err)
 		}
 		if err := checkXferSize(sizes[i/2]); err != nil {
 			return x, err
@@ -537,7 +537,7 @@ func parseIORate(p parm) (IORate, error) {
 	}
 	rates, err := expandList(p.items, parsePositive)
 	if err != nil {
-		return IORate{}, fmt.Errorf("%v (%s)", err, valid)
+		return IORate{}, fmt.Errorf("%w (%s)", err, valid)
 	}
 	return IORate{Rates: rates}, nil
 }

@@ -203,8 +203,9 @@ func setupHint(e syscall.Errno) string {
 		return " (refused: seccomp, a container's profile, or the kernel.io_uring_disabled sysctl)"
 	case unix.ENOMEM:
 		return " (the locked-memory limit, RLIMIT_MEMLOCK, is too low)"
+	default:
+		return ""
 	}
-	return ""
 }
 
 // ProbeURing reports whether io_uring can be set up here: nil, or an

@@ -252,7 +252,12 @@ func BenchmarkEngineCPU(b *testing.B) {
 			if err == nil && engine == EngineURing {
 				err = setUpRings(loads)
 			}
-			b.Cleanup(func() { closeRings(loads); loads[0].backend.Close() })
+			b.Cleanup(func() {
+				if err := closeRings(loads); err != nil {
+					b.Error(err)
+				}
+				loads[0].backend.Close()
+			})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -393,7 +398,7 @@ func TestURingCurveSwitchesModes(t *testing.T) {
 	if got := cr.Points[0].Result.Flags["ioengine"]; got != EngineURing || !strings.Contains(serviceWords(cr), "ioengine=io_uring") {
 		t.Errorf("the Result's ioengine flag is %q and the curve table says %q", got, serviceWords(cr))
 	}
-	if max, half := cr.Points[0].Achieved, cr.Points[2].Requested; max <= half {
-		t.Errorf("max point %.0f IOPS is not above the 50%% point's request %.0f", max, half)
+	if peak, half := cr.Points[0].Achieved, cr.Points[2].Requested; peak <= half {
+		t.Errorf("max point %.0f IOPS is not above the 50%% point's request %.0f", peak, half)
 	}
 }

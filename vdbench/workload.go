@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 
@@ -102,7 +103,7 @@ func newMix(sd SD, wd WD, capacity, blockSize int64) (*mix, error) {
 		name string
 		v    float64
 	}{{"rdpct", wd.RdPct}, {"seekpct", wd.Seek.Pct}, {"rhpct", wd.RhPct}, {"whpct", wd.WhPct}} {
-		if p.v < 0 || p.v > 100 || p.v != p.v {
+		if p.v < 0 || p.v > 100 || math.IsNaN(p.v) {
 			return nil, fmt.Errorf("wd=%s: %s=%g is not a percentage", wd.Name, p.name, p.v)
 		}
 	}

@@ -71,7 +71,11 @@ func TestMixedWritesCarryPattern(t *testing.T) {
 				if err := setUpRings([]*sdLoad{l}); err != nil {
 					t.Fatal(err)
 				}
-				defer closeRings([]*sdLoad{l})
+				defer func() {
+					if err := closeRings([]*sdLoad{l}); err != nil {
+						t.Error(err)
+					}
+				}()
 				t.Logf("buffers registered with the ring (READ_FIXED/WRITE_FIXED): %v, %d per slot", l.ring.fixed, l.ring.perSlot)
 			}
 			by := map[int64]int{}
