@@ -83,7 +83,7 @@ GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lin
 # FUZZTIME. A failure writes the input to the package's testdata/fuzz/Target
 # (commit it with the fix: it then runs in every go test).
 FUZZTIME ?= 3s
-FUZZ ?= ./scenarios:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
+FUZZ ?= ./scenarios/spec:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
 	./vdbench:FuzzParseSize ./sysbench:FuzzFlags ./tpcc:FuzzParseFlags
 
 # AGENT_PLATFORMS are the GOOS/GOARCH pairs make agents builds; internal/deps's

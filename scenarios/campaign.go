@@ -5,19 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/dialect"
-	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -87,37 +86,37 @@ type Outcome struct {
 // flags, parsed once, both as the protocol sets them and, with Simulate,
 // as the simulate block overrides them, that the run ends (Bounds), that
 // the tool runs on the database, and the VM layout. It is what makes bad
-// input exit 2 with nothing created. spec is the file as loaded (not
+// input exit 2 with nothing created. cf is the file as loaded (not
 // Simulated); errors name its file and line. It returns the Config the
 // campaign runs: the simulated one in simulation.
-func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
+func Check(cf *spec.Campaign, opts Options) (workload.Config, vsphere.Layout, error) {
 	var errs []error
-	src := spec.src
-	cfg, err := checkTool(spec, opts)
+	src := cf.Origin
+	cfg, err := checkTool(cf, opts)
 	errs = append(errs, err)
-	if _, err := driverName(spec, opts); err != nil {
+	if _, err := driverName(cf, opts); err != nil {
 		errs = append(errs, err)
 	}
 	if b := opts.AgentBinary; b != "" {
-		errs = append(errs, checkAgentBinary(spec, opts))
+		errs = append(errs, checkAgentBinary(cf, opts))
 	}
-	errs = append(errs, checkConnLimit(spec, opts, cfg), checkHooks(spec, opts))
-	layout, err := vsphere.LayoutFor(spec.VMs.Role)
+	errs = append(errs, checkConnLimit(cf, opts, cfg), checkHooks(cf, opts))
+	layout, err := vsphere.LayoutFor(cf.VMs.Role)
 	if err != nil {
-		errs = append(errs, src.errorf("vms.role", "vms.role: %w", err))
-	} else if c := spec.VMs.CoresPerSocket; c > 0 && layout.NumCPU%c != 0 {
-		errs = append(errs, src.errorf("vms.cores-per-socket", "vms.cores-per-socket: %d does not divide the %s role's %d vCPUs", c, spec.VMs.Role, layout.NumCPU))
-	} else if layout = spec.VMs.applyTo(layout); layout.Validate() != nil {
-		errs = append(errs, src.errorf("vms.role", "vms.role %s with this vms: block: %w", spec.VMs.Role, layout.Validate()))
+		errs = append(errs, src.Errorf("vms.role", "vms.role: %w", err))
+	} else if c := cf.VMs.CoresPerSocket; c > 0 && layout.NumCPU%c != 0 {
+		errs = append(errs, src.Errorf("vms.cores-per-socket", "vms.cores-per-socket: %d does not divide the %s role's %d vCPUs", c, cf.VMs.Role, layout.NumCPU))
+	} else if layout = applyVMs(layout, cf.VMs); layout.Validate() != nil {
+		errs = append(errs, src.Errorf("vms.role", "vms.role %s with this vms: block: %w", cf.VMs.Role, layout.Validate()))
 	} else {
-		errs = append(errs, checkData(spec, cfg, layout))
+		errs = append(errs, checkData(cf, cfg, layout))
 	}
 	if !opts.Simulate {
 		if err := opts.VSphere.Validate(); err != nil {
 			errs = append(errs, err)
 		}
-		if spec.Database.PasswordEnv != "" && opts.Getenv(spec.Database.PasswordEnv) == "" && !opts.Plan {
-			errs = append(errs, src.errorf("database.password-env", "database.password-env: environment variable %s is empty", spec.Database.PasswordEnv))
+		if cf.Database.PasswordEnv != "" && opts.Getenv(cf.Database.PasswordEnv) == "" && !opts.Plan {
+			errs = append(errs, src.Errorf("database.password-env", "database.password-env: environment variable %s is empty", cf.Database.PasswordEnv))
 		}
 	}
 	return cfg, layout, errors.Join(errs...)
@@ -125,7 +124,7 @@ func Check(spec *Spec, opts Options) (workload.Config, vsphere.Layout, error) {
 
 // campaign is one run's state.
 type campaign struct {
-	spec   *Spec
+	spec   *spec.Campaign
 	opts   Options
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
@@ -146,7 +145,7 @@ type campaign struct {
 	// the VMs it made: the campaign's teardown then only checks.
 	provisionFailed bool
 	// placement is where the VMs went, as resolved by the preflight.
-	placement VSphereSpec
+	placement spec.VSphere
 	// simHosts and simDatastores shape the in-process simulator (0 when
 	// another vSphere was used); where says which vSphere it was.
 	simHosts, simDatastores int
@@ -156,13 +155,13 @@ type campaign struct {
 	simHostNames []string
 	// manifest records what the campaign creates; vsphereURL (without a
 	// password) and placementDC say where its VMs are.
-	manifest                *manifest
+	manifest                *rundir.Manifest
 	vsphereURL, placementDC string
 	// tl times the steps (Overhead); completed is set once the results
 	// are merged and reported.
 	tl        *timeline
 	completed bool
-	overhead  *Overhead // set once teardown ended
+	overhead  *rundir.Overhead // set once teardown ended
 	// suite is set for a block suite in VMs (vmSuite): its profiles run
 	// in every VM in place of cfg.
 	suite *vmSuite
@@ -170,7 +169,7 @@ type campaign struct {
 	// reach the guests through it).
 	sess *vsphere.Session
 	// vmRecords are the VMs as provisioned and read back (run.json).
-	vmRecords []VMRecord
+	vmRecords []rundir.VMRecord
 	// dataSet is the data set restored into every VM (data.source:
 	// prebuilt), found before anything is created; dataDisk is the
 	// layout disk it is restored onto.
@@ -180,16 +179,16 @@ type campaign struct {
 	sim *vsphere.Simulator
 	// journal records the steps finished (JournalFile; resume.go);
 	// resumed says this is `campaign resume` of a stopped campaign.
-	journal *journal
+	journal *rundir.JournalWriter
 	resumed bool
 	hooks   hookState // the hooks: block's guests and saved output (hooks.go)
 	// checks are the consistency checks' verdicts after the run
 	// (checks.go), one per measured VM; nil for a tool without checks.
-	checks []CheckVerdict
+	checks []rundir.CheckVerdict
 	// prior are, in a resume, the processes that worked on the campaign
 	// before it, as its journal recorded them (their steps join this
 	// one's in the overhead record).
-	prior []priorProcess
+	prior []rundir.Process
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -205,7 +204,7 @@ func (c *campaign) steps() int {
 	if c.suite != nil {
 		return 5 // preflight, provision, agents, profiles, teardown
 	}
-	if d, _ := driverName(c.spec, c.opts); d == DriverGuest {
+	if d, _ := driverName(c.spec, c.opts); d == spec.DriverGuest {
 		return steps + 1
 	}
 	return steps
@@ -220,65 +219,65 @@ func (c *campaign) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "    "+format+"\n", args...)
 }
 
-// Run runs a whole campaign (spec as loaded; with opts.Simulate its
+// Run runs a whole campaign (cf as loaded; with opts.Simulate its
 // simulate block applies) and returns where its results are. On success the results directory is
 // <ResultsDir>/<name>-<time>; until then it is named with ".incomplete",
 // so a crash never leaves a directory that looks finished. VMs are
 // destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
-func Run(ctx context.Context, spec *Spec, opts Options) (out *Outcome, err error) {
+func Run(ctx context.Context, cf *spec.Campaign, opts Options) (out *Outcome, err error) {
 	tl := newTimeline(opts.Clock)
-	tl.begin(StepSetup)
-	cfg, layout, err := Check(spec, opts)
+	tl.begin(rundir.StepSetup)
+	cfg, layout, err := Check(cf, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Simulate {
-		spec = spec.Simulated()
+		cf = cf.Simulated()
 	}
-	return runCampaign(ctx, &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl})
+	return runCampaign(ctx, &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, tl: tl})
 }
 
 // runCampaign runs c, checked (spec, opts, cfg or suite, layout and
 // timeline set): the results directory, the manifest, the steps, and
 // what is left after a failure (see Run).
 func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
-	spec, opts := c.spec, &c.opts
+	cf, opts := c.spec, &c.opts
 	if opts.ResultsDir == "" {
 		opts.ResultsDir = "results"
 	}
-	rd, err := CreateResultsDir(opts.ResultsDir, spec.Name, time.Now())
+	rd, err := rundir.CreateResultsDir(opts.ResultsDir, cf.Name, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockRun(rd.Path) // teardown refuses the directory while it is held
+	lock, err := rundir.Lock(rd.Path) // teardown refuses the directory while it is held
 	if err != nil {
 		rd.Discard()
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
 	}
-	m, err := createManifest(c.dir, c.id)
+	m, err := rundir.CreateManifest(c.dir, c.id)
 	if err != nil {
 		return nil, err
 	}
 	c.manifest = m
-	defer m.close()
+	defer m.Close()
 	if c.suite == nil { // a block suite is not resumed
-		if c.journal, err = openJournal(c.dir); err != nil {
+		if c.journal, err = rundir.OpenJournal(c.dir); err != nil {
 			return nil, err
 		}
-		defer c.journal.close()
+		defer c.journal.Close()
 	}
 	if c.suite != nil {
 		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
-			c.id, c.suite.describeVMs(), len(c.suite.Profiles), final)
+			c.id, describeSuiteVMs(c.suite.Suite), len(c.suite.Profiles), final)
 	} else {
 		fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
-			c.id, spec.VMs.Count, spec.VMs.Role, spec.Workload.Tool, spec.Workload.Name, final)
+			c.id, cf.VMs.Count, cf.VMs.Role, cf.Workload.Tool, cf.Workload.Name, final)
 	}
 
 	res, err := c.run(ctx)
@@ -288,128 +287,31 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 // conclude ends a campaign whose steps returned res and err: the
 // overhead, then either the error (what it left, where its results are)
 // or the completed results directory rd.
-func (c *campaign) conclude(rd *ResultsDir, res *Outcome, err error) (*Outcome, error) {
-	spec, m := c.spec, c.manifest
+func (c *campaign) conclude(rd *rundir.ResultsDir, res *Outcome, err error) (*Outcome, error) {
+	cf, m := c.spec, c.manifest
 	if oerr := c.finishOverhead(err); err == nil {
 		err = oerr
 	}
 	if err != nil {
-		left := m.outstanding()
+		left := m.Outstanding()
 		switch {
 		case c.vmResults == 0 && left == 0 && !c.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
 			rd.Discard() // nothing measured, nothing left: leave nothing behind
-			return nil, fmt.Errorf("campaign %s: %w", spec.Name, err)
+			return nil, fmt.Errorf("campaign %s: %w", cf.Name, err)
 		case left > 0:
 			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
-				err, left, filepath.Join(c.dir, ManifestFile), c.dir)
+				err, left, filepath.Join(c.dir, rundir.ManifestFile), c.dir)
 		}
 		if c.vmResults == 0 {
-			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", spec.Name, err)}
+			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", cf.Name, err)}
 		}
-		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", spec.Name, err, c.vmResults, c.measuredWord(), c.dir)}
+		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.vmResults, c.measuredWord(), c.dir)}
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
 	}
 	res.Dir = rd.Final
 	return res, nil
-}
-
-// writeResolved records the campaign as it ran, as campaign.yaml in the
-// results directory: the simulated sizes applied, the template, the
-// datastores the VMs are on, the placement as resolved (datacenter,
-// resource pool and folder as inventory paths, network), whatever set it
-// (file, GOVC_* or flags), and in simulation the simulator's shape and
-// the database server, with the tool version and host in a comment. It
-// loads with Load and runs the same campaign again.
-func (c *campaign) writeResolved(vms []vsphere.VM) error {
-	r := c.resolved(vms)
-	b, err := yaml.Marshal(r)
-	if err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	hdr := fmt.Sprintf("# campaign %s as run by vmbench %s on %s, %s\n# simulate: %v", c.id, c.opts.Version, host,
-		time.Now().UTC().Format(time.RFC3339), c.opts.Simulate)
-	if c.opts.Simulate {
-		hdr += " (vSphere: " + c.where + "; databases: "
-		if c.opts.DBServer != nil {
-			hdr += "one per VM on " + c.opts.DBServer.Host + ")"
-		} else {
-			hdr += "an embedded SQLite file per VM)"
-		}
-		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + c.vsphereFlags()
-	}
-	return atomicfile.Write(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
-}
-
-// vsphereFlags are the flags that reach the vSphere a simulated campaign
-// ran against when it was not the in-process simulator (--url, without
-// its password, and the TLS flags it ran with), each with a leading
-// space, and, for a URL with a user, a comment line on where the
-// password comes from; "" for the in-process simulator.
-func (c *campaign) vsphereFlags() string {
-	if c.simHosts > 0 || c.vsphereURL == "" {
-		return ""
-	}
-	cfg := c.opts.VSphere
-	f := " --url " + withoutPassword(c.vsphereURL)
-	if cfg.Insecure {
-		f += " -k"
-	}
-	if cfg.TLSCACerts != "" {
-		f += " --tls-ca-certs " + cfg.TLSCACerts
-	}
-	if cfg.TLSKnownHosts != "" {
-		f += " --tls-known-hosts " + cfg.TLSKnownHosts
-	}
-	if u, err := url.Parse(c.vsphereURL); err == nil && u.User != nil {
-		f += "\n# (with the vSphere's password in " + vsphere.EnvPassword + " or --password)"
-	}
-	return f
-}
-
-// resolved is the campaign as it runs (see writeResolved).
-func (c *campaign) resolved(vms []vsphere.VM) *Spec {
-	r := *c.spec
-	r.Simulate = nil
-	r.VMs.Template = c.template
-	r.VMs.Datastores = nil
-	seen := map[string]bool{}
-	for _, vm := range vms {
-		if !seen[vm.Datastore] {
-			seen[vm.Datastore] = true
-			r.VMs.Datastores = append(r.VMs.Datastores, vm.Datastore)
-		}
-	}
-	r.VSphere = c.placement
-	if c.simHostNames != nil {
-		r.VMs.Hosts = c.simHostNames // the simulator's hosts stood for the file's
-	}
-	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
-	if r.Data != nil {                      // a resume from elsewhere finds the same data sets
-		d := *r.Data
-		if abs, err := filepath.Abs(c.spec.dataDir()); err == nil {
-			d.Dir = abs
-		}
-		r.Data = &d
-	}
-	driver, _ := driverName(c.spec, c.opts) // checked by Check
-	r.Driver = driver
-	if c.opts.Simulate {
-		r.Driver = ""
-		sim := &SimSpec{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: driver}
-		if f := c.spec.Simulate; f != nil {
-			sim.DatastoreGB, sim.HostCores, sim.HostMemoryGB = f.DatastoreGB, f.HostCores, f.HostMemoryGB
-		}
-		if c.opts.DBServer != nil {
-			sim.DBServer = serverDSN(*c.opts.DBServer)
-		}
-		if *sim != (SimSpec{}) {
-			r.Simulate = sim
-		}
-	}
-	return &r
 }
 
 func (c *campaign) run(ctx context.Context) (*Outcome, error) {
@@ -433,7 +335,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 
-	c.tl.begin(StepProvision)
+	c.tl.begin(rundir.StepProvision)
 	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
 	if err := c.recordVMs(pspec); err != nil {
@@ -478,29 +380,29 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 
-	if err := c.runHooks(ctx, HookBeforePrepare, vms); err != nil {
+	if err := c.runHooks(ctx, spec.HookBeforePrepare, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(StepPrepare)
+	c.tl.begin(rundir.StepPrepare)
 	c.stepf("%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
-	if err := c.finished(StepPrepare); err != nil {
+	if err := c.finished(rundir.StepPrepare); err != nil {
 		return nil, err
 	}
 
-	if err := c.runHooks(ctx, HookBeforeRun, vms); err != nil {
+	if err := c.runHooks(ctx, spec.HookBeforeRun, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(StepRun)
+	c.tl.begin(rundir.StepRun)
 	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
 	c.tl.endRun(results)
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(StepCounters)
+	c.tl.begin(rundir.StepCounters)
 	c.recordPlatform(ctx, vms, results)
 	if err := c.measured(results); err != nil {
 		return nil, err
@@ -508,11 +410,11 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	if err := c.checkAfterRun(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
-	if err := c.runHooks(ctx, HookAfterRun, vms); err != nil {
+	if err := c.runHooks(ctx, spec.HookAfterRun, vms); err != nil {
 		return nil, err
 	}
 
-	c.tl.begin(StepCollect)
+	c.tl.begin(rundir.StepCollect)
 	c.stepf("collect and aggregate")
 	return c.aggregate(results)
 }
@@ -524,20 +426,20 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []workload.Config, undo func(), err error) {
 	var steps []func()
 	undo = func() {
-		c.tl.begin(StepTeardown)
+		c.tl.begin(rundir.StepTeardown)
 		for _, f := range slices.Backward(steps) {
 			f()
 		}
 	}
 	steps = append(steps, c.removeTempDir)
-	c.tl.begin(StepDatabases)
+	c.tl.begin(rundir.StepDatabases)
 	c.stepf("a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
 		return nil, undo, err
 	}
 	steps = append(steps, dropDBs)
-	if err := c.finished(StepDatabases); err != nil {
+	if err := c.finished(rundir.StepDatabases); err != nil {
 		return nil, undo, err
 	}
 	if err := c.startDriver(ctx, vms); err != nil {
@@ -545,7 +447,7 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 	}
 	steps = append(steps, c.driver.Close)
 	if _, guest := c.driver.(*guestDriver); guest {
-		if err := c.finished(StepAgents); err != nil {
+		if err := c.finished(rundir.StepAgents); err != nil {
 			return nil, undo, err
 		}
 	}
@@ -567,7 +469,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
-		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == OnIPTimeoutContinue,
+		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == spec.OnIPTimeoutContinue,
 		OnStep: c.tl.vmStep, Clock: c.tl.now}
 	p.SimulatedIP = c.opts.VcsimGuestIP
 	if c.dataSet != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -18,7 +20,7 @@ import (
 // placement as resolved, and returns the provisioning spec it checked.
 func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vsphere.ProvisionSpec, error) {
 	pspec := c.provisionSpec(sess)
-	c.tl.begin(StepPreflight)
+	c.tl.begin(rundir.StepPreflight)
 	c.stepf("preflight")
 	rep, err := sess.Preflight(ctx, pspec)
 	if err != nil {
@@ -27,7 +29,7 @@ func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vspher
 	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
 		c.logf("%s", l)
 	}
-	c.placement = VSphereSpec{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
+	c.placement = spec.VSphere{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
 		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 	return pspec, nil
 }

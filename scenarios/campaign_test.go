@@ -18,6 +18,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -193,15 +194,15 @@ func runStub(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simu
 // returns its outcome, the results' parent directory and the log.
 func runStubSpec(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.Simulator, text string) (*Outcome, string, string, error) {
 	t.Helper()
-	spec, err := Parse("stub.yaml", []byte(text))
+	cf, err := spec.Parse("stub.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.vms = spec.Simulated().VMs.Count
+	d.vms = cf.Simulated().VMs.Count
 	stubNow.Store(d)
 	dir := t.TempDir()
 	var log bytes.Buffer
-	out, err := Run(ctx, spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
+	out, err := Run(ctx, cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
 		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	t.Log(log.String())
 	return out, dir, log.String(), err
@@ -266,13 +267,13 @@ func TestCampaignTearsDownOnCancel(t *testing.T) {
 }
 
 func TestCheckRefusesBadWorkloadBeforeAnything(t *testing.T) {
-	spec, err := Parse("stub.yaml", []byte(strings.Replace(stubSpec, "name: stub, flags", "name: nope, flags", 1)))
+	cf, err := spec.Parse("stub.yaml", []byte(strings.Replace(stubSpec, "name: stub, flags", "name: nope, flags", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	stubNow.Store(&stubDriver{})
-	_, err = Run(t.Context(), spec, Options{Simulate: true, ResultsDir: dir,
+	_, err = Run(t.Context(), cf, Options{Simulate: true, ResultsDir: dir,
 		Out: io.Discard, Log: io.Discard, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
 		t.Fatalf("err = %v", err)

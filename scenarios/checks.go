@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/internal/atomicfile"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -20,19 +21,6 @@ import (
 // database once the run has ended, as TPC-C asks after a measurement
 // (clause 3.3.2: the checks hold after the run too) and sysbench's row
 // counts allow, and keeps their verdicts with the results.
-
-// ChecksDir is the results directory's folder of the checks' output, one
-// <vm>.txt per VM.
-const ChecksDir = "checks"
-
-// CheckVerdict is one VM's consistency checks after the run, as run.json
-// records them (RunInfo.Checks).
-type CheckVerdict struct {
-	VM     string `json:"vm"`
-	Passed bool   `json:"passed"`
-	// Error says what failed, or why the checks could not run.
-	Error string `json:"error,omitempty"`
-}
 
 // checkAfterRun runs the workload's checks (workload.Checker) on every
 // measured VM's database at once (at most 8 at a time), through the
@@ -47,20 +35,20 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 	if _, ok := cfgs[0].(workload.Checker); !ok {
 		return nil
 	}
-	c.tl.begin(StepChecks)
+	c.tl.begin(rundir.StepChecks)
 	c.logf("consistency checks after the run on %d VMs", len(vms))
-	if err := os.MkdirAll(filepath.Join(c.dir, ChecksDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(c.dir, rundir.ChecksDir), 0o755); err != nil {
 		return err
 	}
 	start := time.Now()
-	verdicts := make([]CheckVerdict, len(vms))
+	verdicts := make([]rundir.CheckVerdict, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
 	for i, vm := range vms {
 		g.Go(func() error {
 			var out bytes.Buffer
 			err := c.driver.Check(gctx, i, cfgs[i], &out)
-			verdicts[i] = CheckVerdict{VM: vm.Name, Passed: err == nil}
+			verdicts[i] = rundir.CheckVerdict{VM: vm.Name, Passed: err == nil}
 			status := "passed"
 			if err != nil {
 				verdicts[i].Error = err.Error()
@@ -68,7 +56,7 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 				c.logf("%s: consistency checks after the run %s", vm.Name, status)
 			}
 			text := fmt.Sprintf("# %s's consistency checks after the run, campaign %s\n%s# %s\n", vm.Name, c.id, out.String(), status)
-			return atomicfile.Write(filepath.Join(c.dir, ChecksDir, vm.Name+".txt"), []byte(text))
+			return atomicfile.Write(filepath.Join(c.dir, rundir.ChecksDir, vm.Name+".txt"), []byte(text))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -78,16 +66,16 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 		return err
 	}
 	c.checks = verdicts
-	if err := c.record(JournalEntry{Step: StepChecks, Checks: verdicts}); err != nil {
+	if err := c.record(rundir.JournalEntry{Step: rundir.StepChecks, Checks: verdicts}); err != nil {
 		return err
 	}
-	c.logf("%s in %s (%s)", checkWords(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), ChecksDir))
+	c.logf("%s in %s (%s)", checkWords(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), rundir.ChecksDir))
 	return nil
 }
 
 // checkWords sums verdicts up: "consistency checks after the run passed
 // on 8 of 8 VMs", naming the VMs that failed.
-func checkWords(verdicts []CheckVerdict) string {
+func checkWords(verdicts []rundir.CheckVerdict) string {
 	var failed []string
 	for _, v := range verdicts {
 		if !v.Passed {

@@ -7,17 +7,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vmbench/scenarios/rundir"
 )
 
 // TestCheckWords: the verdicts' summary counts the VMs that passed and
 // names those that failed.
 func TestCheckWords(t *testing.T) {
 	for _, c := range []struct {
-		in   []CheckVerdict
+		in   []rundir.CheckVerdict
 		want string
 	}{
-		{[]CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Passed: true}}, "consistency checks after the run passed on 2 of 2 VMs"},
-		{[]CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Error: "x"}, {VM: "c", Error: "y"}},
+		{[]rundir.CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Passed: true}}, "consistency checks after the run passed on 2 of 2 VMs"},
+		{[]rundir.CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Error: "x"}, {VM: "c", Error: "y"}},
 			"consistency checks after the run passed on 1 of 3 VMs; FAILED on b, c (see checks/<vm>.txt)"},
 	} {
 		if got := checkWords(c.in); got != c.want {
@@ -37,18 +39,18 @@ func TestCampaignChecksAfterRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ri RunInfo
-	if b, err := os.ReadFile(filepath.Join(out.Dir, RunFile)); err != nil || json.Unmarshal(b, &ri) != nil {
+	var ri rundir.RunInfo
+	if b, err := os.ReadFile(filepath.Join(out.Dir, rundir.RunFile)); err != nil || json.Unmarshal(b, &ri) != nil {
 		t.Fatalf("run.json: %s %v", b, err)
 	}
-	want := []CheckVerdict{{VM: "sysbench-01", Passed: true}, {VM: "sysbench-02", Error: "a consistency check failed: 3 rows missing"}, {VM: "sysbench-03", Passed: true}}
+	want := []rundir.CheckVerdict{{VM: "sysbench-01", Passed: true}, {VM: "sysbench-02", Error: "a consistency check failed: 3 rows missing"}, {VM: "sysbench-03", Passed: true}}
 	if !slices.Equal(ri.Checks, want) {
 		t.Errorf("run.json checks %+v, want %+v", ri.Checks, want)
 	}
 	if !strings.Contains(log, "passed on 2 of 3 VMs; FAILED on sysbench-02") {
 		t.Errorf("log:\n%s", log)
 	}
-	b, err := os.ReadFile(filepath.Join(out.Dir, ChecksDir, "sysbench-02.txt"))
+	b, err := os.ReadFile(filepath.Join(out.Dir, rundir.ChecksDir, "sysbench-02.txt"))
 	if err != nil || !strings.Contains(string(b), "stub: 3 rows missing") || !strings.Contains(string(b), "# FAILED: a consistency check failed") {
 		t.Errorf("checks/sysbench-02.txt: %q %v", b, err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"vmbench/internal/boundedread"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -39,7 +41,7 @@ type Input struct {
 // name the directory.
 func ReadInput(dir string) (*Input, error) {
 	in := &Input{Name: filepath.Base(filepath.Clean(dir)), Dir: dir}
-	if _, err := os.Stat(filepath.Join(dir, RunFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.RunFile)); err == nil {
 		rep, err := Render(dir)
 		if err != nil {
 			return nil, err
@@ -70,7 +72,7 @@ func ReadInput(dir string) (*Input, error) {
 	in.Warnings = rec.warnings(dir)
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(sub, RunFile)); !e.IsDir() || err != nil {
+		if _, err := os.Stat(filepath.Join(sub, rundir.RunFile)); !e.IsDir() || err != nil {
 			continue
 		}
 		rep, err := Render(sub)
@@ -147,7 +149,7 @@ func (o *ReviewOutcome) warnings(dir string) []string {
 		if c.Dir == "" {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, c.Dir, RunFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, c.Dir, rundir.RunFile)); err != nil {
 			warn = append(warn, fmt.Sprintf("The results of campaign %s (%s), listed in %s, are gone.", c.File, c.Dir, ReviewRecordFile))
 		}
 	}
@@ -227,13 +229,13 @@ func (r *Report) tests() ([]testFigures, error) {
 // protocol the workload's flags as campaign.yaml records them.
 func (r *Report) oltpTest() (testFigures, error) {
 	rv := r.Review
-	spec, err := Load(filepath.Join(r.Dir, "campaign.yaml"))
+	cf, err := spec.Load(filepath.Join(r.Dir, "campaign.yaml"))
 	if err != nil {
 		return testFigures{}, err
 	}
-	t := testFigures{key: spec.Workload.Tool + " " + spec.Workload.Name, vms: len(rv.VMs),
-		title: fmt.Sprintf("%s %s", spec.Workload.Tool, spec.Workload.Name), protocol: map[string]string{}}
-	for k, v := range spec.Workload.Flags {
+	t := testFigures{key: cf.Workload.Tool + " " + cf.Workload.Name, vms: len(rv.VMs),
+		title: fmt.Sprintf("%s %s", cf.Workload.Tool, cf.Workload.Name), protocol: map[string]string{}}
+	for k, v := range cf.Workload.Flags {
 		t.protocol[k] = fmt.Sprint(v)
 	}
 	t.figures = []report.Figure{rate(figTPS, rv.TPSSum), rate(figTPSMin, rv.TPSMin), rate(figTPSMax, rv.TPSMax),

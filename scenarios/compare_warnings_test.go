@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vmbench/scenarios/rundir"
 )
 
 // TestCompareShowsEachInputsWarnings: a comparison of a review directory
@@ -16,7 +18,7 @@ func TestCompareShowsEachInputsWarnings(t *testing.T) {
 	root := t.TempDir()
 	rev := filepath.Join(root, "rev-a")
 	writeFixture(t, fixtureCampaigns[0], filepath.Join(rev, "sysbench-2vm"))
-	editFile(t, filepath.Join(rev, "sysbench-2vm", RunFile), `"completed": true`, `"completed": true, "simulated": true`)
+	editFile(t, filepath.Join(rev, "sysbench-2vm", rundir.RunFile), `"completed": true`, `"completed": true, "simulated": true`)
 	rec, err := json.Marshal(ReviewOutcome{Name: "rev-a", Campaigns: []ReviewCampaignOutcome{
 		{File: "sysbench-4vm.yaml", Dir: "sysbench-2vm"}, {File: "sqlserver-4vm.yaml", Error: "vcenter unreachable"}}})
 	if err != nil {

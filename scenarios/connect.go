@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 )
 
@@ -14,14 +15,14 @@ import (
 // openSession times the connect step, connects (connect) and sets
 // c.sess; the function it returns closes the session, timed as teardown.
 func (c *campaign) openSession(ctx context.Context) (*vsphere.Session, func(), error) {
-	c.tl.begin(StepConnect)
+	c.tl.begin(rundir.StepConnect)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.sess = sess
 	return sess, func() {
-		c.tl.begin(StepTeardown)
+		c.tl.begin(rundir.StepTeardown)
 		closeSess()
 	}, nil
 }
@@ -74,10 +75,10 @@ func (c *campaign) startSimulator(ctx context.Context) (*vsphere.Session, error)
 	sess, sim, err := vsphere.StartSimulatedSession(ctx, shape,
 		func(sim *vsphere.Simulator) (func(), error) {
 			home := sim.Home()
-			if err := c.manifest.record(Created{Op: OpCreate, Kind: KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
+			if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
 				return nil, err
 			}
-			return func() { c.removed(KindSimDir, []string{home}, "") }, nil
+			return func() { c.removed(rundir.KindSimDir, []string{home}, "") }, nil
 		})
 	if err != nil {
 		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"vmbench/dialect"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -23,19 +24,19 @@ var connectionKeys = []string{"threads", "conns", "terminals"}
 // loaded. cfg is the Config the campaign runs (simulated with Simulate);
 // its Bounds().Threads is the connections of one VM. The error names the
 // workload flag's file and line, the limit and the ulimit -n to give.
-func checkConnLimit(spec *Spec, opts Options, cfg workload.Config) error {
+func checkConnLimit(cf *spec.Campaign, opts Options, cfg workload.Config) error {
 	if cfg == nil {
 		return nil
 	}
 	limit := openFileLimit()
 	conns := cfg.Bounds().Threads
-	run := spec
+	run := cf
 	if opts.Simulate {
-		run = spec.Simulated()
+		run = cf.Simulated()
 	}
 	vms := run.VMs.Count
-	driver := campaignDriver(spec, opts)
-	if d, _ := driverName(spec, opts); d == DriverGuest {
+	driver := campaignDriver(cf, opts)
+	if d, _ := driverName(cf, opts); d == spec.DriverGuest {
 		// Each VM's agent is a process of its own; a simulated one
 		// inherits this process's limit (a real guest has its own, which
 		// the agent meets there).
@@ -43,30 +44,30 @@ func checkConnLimit(spec *Spec, opts Options, cfg workload.Config) error {
 		if limit == 0 || conns <= 0 || need <= limit || !opts.Simulate {
 			return nil
 		}
-		at, key := connFlagPath(spec, opts.Simulate)
-		return spec.src.errorf(at, "%s: %d connections (%s) need about %d open files in each VM's agent process, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s",
+		at, key := connFlagPath(cf, opts.Simulate)
+		return cf.Origin.Errorf(at, "%s: %d connections (%s) need about %d open files in each VM's agent process, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s",
 			at, conns, driver, need, limit, need, key)
 	}
 	need := dialect.FilesNeeded(driver, vms*conns)
 	if limit == 0 || conns <= 0 || need <= limit {
 		return nil
 	}
-	at, key := connFlagPath(spec, opts.Simulate)
-	return spec.src.errorf(at, "%s: %d VMs x %d connections (%s) need about %d open files in this process, which drives every VM's workload, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s or VMs",
+	at, key := connFlagPath(cf, opts.Simulate)
+	return cf.Origin.Errorf(at, "%s: %d VMs x %d connections (%s) need about %d open files in this process, which drives every VM's workload, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s or VMs",
 		at, vms, conns, driver, need, limit, need, key)
 }
 
 // campaignDriver is the driver of the VMs' databases: SQLite files in
 // simulation, or the --db-dsn server's; otherwise database.driver (MySQL
 // when it does not parse: Check reports that itself).
-func campaignDriver(spec *Spec, opts Options) dialect.Driver {
+func campaignDriver(cf *spec.Campaign, opts Options) dialect.Driver {
 	switch {
 	case opts.Simulate && opts.DBServer != nil:
 		return opts.DBServer.Driver
 	case opts.Simulate:
 		return dialect.SQLite
 	}
-	if d, err := dialect.ParseDriver(spec.Database.Driver); err == nil {
+	if d, err := dialect.ParseDriver(cf.Database.Driver); err == nil {
 		return d
 	}
 	return dialect.MySQL
@@ -75,13 +76,13 @@ func campaignDriver(spec *Spec, opts Options) dialect.Driver {
 // connFlagPath returns the file path of the workload flag that sets the
 // connections (the simulate block's first, in simulation) and its name;
 // else the flags block the run's flags come from, and "threads".
-func connFlagPath(spec *Spec, simulate bool) (path, key string) {
+func connFlagPath(cf *spec.Campaign, simulate bool) (path, key string) {
 	type block struct {
 		path  string
 		flags map[string]any
 	}
-	blocks := []block{{"workload.flags", spec.Workload.Flags}}
-	if sim := spec.Simulate; simulate && sim != nil && sim.Workload != nil {
+	blocks := []block{{"workload.flags", cf.Workload.Flags}}
+	if sim := cf.Simulate; simulate && sim != nil && sim.Workload != nil {
 		blocks = append([]block{{"simulate.workload.flags", sim.Workload.Flags}}, blocks...)
 	}
 	for _, b := range blocks {

@@ -9,6 +9,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 )
 
 // lowFileLimit sets the process's open-file limit, as the campaign sees
@@ -20,13 +21,13 @@ func lowFileLimit(t *testing.T, n uint64) {
 }
 
 // parsed is the campaign file text, parsed as sysbench-8vm.yaml.
-func parsed(t *testing.T, text string) *Spec {
+func parsed(t *testing.T, text string) *spec.Campaign {
 	t.Helper()
-	spec, err := Parse("sysbench-8vm.yaml", []byte(text))
+	cf, err := spec.Parse("sysbench-8vm.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return cf
 }
 
 // TestCheckRefusesConnectionsBeyondFileLimit: 8 VMs x 5000 threads is
@@ -41,8 +42,8 @@ func TestCheckRefusesConnectionsBeyondFileLimit(t *testing.T) {
 	}
 	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
 	line := 1 + strings.Count(text[:strings.Index(text, "threads: 5000")], "\n")
-	spec := parsed(t, text)
-	_, _, err = Check(spec, Options{Simulate: true, Driver: DriverHarness, Getenv: func(string) string { return "" }})
+	cf := parsed(t, text)
+	_, _, err = Check(cf, Options{Simulate: true, Driver: spec.DriverHarness, Getenv: func(string) string { return "" }})
 	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "may open 20000 (ulimit -n); raise the limit (ulimit -n 80064) or use fewer threads or VMs") {
 		t.Fatalf("err = %v\nwant %q and the ulimit -n to give", err, want)
@@ -53,7 +54,7 @@ func TestCheckRefusesConnectionsBeyondFileLimit(t *testing.T) {
 		t.Errorf("4 threads x 8 VMs: %v", err)
 	}
 	lowFileLimit(t, 0)
-	if _, _, err := Check(spec, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+	if _, _, err := Check(cf, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("unknown limit: %v", err)
 	}
 }
@@ -82,12 +83,12 @@ func TestConnLimitNamesTheFlag(t *testing.T) {
 		{stubSpec, Options{Simulate: true, DBServer: &dialect.Config{Driver: dialect.MySQL}}, "3 VMs x 50 connections (mysql) need about 214"},
 		{strings.Replace(stubSpec, "count: 4", "count: 1", 1), Options{}, ""},
 	} {
-		spec, err := Parse("stub.yaml", []byte(tc.spec))
+		cf, err := spec.Parse("stub.yaml", []byte(tc.spec))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := &threadsConfig{stubConfig{threads: 50}}
-		err = checkConnLimit(spec, tc.opts, cfg)
+		err = checkConnLimit(cf, tc.opts, cfg)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s %+v: err = %v, want %q", tc.spec, tc.opts, err, tc.want)
 		}
@@ -104,7 +105,7 @@ func TestCheckLayoutOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{Simulate: true, Getenv: func(string) string { return "" }}
-	add := func(lines string) *Spec {
+	add := func(lines string) *spec.Campaign {
 		return parsed(t, strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n"+lines, 1))
 	}
 	_, l, err := Check(add("  memory-reservation: full\n  latency-sensitivity: high\n  cores-per-socket: 8\n"), opts)
@@ -120,7 +121,7 @@ func TestCheckLayoutOptions(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 	// High latency sensitivity without the reservation: refused by Parse.
-	if _, err := Parse("x.yaml", []byte(strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n  latency-sensitivity: high\n", 1))); err == nil ||
+	if _, err := spec.Parse("x.yaml", []byte(strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n  latency-sensitivity: high\n", 1))); err == nil ||
 		!strings.Contains(err.Error(), "vms.latency-sensitivity: high needs memory-reservation: full") {
 		t.Errorf("latency high alone: %v", err)
 	}

@@ -3,8 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"vmbench/dialect"
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -27,80 +26,10 @@ import (
 // VM's database before each run instead of loaded again, the way the
 // review protocol keeps a pristine copy of the database under test.
 
-// DataKey identifies a data set: the workload's tool, the flags that
-// shape its data (workload.DataShaper) and the database engine and
-// version that holds it (dialect.ServerVersion). A campaign restores a
-// data set only when the whole key matches.
-type DataKey struct {
-	Tool   string            `json:"tool"`
-	Shape  map[string]string `json:"shape"`
-	Engine string            `json:"engine"`
-	// Disk is the layout vDisk the data set's vDisk was saved from, with
-	// its size: "db-test 270GB" (a data set restores onto the same disk).
-	Disk string `json:"disk"`
-}
-
-// ID is the data set's name: "<tool>-<first 12 hex digits of the SHA-256
-// of the key as JSON>" (encoding/json sorts the map's keys).
-func (k DataKey) ID() string {
-	b, _ := json.Marshal(k)
-	sum := sha256.Sum256(b)
-	return k.Tool + "-" + hex.EncodeToString(sum[:6])
-}
-
-// String is "sysbench tables=4 table-size=10000 ... on sqlite 3.46.0".
-func (k DataKey) String() string {
-	names := make([]string, 0, len(k.Shape))
-	for n := range k.Shape {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := []string{k.Tool}
-	for _, n := range names {
-		parts = append(parts, n+"="+k.Shape[n])
-	}
-	engine := k.Engine
-	if engine == "" {
-		engine = "the VMs' engine" // outside simulation, read once they are up
-	}
-	return strings.Join(parts, " ") + " on " + engine + ", vDisk " + k.Disk
-}
-
-// differences lists how other differs from k: "table-size 1000 (wanted
-// 10000)", "engine mysql 10.11 (wanted mysql 11.4)".
-func (k DataKey) differences(other DataKey) []string {
-	var out []string
-	names := map[string]bool{}
-	for n := range k.Shape {
-		names[n] = true
-	}
-	for n := range other.Shape {
-		names[n] = true
-	}
-	for _, n := range slices.Sorted(func(yield func(string) bool) {
-		for n := range names {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		if k.Shape[n] != other.Shape[n] {
-			out = append(out, fmt.Sprintf("%s %q (wanted %q)", n, other.Shape[n], k.Shape[n]))
-		}
-	}
-	if k.Engine != other.Engine && k.Engine != "" { // "": any engine, checked on the VMs
-		out = append(out, fmt.Sprintf("engine %q (wanted %q)", other.Engine, k.Engine))
-	}
-	if k.Disk != other.Disk {
-		out = append(out, fmt.Sprintf("vDisk %q (wanted %q)", other.Disk, k.Disk))
-	}
-	return out
-}
-
 // DataSet is a data set's key file, <dir>/<key ID>.json, written last,
 // once the data is loaded and checked: a data set without it is not one.
 type DataSet struct {
-	Key DataKey `json:"key"`
+	Key rundir.DataKey `json:"key"`
 	// SQLiteFile is the data's file, in the key file's directory (SQLite);
 	// Database the data's database on Server (MySQL, MariaDB, PostgreSQL),
 	// Server "mysql://user@host:port/" or "postgres://user@host:port/"
@@ -159,26 +88,15 @@ func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
 	return nil
 }
 
-// dataDir is the campaign's data set directory (data.dir, default "data").
-func (s *Spec) dataDir() string {
-	if s.Data != nil && s.Data.Dir != "" {
-		return s.Data.Dir
-	}
-	return "data"
-}
-
-// prebuilt says the campaign restores a data set instead of loading.
-func (s *Spec) prebuilt() bool { return s.Data != nil && s.Data.Source == DataPrebuilt }
-
 // dataKey is the key of the data cfg loads on the engine at server (nil:
 // SQLite, the engine of this process); without withEngine its Engine is
 // left empty. cfg must be a workload.DataShaper.
-func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config, withEngine bool) (DataKey, error) {
+func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config, withEngine bool) (rundir.DataKey, error) {
 	shaper, ok := cfg.(workload.DataShaper)
 	if !ok {
-		return DataKey{}, fmt.Errorf("workload tool %s has no data shape: its data cannot be pre-built (use data: {source: load})", tool)
+		return rundir.DataKey{}, fmt.Errorf("workload tool %s has no data shape: its data cannot be pre-built (use data: {source: load})", tool)
 	}
-	key := DataKey{Tool: tool, Shape: shaper.DataShape()}
+	key := rundir.DataKey{Tool: tool, Shape: shaper.DataShape()}
 	if !withEngine {
 		return key, nil
 	}
@@ -206,15 +124,15 @@ func engineVersion(ctx context.Context, server *dialect.Config) (string, error) 
 // findDataSet returns the data set of key in dir. None is an error that
 // names the key, lists the data sets of the same tool in dir with how
 // they differ, and says how to make one.
-func findDataSet(dir string, key DataKey) (*DataSet, error) {
+func findDataSet(dir string, key rundir.DataKey) (*DataSet, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("data.dir %s is not a directory", dir)
 	}
 	path := filepath.Join(dir, key.ID()+".json")
 	ds, err := readDataSet(path)
 	if err == nil {
-		if !slices.Equal(key.differences(ds.Key), nil) {
-			return nil, fmt.Errorf("%s: its key does not match its name (%s): the file was edited", path, strings.Join(key.differences(ds.Key), ", "))
+		if !slices.Equal(key.Differences(ds.Key), nil) {
+			return nil, fmt.Errorf("%s: its key does not match its name (%s): the file was edited", path, strings.Join(key.Differences(ds.Key), ", "))
 		}
 		return ds, nil
 	}
@@ -230,7 +148,7 @@ func findDataSet(dir string, key DataKey) (*DataSet, error) {
 	var near []string
 	for _, f := range files {
 		if other, err := readDataSet(f); err == nil {
-			near = append(near, fmt.Sprintf("%s differs in %s", filepath.Base(f), strings.Join(key.differences(other.Key), ", ")))
+			near = append(near, fmt.Sprintf("%s differs in %s", filepath.Base(f), strings.Join(key.Differences(other.Key), ", ")))
 		}
 	}
 	if len(near) > 0 {
@@ -244,7 +162,7 @@ func findDataSet(dir string, key DataKey) (*DataSet, error) {
 // read from the VMs once they are up, and checked then. None is
 // findDataSet's error; several (made on different engines) is an error
 // listing them.
-func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
+func findDataSetAnyEngine(dir string, key rundir.DataKey) (*DataSet, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
 	var found []*DataSet
 	for _, f := range files {
@@ -254,7 +172,7 @@ func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
 		}
 		k := ds.Key
 		k.Engine = key.Engine
-		if len(key.differences(k)) == 0 {
+		if len(key.Differences(k)) == 0 {
 			found = append(found, ds)
 		}
 	}
@@ -274,7 +192,7 @@ func findDataSetAnyEngine(dir string, key DataKey) (*DataSet, error) {
 
 // readDataSet reads a key file strictly (decodeDataSet).
 func readDataSet(path string) (*DataSet, error) {
-	b, err := boundedread.ReadFile(path, MaxFileSize) // a key file is a few hundred bytes
+	b, err := boundedread.ReadFile(path, spec.MaxFileSize) // a key file is a few hundred bytes
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +228,7 @@ func decodeDataSet(name string, b []byte) (*DataSet, error) {
 // differences lists how other (a copy of d's key file, on a datastore)
 // differs from d: its key's differences, and its vDisk.
 func (d *DataSet) differences(other *DataSet) []string {
-	out := d.Key.differences(other.Key)
+	out := d.Key.Differences(other.Key)
 	if d.VDisk != other.VDisk {
 		out = append(out, fmt.Sprintf("vdisk %q (wanted %q)", other.VDisk, d.VDisk))
 	}

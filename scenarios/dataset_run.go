@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/dialect"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -24,23 +26,23 @@ import (
 // cannot work: a data.dir that cannot be a directory, a data.disk that
 // is not a data disk of the layout, and a prebuilt source for a tool
 // whose data has no shape (workload.DataShaper).
-func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
-	if spec.Data == nil {
+func checkData(cf *spec.Campaign, cfg workload.Config, layout vsphere.Layout) error {
+	if cf.Data == nil {
 		return nil
 	}
-	if err := checkDataDir(spec); err != nil {
+	if err := checkDataDir(cf); err != nil {
 		return err
 	}
-	if spec.Data.Disk != "" || spec.prebuilt() {
-		if _, err := spec.dataDisk(layout); err != nil {
+	if cf.Data.Disk != "" || cf.Prebuilt() {
+		if _, err := dataDisk(cf, layout); err != nil {
 			return err
 		}
 	}
-	if !spec.prebuilt() {
+	if !cf.Prebuilt() {
 		return nil
 	}
 	if _, ok := cfg.(workload.DataShaper); !ok {
-		return spec.src.errorf("data.source", "data.source: prebuilt: workload tool %s has no data shape, so its data cannot be pre-built (use source: load)", spec.Workload.Tool)
+		return cf.Origin.Errorf("data.source", "data.source: prebuilt: workload tool %s has no data shape, so its data cannot be pre-built (use source: load)", cf.Workload.Tool)
 	}
 	return nil
 }
@@ -48,16 +50,16 @@ func checkData(spec *Spec, cfg workload.Config, layout vsphere.Layout) error {
 // checkDataDir refuses a data.dir that cannot be a directory: one that
 // starts with "~" (YAML does not expand it), or whose nearest existing
 // path is not a directory.
-func checkDataDir(spec *Spec) error {
-	dir := spec.dataDir()
+func checkDataDir(cf *spec.Campaign) error {
+	dir := cf.DataDir()
 	if strings.HasPrefix(dir, "~") {
-		return spec.src.errorf("data.dir", "data.dir: %s: write the home directory out (a campaign file does not expand ~), or give a path relative to the working directory", dir)
+		return cf.Origin.Errorf("data.dir", "data.dir: %s: write the home directory out (a campaign file does not expand ~), or give a path relative to the working directory", dir)
 	}
 	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		fi, err := os.Stat(p)
 		if err == nil {
 			if !fi.IsDir() {
-				return spec.src.errorf("data.dir", "data.dir: %s is not a directory, so %s cannot be one", p, dir)
+				return cf.Origin.Errorf("data.dir", "data.dir: %s is not a directory, so %s cannot be one", p, dir)
 			}
 			return nil
 		}
@@ -67,7 +69,7 @@ func checkDataDir(spec *Spec) error {
 	}
 }
 
-// PrepareData makes the data set of the campaign in spec (as loaded; with
+// PrepareData makes the data set of the campaign in cf (as loaded; with
 // opts.Simulate its simulate: sizes apply, as in a --simulate run) and
 // records it by its key file in data.dir, written last:
 //
@@ -89,34 +91,34 @@ func checkDataDir(spec *Spec) error {
 // A data set of the same key, present with its data and on every
 // datastore, is kept and returned as it is. A failure drops what it
 // loaded and destroys the loader VM. Progress goes to opts.Log.
-func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error) {
-	cfg, layout, err := Check(spec, opts)
+func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*DataSet, error) {
+	cfg, layout, err := Check(cf, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Simulate {
-		spec = spec.Simulated()
+		cf = cf.Simulated()
 	}
-	disk, err := spec.dataDisk(layout)
+	disk, err := dataDisk(cf, layout)
 	if err != nil {
 		return nil, err
 	}
-	dir := spec.dataDir()
+	dir := cf.DataDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, spec.src.errorf("data.dir", "data.dir %s: %w", dir, err)
+		return nil, cf.Origin.Errorf("data.dir", "data.dir %s: %w", dir, err)
 	}
-	lock, err := lockRun(dir) // one prepare-data at a time per data directory
+	lock, err := rundir.Lock(dir) // one prepare-data at a time per data directory
 	if err != nil {
-		if errors.Is(err, ErrRunning) {
-			return nil, fmt.Errorf("data.dir %s is in use by another prepare-data (pid %s); wait for it to end", dir, lockPid(filepath.Join(dir, LockFile)))
+		if errors.Is(err, rundir.ErrRunning) {
+			return nil, fmt.Errorf("data.dir %s is in use by another prepare-data (pid %s); wait for it to end", dir, rundir.LockPid(filepath.Join(dir, rundir.LockFile)))
 		}
 		return nil, err
 	}
-	defer lock.release()
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{},
+	defer lock.Release()
+	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{},
 		log: &syncWriter{w: opts.Log}, tl: newTimeline(opts.Clock), id: "data-" + vsphere.NewCampaignID(time.Now())}
-	if !spec.prebuilt() {
-		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", spec.src.file)
+	if !cf.Prebuilt() {
+		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", cf.Origin.File)
 	}
 	c.cleanStale(ctx, dir)
 	closeWork, err := c.workDir(dir)
@@ -141,7 +143,7 @@ func PrepareData(ctx context.Context, spec *Spec, opts Options) (*DataSet, error
 func (c *campaign) cleanStale(ctx context.Context, dataDir string) {
 	dirs, _ := filepath.Glob(filepath.Join(dataDir, "data-*"))
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, ManifestFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(d, rundir.ManifestFile)); err != nil {
 			continue
 		}
 		fmt.Fprintf(c.log, "a stopped prepare-data left %s: removing what it lists\n", d)
@@ -149,7 +151,7 @@ func (c *campaign) cleanStale(ctx context.Context, dataDir string) {
 			fmt.Fprintf(c.log, "    warning: %v; remove it with vmbench campaign teardown %s\n", err, d)
 			continue
 		}
-		if left, err := ReadManifest(d); err == nil && len(left) == 0 {
+		if left, err := rundir.ReadManifest(d); err == nil && len(left) == 0 {
 			_ = os.RemoveAll(d)
 		}
 	}
@@ -164,15 +166,15 @@ func (c *campaign) workDir(dataDir string) (func(), error) {
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
 		return nil, err
 	}
-	m, err := createManifest(c.dir, c.id)
+	m, err := rundir.CreateManifest(c.dir, c.id)
 	if err != nil {
 		_ = os.RemoveAll(c.dir)
 		return nil, err
 	}
 	c.manifest = m
 	return func() {
-		m.close()
-		if m.outstanding() == 0 {
+		m.Close()
+		if m.Outstanding() == 0 {
 			_ = os.RemoveAll(c.dir)
 			return
 		}
@@ -183,7 +185,7 @@ func (c *campaign) workDir(dataDir string) (func(), error) {
 // prepareData is PrepareData once connected: it keeps a data set of the
 // same key or makes it (see PrepareData).
 func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk vsphere.VDisk) (*DataSet, error) {
-	opts, dir := c.opts, c.spec.dataDir()
+	opts, dir := c.opts, c.spec.DataDir()
 	key, err := c.dataKey(ctx, disk)
 	if err != nil {
 		return nil, err
@@ -218,7 +220,7 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 		return fail(err)
 	}
 	if ds.Database != "" {
-		c.removed(KindDatabase, []string{ds.Database}, "kept: the data set's database")
+		c.removed(rundir.KindDatabase, []string{ds.Database}, "kept: the data set's database")
 	}
 	fmt.Fprintf(opts.Log, "data set %s ready: %s\n", ds.Key.ID(), filepath.Join(dir, ds.Key.ID()+".json"))
 	return ds, nil
@@ -230,13 +232,13 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 // the campaign (it is copied to those that lack it). One that cannot is
 // dropped (its key file removed, logging why) and made again; so is
 // every one with opts.Force.
-func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key DataKey) (*DataSet, bool, error) {
+func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key rundir.DataKey) (*DataSet, bool, error) {
 	ds, err := c.lookupDataSet(key)
 	if err != nil {
 		return nil, false, nil
 	}
 	if c.sim != nil {
-		if err := seedSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+		if err := seedSimData(c.sim, c.spec.DataDir(), ds); err != nil {
 			fmt.Fprintf(c.log, "%v\n", err)
 		}
 	}
@@ -246,7 +248,7 @@ func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key D
 		return ds, true, nil
 	}
 	fmt.Fprintf(c.opts.Log, "data set %s: %v: making it again\n", ds.Key.ID(), why)
-	if err := os.Remove(filepath.Join(c.spec.dataDir(), ds.Key.ID()+".json")); err != nil {
+	if err := os.Remove(filepath.Join(c.spec.DataDir(), ds.Key.ID()+".json")); err != nil {
 		return nil, false, err
 	}
 	return nil, false, nil
@@ -289,7 +291,7 @@ func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSe
 // dataKey is the key of the campaign's data set on disk. Outside
 // simulation its engine is left empty: it is read from a VM once one is
 // up (the loader VM's, or each VM's before its run).
-func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (DataKey, error) {
+func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (rundir.DataKey, error) {
 	var server *dialect.Config
 	if c.opts.Simulate {
 		server = c.opts.DBServer
@@ -302,11 +304,11 @@ func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (DataKey, er
 // lookupDataSet finds the data set of key in data.dir: by its name in
 // simulation, where the engine is known; by tool, shape and disk
 // outside (findDataSetAnyEngine), where the engine is read once a VM is up.
-func (c *campaign) lookupDataSet(key DataKey) (*DataSet, error) {
+func (c *campaign) lookupDataSet(key rundir.DataKey) (*DataSet, error) {
 	if c.opts.Simulate {
-		return findDataSet(c.spec.dataDir(), key)
+		return findDataSet(c.spec.DataDir(), key)
 	}
-	return findDataSetAnyEngine(c.spec.dataDir(), key)
+	return findDataSetAnyEngine(c.spec.DataDir(), key)
 }
 
 // recordDataDB records the data set's database on a server in the
@@ -316,17 +318,17 @@ func (c *campaign) recordDataDB(loc dialect.Config) error {
 	if loc.Driver == dialect.SQLite {
 		return nil // made again over a partial file of the same key
 	}
-	return c.manifest.record(Created{Op: OpCreate, Kind: KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
-		DB: &CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
+	return c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
+		DB: &rundir.CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
 }
 
 // loadDataSet loads and checks the data: in simulation into the data
 // set's own database (key complete), else into the loader VM's database
 // (the key gets its engine). drop removes what it loaded where it is not
 // on the loader VM (which goes anyway).
-func (c *campaign) loadDataSet(ctx context.Context, key DataKey, loader vsphere.VM) (*DataSet, func() error, error) {
+func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader vsphere.VM) (*DataSet, func() error, error) {
 	opts := c.opts
-	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: c.spec.Name, dir: c.spec.dataDir()}
+	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: c.spec.Name, dir: c.spec.DataDir()}
 	var loc dialect.Config
 	drop := func() error { return nil }
 	if opts.Simulate {
@@ -345,7 +347,7 @@ func (c *campaign) loadDataSet(ctx context.Context, key DataKey, loader vsphere.
 				return fmt.Errorf("dropping the partial data set %s: %w", describeDB(loc), err)
 			}
 			if loc.Driver != dialect.SQLite {
-				c.removed(KindDatabase, []string{loc.Database}, "the partial data set, dropped")
+				c.removed(rundir.KindDatabase, []string{loc.Database}, "the partial data set, dropped")
 			}
 			return nil
 		}
@@ -395,21 +397,21 @@ func load(ctx context.Context, cfg workload.Config, log io.Writer) error {
 }
 
 // FindData checks, before anything is created, that a campaign with
-// data.source: prebuilt has its data set (same key) in data.dir; spec is
+// data.source: prebuilt has its data set (same key) in data.dir; cf is
 // the file as loaded, opts as for Run. It connects to opts.DBServer, if
 // any, to read the engine's version. Without prebuilt it returns nil.
-func FindData(ctx context.Context, spec *Spec, opts Options) error {
-	if !spec.prebuilt() {
+func FindData(ctx context.Context, cf *spec.Campaign, opts Options) error {
+	if !cf.Prebuilt() {
 		return nil
 	}
-	cfg, layout, err := Check(spec, opts)
+	cfg, layout, err := Check(cf, opts)
 	if err != nil {
 		return err
 	}
 	if opts.Simulate {
-		spec = spec.Simulated()
+		cf = cf.Simulated()
 	}
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
+	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
 	return c.findData(ctx)
 }
 
@@ -417,10 +419,10 @@ func FindData(ctx context.Context, spec *Spec, opts Options) error {
 // key: the workload's data shape and the engine the VMs' databases are
 // on). It is a no-op unless data.source is prebuilt.
 func (c *campaign) findData(ctx context.Context) error {
-	if !c.spec.prebuilt() {
+	if !c.spec.Prebuilt() {
 		return nil
 	}
-	disk, err := c.spec.dataDisk(c.layout)
+	disk, err := dataDisk(c.spec, c.layout)
 	if err != nil {
 		return err
 	}

@@ -7,38 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-func TestDataKey(t *testing.T) {
-	a := DataKey{Tool: "sysbench", Shape: map[string]string{"tables": "4", "table-size": "10000"}, Engine: "sqlite 3.54.1"}
-	b := DataKey{Tool: "sysbench", Shape: map[string]string{"table-size": "10000", "tables": "4"}, Engine: "sqlite 3.54.1"}
-	if a.ID() != b.ID() || !strings.HasPrefix(a.ID(), "sysbench-") || len(a.ID()) != len("sysbench-")+12 {
-		t.Errorf("IDs %s %s: want equal, sysbench- and 12 hex digits", a.ID(), b.ID())
-	}
-	c := DataKey{Tool: "sysbench", Shape: map[string]string{"tables": "4", "table-size": "1000", "rand-seed": "3"}, Engine: "mysql 11.4.2-MariaDB"}
-	if a.ID() == c.ID() {
-		t.Error("different keys, same ID")
-	}
-	got := strings.Join(a.differences(c), "; ")
-	want := `rand-seed "3" (wanted ""); table-size "1000" (wanted "10000"); engine "mysql 11.4.2-MariaDB" (wanted "sqlite 3.54.1")`
-	if got != want {
-		t.Errorf("differences:\n got %s\nwant %s", got, want)
-	}
-	d := a
-	d.Disk = "db-test 270GB"
-	if a.ID() == d.ID() || strings.Join(d.differences(a), "") != `vDisk "" (wanted "db-test 270GB")` {
-		t.Errorf("a key of another vDisk: same ID or differences %v", d.differences(a))
-	}
-	if s := d.String(); s != "sysbench table-size=10000 tables=4 on sqlite 3.54.1, vDisk db-test 270GB" {
-		t.Errorf("String() = %q", s)
-	}
-}
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
+)
 
 // TestFindDataSet: the data set of the key is found; one of another key
 // is refused with its differences; an edited key file is refused.
 func TestFindDataSet(t *testing.T) {
 	dir := t.TempDir()
-	key := DataKey{Tool: "tpcc", Shape: map[string]string{"warehouses": "2", "seed": "1"}, Engine: "sqlite 3.54.1"}
+	key := rundir.DataKey{Tool: "tpcc", Shape: map[string]string{"warehouses": "2", "seed": "1"}, Engine: "sqlite 3.54.1"}
 	if err := writeDataSet(dir, &DataSet{Key: key, SQLiteFile: key.ID() + ".db", Campaign: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +58,9 @@ func TestCheckDataDisk(t *testing.T) {
 		{"data:\n  sorce: prebuilt\n", `unknown key "sorce" in data (valid: source, dir, disk)`},
 		{"data:\n  dir: sysbench-8vm.yaml/sub\n", "data.dir: sysbench-8vm.yaml is not a directory, so sysbench-8vm.yaml/sub cannot be one"},
 	} {
-		spec, err := Parse("sysbench-8vm.yaml", append(b, c.data...))
+		cf, err := spec.Parse("sysbench-8vm.yaml", append(b, c.data...))
 		if err == nil {
-			_, _, err = Check(spec, opts)
+			_, _, err = Check(cf, opts)
 		}
 		switch {
 		case c.want == "" && err != nil:
@@ -101,13 +79,13 @@ func TestPrepareDataOneAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := parsed(t, string(b)+"data:\n  dir: "+dir+"\n")
-	held, err := lockRun(dir)
+	cf := parsed(t, string(b)+"data:\n  dir: "+dir+"\n")
+	held, err := rundir.Lock(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.release()
-	_, err = PrepareData(t.Context(), spec, Options{Simulate: true, Log: io.Discard, Getenv: func(string) string { return "" }})
+	defer held.Release()
+	_, err = PrepareData(t.Context(), cf, Options{Simulate: true, Log: io.Discard, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "is in use by another prepare-data (pid "+strconv.Itoa(os.Getpid())+")") {
 		t.Errorf("err = %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/internal/atomicfile"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -32,7 +33,7 @@ var dataDiskDefaults = []string{"db-test", "data-log"}
 // dataDisk is the layout vDisk that holds the database under test
 // (data.disk, or the role's default). Errors name data.disk and the
 // layout's data disks.
-func (s *Spec) dataDisk(l vsphere.Layout) (vsphere.VDisk, error) {
+func dataDisk(s *spec.Campaign, l vsphere.Layout) (vsphere.VDisk, error) {
 	want := ""
 	if s.Data != nil {
 		want = s.Data.Disk
@@ -45,9 +46,9 @@ func (s *Spec) dataDisk(l vsphere.Layout) (vsphere.VDisk, error) {
 		names = append(names, d.Name)
 	}
 	if want == "" {
-		return vsphere.VDisk{}, s.src.errorf("data", "data.disk: name the vDisk of layout %s that holds the database under test (one of %s)", l.Role, strings.Join(names, ", "))
+		return vsphere.VDisk{}, s.Origin.Errorf("data", "data.disk: name the vDisk of layout %s that holds the database under test (one of %s)", l.Role, strings.Join(names, ", "))
 	}
-	return vsphere.VDisk{}, s.src.errorf("data.disk", "data.disk: layout %s has no data disk %q (its data disks: %s)", l.Role, want, strings.Join(names, ", "))
+	return vsphere.VDisk{}, s.Origin.Errorf("data.disk", "data.disk: layout %s has no data disk %q (its data disks: %s)", l.Role, want, strings.Join(names, ", "))
 }
 
 // diskKey is a DataKey's Disk: "db-test 270GB".
@@ -129,7 +130,7 @@ func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *
 		return err
 	}
 	return fmt.Errorf("data set %s is not on datastore(s) %s: %s; put it there with: vmbench campaign prepare-data %s%s",
-		ds.Key.ID(), strings.Join(missing, ", "), c.simWhere(missing), c.spec.src.file, simFlag(c.opts.Simulate))
+		ds.Key.ID(), strings.Join(missing, ", "), c.simWhere(missing), c.spec.Origin.File, simFlag(c.opts.Simulate))
 }
 
 // simWhere says, in simulation with the in-process simulator, where the
@@ -138,7 +139,7 @@ func (c *campaign) simWhere(missing []string) string {
 	if c.sim == nil {
 		return "no " + vsphere.DataDir + "/<id>.json and .vmdk there"
 	}
-	return "no <id>.json and .vmdk in " + simDataDir(c.spec.dataDir(), missing[0]) + " (the simulated datastore's files)"
+	return "no <id>.json and .vmdk in " + simDataDir(c.spec.DataDir(), missing[0]) + " (the simulated datastore's files)"
 }
 
 // simFlag is " --simulate" for simulated runs.
@@ -224,11 +225,11 @@ func (c *campaign) complete(ctx context.Context, sess *vsphere.Session, ds *Data
 		}
 	}
 	if c.sim != nil {
-		if err := keepSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+		if err := keepSimData(c.sim, c.spec.DataDir(), ds); err != nil {
 			return err
 		}
 	}
-	return writeDataSet(c.spec.dataDir(), ds)
+	return writeDataSet(c.spec.DataDir(), ds)
 }
 
 // usedDatastores are the datastores the campaign's VMs go to: the first
@@ -306,7 +307,7 @@ func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec
 		return nil
 	}
 	if c.sim != nil {
-		if err := seedSimData(c.sim, c.spec.dataDir(), ds); err != nil {
+		if err := seedSimData(c.sim, c.spec.DataDir(), ds); err != nil {
 			return err
 		}
 	}

@@ -9,20 +9,10 @@ import (
 	"runtime"
 	"time"
 
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
-)
-
-// Where a campaign's workload driver runs (the campaign file's driver:).
-const (
-	// DriverHarness runs every VM's workload in this process, against the
-	// VM's database over the network.
-	DriverHarness = "harness"
-	// DriverGuest runs it inside each VM's guest: the vmbench agent,
-	// uploaded and started through a target.Target (a local directory per
-	// VM in simulation), writes its intervals and Result to files that the
-	// campaign reads back.
-	DriverGuest = "guest"
 )
 
 // vmDriver runs the workload's steps on one VM, here or in its guest. The
@@ -50,7 +40,7 @@ type vmDriver interface {
 // harnessDriver runs each VM's workload in this process.
 type harnessDriver struct{}
 
-func (harnessDriver) Where(int) string { return DriverHarness }
+func (harnessDriver) Where(int) string { return spec.DriverHarness }
 
 func (harnessDriver) Prepare(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
 	return cfg.Prepare(ctx, workload.Env{Log: log})
@@ -73,36 +63,36 @@ func (harnessDriver) Close() {}
 // driverName returns the campaign's driver: Options.Driver, else the
 // file's driver: (in simulation simulate.driver: first), else
 // DriverHarness. The file's own values are checked by its validate.
-func driverName(spec *Spec, opts Options) (string, error) {
-	d := spec.Driver
-	if opts.Simulate && spec.Simulate != nil && spec.Simulate.Driver != "" {
-		d = spec.Simulate.Driver
+func driverName(cf *spec.Campaign, opts Options) (string, error) {
+	d := cf.Driver
+	if opts.Simulate && cf.Simulate != nil && cf.Simulate.Driver != "" {
+		d = cf.Simulate.Driver
 	}
 	if opts.Driver != "" {
 		d = opts.Driver
 	}
 	switch d {
-	case "", DriverHarness:
-		return DriverHarness, nil
-	case DriverGuest:
-		if g := spec.Guest; !opts.Simulate && g != nil && g.Via == GuestViaTools {
-			if _, err := guestLogin(spec, opts.Getenv); err != nil {
+	case "", spec.DriverHarness:
+		return spec.DriverHarness, nil
+	case spec.DriverGuest:
+		if g := cf.Guest; !opts.Simulate && g != nil && g.Via == spec.GuestViaTools {
+			if _, err := guestLogin(cf, opts.Getenv); err != nil {
 				return "", err
 			}
-			return DriverGuest, nil
+			return spec.DriverGuest, nil
 		}
-		if !opts.Simulate && (spec.Guest == nil || spec.Guest.User == "") {
-			return "", spec.src.errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH, or guest.via: tools with a guest login")
+		if !opts.Simulate && (cf.Guest == nil || cf.Guest.User == "") {
+			return "", cf.Origin.Errorf("guest", "driver: guest needs guest.user (and guest.key-file, guest.agent or guest.password-env) to log in to each VM by SSH, or guest.via: tools with a guest login")
 		}
-		if g := spec.Guest; !opts.Simulate && g.KeyFile != "" {
+		if g := cf.Guest; !opts.Simulate && g.KeyFile != "" {
 			if _, err := os.Stat(expandHome(g.KeyFile)); err != nil {
-				return "", spec.src.errorf("guest.key-file", "guest.key-file: %s cannot be read (%v): give the private key that logs in to the guests", g.KeyFile, errors.Unwrap(err))
+				return "", cf.Origin.Errorf("guest.key-file", "guest.key-file: %s cannot be read (%v): give the private key that logs in to the guests", g.KeyFile, errors.Unwrap(err))
 			}
 		}
-		if g := spec.Guest; !opts.Simulate && g.PasswordEnv != "" && opts.Getenv(g.PasswordEnv) == "" {
-			return "", spec.src.errorf("guest.password-env", "guest.password-env: environment variable %s is empty", g.PasswordEnv)
+		if g := cf.Guest; !opts.Simulate && g.PasswordEnv != "" && opts.Getenv(g.PasswordEnv) == "" {
+			return "", cf.Origin.Errorf("guest.password-env", "guest.password-env: environment variable %s is empty", g.PasswordEnv)
 		}
-		return DriverGuest, nil
+		return spec.DriverGuest, nil
 	}
 	return "", fmt.Errorf("--driver: %q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", d)
 }
@@ -112,7 +102,7 @@ func (c *campaign) maxClockOffset() time.Duration {
 	if g := c.spec.Guest; g != nil && g.MaxClockOffset > 0 {
 		return time.Duration(g.MaxClockOffset)
 	}
-	return DefaultMaxClockOffset
+	return spec.DefaultMaxClockOffset
 }
 
 // startDriver sets the campaign's driver: in each guest (the agent
@@ -122,11 +112,11 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 	if err != nil {
 		return err
 	}
-	if name == DriverHarness {
+	if name == spec.DriverHarness {
 		c.driver = harnessDriver{}
 		return nil
 	}
-	c.tl.begin(StepAgents)
+	c.tl.begin(rundir.StepAgents)
 	c.stepf("the vmbench agent in each VM's guest")
 	d, err := newGuestDriver(ctx, c, vms)
 	if err != nil {
@@ -139,12 +129,12 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 // checkAgentBinary checks --agent-binary before anything is created: a
 // file, with driver guest only, and in simulation (where every guest is
 // this host) built for this host's OS and architecture.
-func checkAgentBinary(spec *Spec, opts Options) error {
+func checkAgentBinary(cf *spec.Campaign, opts Options) error {
 	b := opts.AgentBinary
 	if fi, err := os.Stat(b); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("--agent-binary: %s is not a file (give a vmbench executable built for the guests; make agents builds them)", b)
 	}
-	if d, err := driverName(spec, opts); err == nil && d != DriverGuest {
+	if d, err := driverName(cf, opts); err == nil && d != spec.DriverGuest {
 		return fmt.Errorf("--agent-binary: applies to driver guest only, and this campaign drives from the %s (add --driver guest, or leave --agent-binary out)", d)
 	}
 	goos, goarch, err := executablePlatform(b)

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -117,7 +118,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	c.completed = true
 	// The reports are rendered from the files just written, as `vmbench
 	// report DIR` renders them.
-	c.tl.begin(StepReport)
+	c.tl.begin(rundir.StepReport)
 	rep, err := WriteReports(c.dir)
 	if err != nil {
 		return nil, err
@@ -127,7 +128,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 		return nil, err
 	}
 	c.logf("wrote %d VM results, merged.json, report.md, report.csv and report.html", len(results))
-	if err := c.finished(StepCollect); err != nil {
+	if err := c.finished(rundir.StepCollect); err != nil {
 		return nil, err
 	}
 	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 )
 
@@ -86,13 +87,13 @@ func ProbeCampaign(resultsDir, id string) CampaignProbe {
 		case !fi.IsDir():
 			return CampaignProbe{State: StateUnknown, Dir: c.dir, Detail: c.dir + " is not a directory"}
 		}
-		pid, held, err := lockHolder(c.dir)
+		pid, held, err := rundir.Holder(c.dir)
 		switch {
 		case err != nil:
 			return CampaignProbe{State: StateUnknown, Dir: c.dir, Detail: err.Error()}
 		case held:
 			return CampaignProbe{State: StateRunning, Dir: c.dir, Detail: "pid " + pid}
-		case c.state == StateIncomplete && !fileLocks:
+		case c.state == StateIncomplete && !rundir.FileLocks:
 			return CampaignProbe{State: StateUnknown, Dir: c.dir, Detail: "no file locks on this system: cannot tell whether it runs"}
 		}
 		if found.State == StateNoResults {
@@ -100,25 +101,6 @@ func ProbeCampaign(resultsDir, id string) CampaignProbe {
 		}
 	}
 	return found
-}
-
-// lockHolder reports whether a process holds dir's LockFile and, if so,
-// the pid written in it ("unknown" when unreadable). A missing LockFile is
-// not held; the file is neither made nor written.
-func lockHolder(dir string) (pid string, held bool, err error) {
-	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR, 0) // flock on NFS needs it open for writing
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	defer f.Close() // lets go of the lock if it was ours to take
-	if held, err = tryLock(f); err != nil || !held {
-		return "", false, err
-	}
-	return lockPid(path), true, nil
 }
 
 // LockCampaign takes the run lock of campaign id's results directory
@@ -134,11 +116,11 @@ func LockCampaign(resultsDir, id string) (release func(), err error) {
 		}
 		return func() {}, nil
 	}
-	l, err := lockRun(p.Dir)
+	l, err := rundir.Lock(p.Dir)
 	if err != nil {
 		return nil, err
 	}
-	return l.release, nil
+	return l.Release, nil
 }
 
 // GCOptions are what DecideGC needs beside the VM and its campaign.
@@ -179,7 +161,7 @@ func DecideGC(vm vsphere.VM, probe CampaignProbe, opts GCOptions) GCDecision {
 	case vm.CampaignID == "":
 		return keep("no vmbench campaign tag")
 	case probe.State == StateRunning:
-		return keep("the campaign runs: %s holds %s", probe.Detail, filepath.Join(probe.Dir, LockFile))
+		return keep("the campaign runs: %s holds %s", probe.Detail, filepath.Join(probe.Dir, rundir.LockFile))
 	case probe.State == StateUnknown:
 		return keep("cannot tell whether the campaign runs: %s", probe.Detail)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 )
 
@@ -80,18 +81,18 @@ func TestProbeCampaign(t *testing.T) {
 		}
 		return d
 	}
-	hold := func(dir string) *runLock {
+	hold := func(dir string) *rundir.RunLock {
 		t.Helper()
-		l, err := lockRun(dir)
+		l, err := rundir.Lock(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(l.release)
+		t.Cleanup(l.Release)
 		return l
 	}
 	mkdir("done-1")
 	dead := mkdir("dead-1.incomplete")
-	if err := os.WriteFile(filepath.Join(dead, LockFile), []byte("999999\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dead, rundir.LockFile), []byte("999999\n"), 0o644); err != nil {
 		t.Fatal(err) // the lock file of a process that is gone
 	}
 	mkdir("nolock-1.incomplete")
@@ -101,7 +102,7 @@ func TestProbeCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRunning := StateRunning
-	if !fileLocks {
+	if !rundir.FileLocks {
 		wantRunning = StateUnknown
 	}
 	for _, c := range []struct {
@@ -121,7 +122,7 @@ func TestProbeCampaign(t *testing.T) {
 		{"a/b", StateUnknown, "cannot name a results directory"},
 	} {
 		p := ProbeCampaign(results, c.id)
-		if !fileLocks && c.id != "live-1" && c.state == StateIncomplete {
+		if !rundir.FileLocks && c.id != "live-1" && c.state == StateIncomplete {
 			c.state = StateUnknown
 		}
 		if p.State != c.state || !strings.Contains(p.Detail, c.detail) {
@@ -129,10 +130,10 @@ func TestProbeCampaign(t *testing.T) {
 		}
 	}
 	// Probing changed nothing: no lock file made, none rewritten.
-	if _, err := os.Stat(filepath.Join(results, "nolock-1.incomplete", LockFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(results, "nolock-1.incomplete", rundir.LockFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("probing made a lock file: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dead, LockFile)); string(b) != "999999\n" {
+	if b, _ := os.ReadFile(filepath.Join(dead, rundir.LockFile)); string(b) != "999999\n" {
 		t.Errorf("probing rewrote the lock file: %q", b)
 	}
 }
@@ -141,7 +142,7 @@ func TestProbeCampaign(t *testing.T) {
 // taker (another gc, a teardown) is refused with ErrRunning, and a probe
 // sees the campaign as running until it is released.
 func TestLockCampaign(t *testing.T) {
-	if !fileLocks {
+	if !rundir.FileLocks {
 		t.Skip("no file locks on this system")
 	}
 	results := t.TempDir()
@@ -155,7 +156,7 @@ func TestLockCampaign(t *testing.T) {
 	if p := ProbeCampaign(results, "c-1"); p.State != StateRunning {
 		t.Errorf("while locked: %+v", p)
 	}
-	if _, err := LockCampaign(results, "c-1"); !errors.Is(err, ErrRunning) {
+	if _, err := LockCampaign(results, "c-1"); !errors.Is(err, rundir.ErrRunning) {
 		t.Errorf("second LockCampaign: %v, want ErrRunning", err)
 	}
 	release()

@@ -22,16 +22,12 @@ import (
 	"vmbench/dialect"
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
 	"vmbench/vsphere/guest"
 	"vmbench/workload"
 )
-
-// DefaultMaxClockOffset is how far a guest's clock may be from the
-// harness's before a guest-driven campaign refuses to start
-// (guest.max-clock-offset): a common start is only common within it.
-const DefaultMaxClockOffset = 50 * time.Millisecond
 
 // guestPoll is how often the campaign reads each agent's status and new
 // interval files.
@@ -68,16 +64,6 @@ type guestDriver struct {
 	running map[int]target.Process
 }
 
-// The values of guest.via: how a real campaign reaches each guest.
-const (
-	// GuestViaSSH reaches it by SSH at the IP VMware Tools reports.
-	GuestViaSSH = "ssh"
-	// GuestViaTools reaches it through VMware Tools guest operations
-	// (vsphere/guest), through vCenter: no network path to the guest,
-	// Windows guests included.
-	GuestViaTools = "tools"
-)
-
 // newGuestDriver reaches every VM's guest (openGuests), checks its clock
 // against the bound and uploads the agent.
 func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestDriver, error) {
@@ -112,7 +98,7 @@ func (c *campaign) openGuests(ctx context.Context, vms []vsphere.VM) ([]target.T
 			return target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
 		}
 		how = "simulated guests: a local process per VM, each in its own directory under " + filepath.Join(tmp, "guests")
-	case c.spec.Guest.Via == GuestViaTools:
+	case c.spec.Guest.Via == spec.GuestViaTools:
 		auth, err := guestLogin(c.spec, c.opts.Getenv)
 		if err != nil {
 			return nil, "", err
@@ -246,7 +232,7 @@ func (d *guestDriver) agentBinary() (string, error) {
 	return exe, nil
 }
 
-func (d *guestDriver) Where(int) string { return DriverGuest }
+func (d *guestDriver) Where(int) string { return spec.DriverGuest }
 
 func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
 	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbPrepare, workload.Env{Log: log})

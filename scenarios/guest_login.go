@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
 	"vmbench/vsphere/guest"
@@ -36,7 +37,7 @@ func (c *campaign) guestDir() string {
 	base, sep := "/var/tmp", "/"
 	if g := c.spec.Guest; g != nil && g.Dir != "" {
 		base = strings.TrimRight(g.Dir, "/")
-		if windowsDir.MatchString(g.Dir) {
+		if g.WindowsDir() {
 			base, sep = strings.TrimRight(g.Dir, `\/`), `\`
 		}
 	}
@@ -47,20 +48,20 @@ func (c *campaign) guestDir() string {
 // the password in guest.password-env's variable, else govc's
 // GOVC_GUEST_LOGIN (user:password). Its errors name the variable, never
 // the password.
-func guestLogin(spec *Spec, getenv func(string) string) (guest.Auth, error) {
-	g := spec.Guest
+func guestLogin(cf *spec.Campaign, getenv func(string) string) (guest.Auth, error) {
+	g := cf.Guest
 	if g.PasswordEnv != "" {
 		if p := getenv(g.PasswordEnv); p != "" && g.User != "" {
 			return guest.Auth{User: g.User, Password: p}, nil
 		}
-		return guest.Auth{}, spec.src.errorf("guest.password-env", "guest.password-env: environment variable %s is empty (and guest.user must be set)", g.PasswordEnv)
+		return guest.Auth{}, cf.Origin.Errorf("guest.password-env", "guest.password-env: environment variable %s is empty (and guest.user must be set)", g.PasswordEnv)
 	}
 	a, err := guest.ParseLogin(getenv(guest.EnvGuestLogin))
 	if err != nil {
-		return guest.Auth{}, spec.src.errorf("guest", "guest.via: tools needs guest.user and guest.password-env, or %s=user:password: %v", guest.EnvGuestLogin, err)
+		return guest.Auth{}, cf.Origin.Errorf("guest", "guest.via: tools needs guest.user and guest.password-env, or %s=user:password: %v", guest.EnvGuestLogin, err)
 	}
 	if g.User != "" && a.User != g.User {
-		return guest.Auth{}, spec.src.errorf("guest.user", "guest.user %s and %s's user %s differ; give one", g.User, guest.EnvGuestLogin, a.User)
+		return guest.Auth{}, cf.Origin.Errorf("guest.user", "guest.user %s and %s's user %s differ; give one", g.User, guest.EnvGuestLogin, a.User)
 	}
 	return a, nil
 }

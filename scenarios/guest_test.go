@@ -18,6 +18,7 @@ import (
 	"vmbench/internal/sshtest"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -78,17 +79,17 @@ func TestGuestClockOffsetRefused(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		offset time.Duration
-		bound  Duration
+		bound  spec.Duration
 		want   string // "" when accepted
 	}{
 		{10 * time.Millisecond, 0, ""},
 		{-40 * time.Millisecond, 0, ""},
 		{200 * time.Millisecond, 0, "guest of vm2: its clock is 200ms off the harness's (± 0s), more than guest.max-clock-offset 50ms allows"},
-		{-200 * time.Millisecond, Duration(300 * time.Millisecond), ""},
-		{-400 * time.Millisecond, Duration(300 * time.Millisecond), "its clock is -400ms off"},
+		{-200 * time.Millisecond, spec.Duration(300 * time.Millisecond), ""},
+		{-400 * time.Millisecond, spec.Duration(300 * time.Millisecond), "its clock is -400ms off"},
 	} {
 		var log bytes.Buffer
-		c := &campaign{spec: &Spec{Guest: &GuestSpec{MaxClockOffset: tc.bound}}, opts: Options{AgentBinary: exe}, log: &log}
+		c := &campaign{spec: &spec.Campaign{Guest: &spec.Guest{MaxClockOffset: tc.bound}}, opts: Options{AgentBinary: exe}, log: &log}
 		vm1, vm2 := newLocal(t, "vm1"), newLocal(t, "vm2")
 		d, err := newGuestDriverOn(context.Background(), c, []target.Target{vm1, skewed{vm2, tc.offset}})
 		if tc.want == "" {
@@ -258,7 +259,7 @@ func TestGuestOverSSH(t *testing.T) {
 		os.WriteFile(precious, []byte("keep"), 0o644)
 		var log bytes.Buffer
 		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe},
-			spec: &Spec{Guest: &GuestSpec{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}
+			spec: &spec.Campaign{Guest: &spec.Guest{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}
 		d, err := newGuestDriver(context.Background(), c, []vsphere.VM{{Name: "vm1", IP: host}})
 		if tc.want != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

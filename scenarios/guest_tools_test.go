@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"vmbench/scenarios/spec"
 )
 
 // TestGuestViaTools: guest.via: tools takes a password login (the file's
@@ -13,17 +15,17 @@ func TestGuestViaTools(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	for _, tc := range []struct {
 		name      string
-		guest     GuestSpec
+		guest     spec.Guest
 		user, bad string
 	}{
-		{"password-env", GuestSpec{Via: GuestViaTools, User: "bench", PasswordEnv: "PW"}, "bench", ""},
-		{"govc login", GuestSpec{Via: GuestViaTools}, "admin", ""},
-		{"govc login, same user", GuestSpec{Via: GuestViaTools, User: "admin"}, "admin", ""},
-		{"other user", GuestSpec{Via: GuestViaTools, User: "bench"}, "", "guest.user bench and GOVC_GUEST_LOGIN's user admin differ"},
-		{"empty variable", GuestSpec{Via: GuestViaTools, User: "bench", PasswordEnv: "NONE"}, "", "environment variable NONE is empty"},
+		{"password-env", spec.Guest{Via: spec.GuestViaTools, User: "bench", PasswordEnv: "PW"}, "bench", ""},
+		{"govc login", spec.Guest{Via: spec.GuestViaTools}, "admin", ""},
+		{"govc login, same user", spec.Guest{Via: spec.GuestViaTools, User: "admin"}, "admin", ""},
+		{"other user", spec.Guest{Via: spec.GuestViaTools, User: "bench"}, "", "guest.user bench and GOVC_GUEST_LOGIN's user admin differ"},
+		{"empty variable", spec.Guest{Via: spec.GuestViaTools, User: "bench", PasswordEnv: "NONE"}, "", "environment variable NONE is empty"},
 	} {
-		spec := &Spec{Guest: &tc.guest}
-		a, err := guestLogin(spec, getenv)
+		cf := &spec.Campaign{Guest: &tc.guest}
+		a, err := guestLogin(cf, getenv)
 		switch {
 		case tc.bad == "" && (err != nil || a.User != tc.user):
 			t.Errorf("%s: %+v, %v; want user %s", tc.name, a.User, err, tc.user)
@@ -33,7 +35,7 @@ func TestGuestViaTools(t *testing.T) {
 			t.Errorf("%s: the error shows the password: %v", tc.name, err)
 		}
 	}
-	if _, err := guestLogin(&Spec{Guest: &GuestSpec{Via: GuestViaTools}}, func(string) string { return "" }); err == nil ||
+	if _, err := guestLogin(&spec.Campaign{Guest: &spec.Guest{Via: spec.GuestViaTools}}, func(string) string { return "" }); err == nil ||
 		!strings.Contains(err.Error(), "GOVC_GUEST_LOGIN=user:password") {
 		t.Errorf("no login at all: %v", err)
 	}
@@ -42,12 +44,12 @@ func TestGuestViaTools(t *testing.T) {
 		{"windows dir by ssh", "  user: u\n  dir: 'C:\\vmbench'\n", "is a Windows directory: Windows guests are reached with guest.via: tools"},
 		{"bad via", "  via: telnet\n", `guest.via: "telnet" is not valid (ssh: by SSH`},
 	} {
-		_, err := Parse("c.yaml", []byte(hostileBase+"guest:\n"+tc.guest))
+		_, err := spec.Parse("c.yaml", []byte(hostileBase+"guest:\n"+tc.guest))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	c := &campaign{id: "x", spec: &Spec{Guest: &GuestSpec{Via: GuestViaTools, Dir: `C:\vmbench\`}}}
+	c := &campaign{id: "x", spec: &spec.Campaign{Guest: &spec.Guest{Via: spec.GuestViaTools, Dir: `C:\vmbench\`}}}
 	if got := c.guestDir(); got != `C:\vmbench\vmbench-x` {
 		t.Errorf("Windows guest dir %q", got)
 	}

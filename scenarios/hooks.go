@@ -8,15 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
 )
@@ -24,38 +23,6 @@ import (
 // This file runs a campaign's hooks: shell commands in every VM's guest
 // at points of the campaign (the hooks: block), their output kept in the
 // results directory.
-
-// The hooks: the points of a campaign where commands run (HooksSpec).
-const (
-	// HookBeforePrepare runs right before the prepare step, once every
-	// VM has its database (and, with driver guest, its agent).
-	HookBeforePrepare = "before-prepare"
-	// HookBeforeRun runs after prepare, before the common start.
-	HookBeforeRun = "before-run"
-	// HookAfterRun runs after the measure phase, before collect.
-	HookAfterRun = "after-run"
-)
-
-// hookNames are the hooks in the order they run.
-var hookNames = []string{HookBeforePrepare, HookBeforeRun, HookAfterRun}
-
-// Values of HooksSpec.OnFailure.
-const (
-	// HookFailureStop stops the campaign when a hook command fails (the
-	// default).
-	HookFailureStop = "stop"
-	// HookFailureContinue logs the failure and goes on.
-	HookFailureContinue = "continue"
-)
-
-// Bounds of the hooks' own options.
-const (
-	// DefaultHookTimeout is how long one hook command may run on a VM
-	// before it is stopped and counts as failed (hooks.timeout).
-	DefaultHookTimeout = 30 * time.Minute
-	// MaxHookTimeout bounds hooks.timeout.
-	MaxHookTimeout = 24 * time.Hour
-)
 
 // hookParallel bounds the VMs one hook command runs on at once.
 const hookParallel = 8
@@ -68,129 +35,23 @@ const maxHookOutput = 1 << 20
 // last maxHookOutput bytes are kept: a larger one is not read at all.
 const maxHookRead = 64 << 20
 
-// HooksSpec is the hooks: block: shell commands run in every VM's guest,
-// through the same target driver: guest uses (SSH, or VMware Tools with
-// guest.via: tools; in simulation the local directory that stands in for
-// the VM), with /bin/sh -c (cmd.exe /c on Windows). Each command runs on
-// every VM at once (at most 8 VMs at a time), the commands of a hook one
-// after another, in the guest's working directory, with VMBENCH_CAMPAIGN,
-// VMBENCH_VM and VMBENCH_HOOK set. Output, exit status and duration go to
-// <results>/hooks/<hook>/<vm>.txt.
-//
-//	hooks:
-//	  before-prepare: ["sync", "echo 3 > /proc/sys/vm/drop_caches"]
-//	  before-run: [...]
-//	  after-run: [...]
-//	  on-failure: continue   # default stop
-//	  timeout: 10m           # per command and VM, default 30m
-type HooksSpec struct {
-	// BeforePrepare, BeforeRun and AfterRun are the commands of each
-	// hook (HookBeforePrepare...).
-	BeforePrepare []string `yaml:"before-prepare,omitempty"`
-	BeforeRun     []string `yaml:"before-run,omitempty"`
-	AfterRun      []string `yaml:"after-run,omitempty"`
-	// OnFailure is what a command that fails on a VM (an exit status
-	// other than 0, or one that could not be run or followed to its end)
-	// does: "stop" (the default: the campaign fails, naming the VM, hook,
-	// command, exit status and saved output) or "continue" (it is logged).
-	OnFailure string `yaml:"on-failure,omitempty"`
-	// Timeout bounds one command on one VM (default DefaultHookTimeout).
-	Timeout Duration `yaml:"timeout,omitempty"`
-}
-
-// commands returns hook's commands; none for a nil HooksSpec.
-func (h *HooksSpec) commands(hook string) []string {
-	if h == nil {
-		return nil
-	}
-	switch hook {
-	case HookBeforePrepare:
-		return h.BeforePrepare
-	case HookBeforeRun:
-		return h.BeforeRun
-	case HookAfterRun:
-		return h.AfterRun
-	}
-	return nil
-}
-
-// any says whether h holds a command.
-func (h *HooksSpec) any() bool {
-	for _, name := range hookNames {
-		if len(h.commands(name)) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// timeout is hooks.timeout or the default.
-func (h *HooksSpec) timeout() time.Duration {
-	if h != nil && h.Timeout > 0 {
-		return time.Duration(h.Timeout)
-	}
-	return DefaultHookTimeout
-}
-
-// validateHooks checks the hooks: block: every command a non-empty
-// string, on-failure and timeout valid. Each problem names its line.
-func (s *Spec) validateHooks() error {
-	h := s.Hooks
-	if h == nil {
-		return nil
-	}
-	var errs []error
-	bad := func(path, format string, args ...any) {
-		errs = append(errs, s.src.errorf(path, format, args...))
-	}
-	for _, name := range hookNames {
-		cmds := h.commands(name)
-		if n := s.src.value("hooks." + name); n != nil && n.Kind == yaml.SequenceNode {
-			// yaml drops a null entry ("-" alone) from a []string: read
-			// the entries from the file
-			cmds = make([]string, len(n.Content))
-			for i, e := range n.Content {
-				cmds[i] = e.Value
-			}
-		}
-		for i, cmd := range cmds {
-			at := fmt.Sprintf("hooks.%s.%d", name, i)
-			switch {
-			case strings.TrimSpace(cmd) == "":
-				bad(at, "hooks.%s: command %d is empty; give a shell command (e.g. sync)", name, i+1)
-			case strings.ContainsRune(cmd, 0):
-				bad(at, "hooks.%s: command %d holds a NUL byte", name, i+1)
-			}
-		}
-	}
-	switch h.OnFailure {
-	case "", HookFailureStop, HookFailureContinue:
-	default:
-		bad("hooks.on-failure", "hooks.on-failure: %q is not valid (stop: a failing command fails the campaign; continue: it is logged and the campaign goes on)", h.OnFailure)
-	}
-	if d := time.Duration(h.Timeout); d < 0 || d > MaxHookTimeout || (d > 0 && d < time.Second) {
-		bad("hooks.timeout", "hooks.timeout: %s is not valid (0 for the default of %s, or 1s..%s)", d, DefaultHookTimeout, MaxHookTimeout)
-	}
-	return errors.Join(errs...)
-}
-
 // checkHooks refuses hooks that cannot reach the guests: in a real
 // campaign driven from the harness, they log in to each guest as driver
 // guest does, so the guest: block must say how (driver guest, and
 // simulation, need nothing more).
-func checkHooks(spec *Spec, opts Options) error {
-	if !spec.Hooks.any() || opts.Simulate {
+func checkHooks(cf *spec.Campaign, opts Options) error {
+	if !cf.Hooks.Any() || opts.Simulate {
 		return nil
 	}
-	if d, err := driverName(spec, opts); err != nil || d == DriverGuest {
+	if d, err := driverName(cf, opts); err != nil || d == spec.DriverGuest {
 		return nil // driverName's own error is reported by Check
 	}
-	if g := spec.Guest; g == nil || (g.Via != GuestViaTools && g.User == "") {
-		return spec.src.errorf("hooks", "hooks: their commands run in each VM's guest, and this campaign has no way to log in to the guests: add guest.user (with guest.key-file, guest.agent or guest.password-env) to reach them by SSH, or guest.via: tools with a guest login")
+	if g := cf.Guest; g == nil || (g.Via != spec.GuestViaTools && g.User == "") {
+		return cf.Origin.Errorf("hooks", "hooks: their commands run in each VM's guest, and this campaign has no way to log in to the guests: add guest.user (with guest.key-file, guest.agent or guest.password-env) to reach them by SSH, or guest.via: tools with a guest login")
 	}
 	o := opts
-	o.Driver = DriverGuest // the same login as driver guest's, checked the same way
-	_, err := driverName(spec, o)
+	o.Driver = spec.DriverGuest // the same login as driver guest's, checked the same way
+	_, err := driverName(cf, o)
 	return err
 }
 
@@ -214,10 +75,10 @@ type hookState struct {
 func hookStep(hook string) string { return "hooks: " + hook }
 
 // runHooks runs hook's commands on every VM, one command after another,
-// each on every VM at once (at most hookParallel): see HooksSpec. A
+// each on every VM at once (at most hookParallel): see spec.Hooks. A
 // failure stops the campaign unless hooks.on-failure is continue.
 func (c *campaign) runHooks(ctx context.Context, hook string, vms []vsphere.VM) error {
-	cmds := c.spec.Hooks.commands(hook)
+	cmds := c.spec.Hooks.Commands(hook)
 	if len(cmds) == 0 {
 		return nil
 	}
@@ -243,7 +104,7 @@ func (c *campaign) runHooks(ctx context.Context, hook string, vms []vsphere.VM) 
 		err := errors.Join(errs...)
 		switch {
 		case err == nil:
-		case c.spec.Hooks.OnFailure == HookFailureContinue:
+		case c.spec.Hooks.OnFailure == spec.HookFailureContinue:
 			for _, e := range errs {
 				if e != nil {
 					c.logf("warning: %v; going on (hooks.on-failure: continue)", e)
@@ -282,7 +143,7 @@ func (c *campaign) openHookTargets(ctx context.Context, vms []vsphere.VM) error 
 		h.infos[i] = info
 	}
 	h.files = map[string]*bytes.Buffer{}
-	for _, hook := range hookNames {
+	for _, hook := range spec.HookNames() {
 		for _, vm := range vms {
 			h.files[hook+"/"+vm.Name] = new(bytes.Buffer)
 		}
@@ -324,7 +185,7 @@ func (c *campaign) hookOn(ctx context.Context, hook string, n int, cmd string, v
 	h := &c.hooks
 	t, info := h.targets[vm], h.infos[vm]
 	env := []string{"VMBENCH_CAMPAIGN=" + c.id, "VMBENCH_VM=" + name, "VMBENCH_HOOK=" + hook}
-	r := runOnTarget(ctx, t, info, cmd, env, fmt.Sprintf("hooks/%s-%d.out", hook, n+1), c.spec.Hooks.timeout())
+	r := runOnTarget(ctx, t, info, cmd, env, fmt.Sprintf("hooks/%s-%d.out", hook, n+1), c.spec.Hooks.CommandTimeout())
 
 	rel := filepath.Join("hooks", hook, name+".txt")
 	buf := h.files[hook+"/"+name] // this goroutine's alone

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 )
 
 // hookedSpec is the stub campaign (3 simulated VMs) with hooks: the
@@ -49,9 +52,9 @@ func TestCampaignHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, vm := range []string{"sysbench-01", "sysbench-02", "sysbench-03"} {
-		bp := readHook(t, out.Dir, HookBeforePrepare, vm)
-		br := readHook(t, out.Dir, HookBeforeRun, vm)
-		ar := readHook(t, out.Dir, HookAfterRun, vm)
+		bp := readHook(t, out.Dir, spec.HookBeforePrepare, vm)
+		br := readHook(t, out.Dir, spec.HookBeforeRun, vm)
+		ar := readHook(t, out.Dir, spec.HookAfterRun, vm)
 		for _, want := range []string{
 			"$ echo before-prepare $VMBENCH_VM\n# exit status 0, ", "\nbefore-prepare " + vm + "\n",
 			"$ test -e ../../$VMBENCH_VM.db && echo data || echo no data\n# exit status 0, ", "\nno data\n",
@@ -71,10 +74,10 @@ func TestCampaignHooks(t *testing.T) {
 		"prepare stub data", "prepared 3 databases", "hook before-run [1/2]", "hook before-run [2]",
 		"run stub on 3 VMs from a common start", "hook after-run [1/1]", "hook after-run [1] sysbench-02: exit status 0",
 		"collect and aggregate")
-	runInfo, _ := os.ReadFile(filepath.Join(out.Dir, RunFile))
-	for _, step := range []string{HookBeforePrepare, HookBeforeRun, HookAfterRun} {
+	runInfo, _ := os.ReadFile(filepath.Join(out.Dir, rundir.RunFile))
+	for _, step := range []string{spec.HookBeforePrepare, spec.HookBeforeRun, spec.HookAfterRun} {
 		if !strings.Contains(string(runInfo), `"step": "`+hookStep(step)+`"`) {
-			t.Errorf("the overhead in %s has no step %q:\n%s", RunFile, hookStep(step), runInfo)
+			t.Errorf("the overhead in %s has no step %q:\n%s", rundir.RunFile, hookStep(step), runInfo)
 		}
 	}
 	if vms := campaignVMs(t, sim); len(vms) != 0 {
@@ -132,35 +135,16 @@ func TestCampaignHookFailureContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readHook(t, out.Dir, HookBeforeRun, "sysbench-02"); !strings.Contains(got, "# exit status 3, ") {
+	if got := readHook(t, out.Dir, spec.HookBeforeRun, "sysbench-02"); !strings.Contains(got, "# exit status 3, ") {
 		t.Errorf("saved output lacks the exit status:\n%s", got)
 	}
-	if got := readHook(t, out.Dir, HookBeforeRun, "sysbench-01"); !strings.Contains(got, "# exit status 0, ") {
+	if got := readHook(t, out.Dir, spec.HookBeforeRun, "sysbench-01"); !strings.Contains(got, "# exit status 0, ") {
 		t.Errorf("saved output of a passing VM:\n%s", got)
 	}
 	logOrder(t, log, "warning: hook before-run on sysbench-02", "going on (hooks.on-failure: continue)",
 		"run stub on 3 VMs", "hook after-run [1] sysbench-02: exit status 0")
 	if out.Review == nil || out.Review.TPSSum != 60 {
 		t.Errorf("the campaign did not measure every VM: %+v", out.Review)
-	}
-}
-
-func TestHooksSpecErrors(t *testing.T) {
-	for _, tc := range []struct{ name, hooks, want string }{
-		{"empty command", "hooks:\n  before-run: [sync, \"\"]\n", `stub.yaml:7: hooks.before-run: command 2 is empty`},
-		{"blank command", "hooks:\n  after-run:\n    - sync\n    - \"  \"\n", `stub.yaml:9: hooks.after-run: command 2 is empty`},
-		{"null command", "hooks:\n  before-prepare:\n    -\n", `stub.yaml:8: hooks.before-prepare: command 1 is empty`},
-		{"unknown hook", "hooks:\n  before-load: [sync]\n", `line 7: unknown key "before-load" in hooks (valid: before-prepare, before-run, after-run, on-failure, timeout)`},
-		{"not a list", "hooks:\n  before-run: {a: b}\n", "stub.yaml: line 7: cannot unmarshal"},
-		{"bad on-failure", "hooks:\n  before-run: [sync]\n  on-failure: ignore\n", `stub.yaml:8: hooks.on-failure: "ignore" is not valid`},
-		{"bad timeout", "hooks:\n  before-run: [sync]\n  timeout: 100ms\n", `stub.yaml:8: hooks.timeout: 100ms is not valid`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("stub.yaml", []byte(stubSpec+tc.hooks))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want %q", err, tc.want)
-			}
-		})
 	}
 }
 
@@ -172,22 +156,22 @@ func TestCheckRefusesHooksWithoutGuestLogin(t *testing.T) {
 		{"tools without a login", "guest: {via: tools}\n", "guest.via: tools needs guest.user and guest.password-env"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec, err := Parse("stub.yaml", []byte(stubSpec+"hooks: {before-run: [sync]}\n"+tc.extra))
+			cf, err := spec.Parse("stub.yaml", []byte(stubSpec+"hooks: {before-run: [sync]}\n"+tc.extra))
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = Check(spec, Options{Getenv: getenv})
+			_, _, err = Check(cf, Options{Getenv: getenv})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
 	// In simulation every guest is a local directory: nothing to log in to.
-	spec, err := Parse("stub.yaml", []byte(stubSpec+"hooks: {before-run: [sync]}\n"))
+	cf, err := spec.Parse("stub.yaml", []byte(stubSpec+"hooks: {before-run: [sync]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Check(spec, Options{Simulate: true, Getenv: getenv}); err != nil {
+	if _, _, err := Check(cf, Options{Simulate: true, Getenv: getenv}); err != nil {
 		t.Errorf("Check in simulation: %v", err)
 	}
 }

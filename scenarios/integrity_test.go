@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
 )
 
 // A Ctrl-C during the precondition measured nothing: the results
@@ -81,11 +82,11 @@ func TestRenderRefusesDamagedVMCampaign(t *testing.T) {
 		}},
 		{"merged.json removed", func(dir string) { os.Remove(filepath.Join(dir, "merged.json")) },
 			func(dir string) string {
-				return filepath.Join(dir, "merged.json") + " is missing, but " + filepath.Join(dir, RunFile) + " records that the campaign completed"
+				return filepath.Join(dir, "merged.json") + " is missing, but " + filepath.Join(dir, rundir.RunFile) + " records that the campaign completed"
 			}},
 		{"precondition results", func(dir string) {
 			os.Remove(filepath.Join(dir, "merged.json"))
-			writeRunInfo(dir, RunInfo{Kind: VMCampaignKind})
+			rundir.WriteRunInfo(dir, rundir.RunInfo{Kind: rundir.VMCampaignKind})
 			for _, n := range []string{"sysbench-01", "sysbench-02", "sysbench-03"} {
 				setResult(t, vm(dir, n), func(r *oltp.Result) { r.Phase = oltp.PhasePrecondition })
 			}

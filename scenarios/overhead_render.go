@@ -8,27 +8,32 @@ import (
 
 	"vmbench/internal/textfmt"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
 )
+
+// overheadView renders an Overhead record (run.json's): the overhead
+// table, as text, Markdown or a report section.
+type overheadView struct{ *rundir.Overhead }
 
 // stepLabels describe the campaign steps in the overhead table.
 var stepLabels = map[string]string{
-	StepSetup:        "setup: check, results directory",
-	StepConnect:      "connect to vSphere (or start vcsim)",
-	StepPreflight:    "preflight",
-	StepProvision:    "provision: clone, reconfigure, power on, verify, IP",
-	StepDatabases:    "a database per VM",
-	StepAgents:       "agents: clocks, upload to each guest",
-	StepPrepare:      "prepare: load or restore the data",
-	StepRun:          "run (nothing measured)",
-	StepStartWait:    "run: wait for the common start",
-	StepPrecondition: "run: precondition (workload)",
-	StepMeasure:      "run: measure (workload)",
-	StepWindDown:     "run: wind-down until every VM returned",
-	StepCounters:     "counters: host facts, vSphere performance counters",
-	StepChecks:       "checks: consistency after the run",
-	StepCollect:      "collect: VM results, merge",
-	StepReport:       "report: render, print the review",
-	StepTeardown:     "teardown: agents, databases, VMs, simulator",
+	rundir.StepSetup:        "setup: check, results directory",
+	rundir.StepConnect:      "connect to vSphere (or start vcsim)",
+	rundir.StepPreflight:    "preflight",
+	rundir.StepProvision:    "provision: clone, reconfigure, power on, verify, IP",
+	rundir.StepDatabases:    "a database per VM",
+	rundir.StepAgents:       "agents: clocks, upload to each guest",
+	rundir.StepPrepare:      "prepare: load or restore the data",
+	rundir.StepRun:          "run (nothing measured)",
+	rundir.StepStartWait:    "run: wait for the common start",
+	rundir.StepPrecondition: "run: precondition (workload)",
+	rundir.StepMeasure:      "run: measure (workload)",
+	rundir.StepWindDown:     "run: wind-down until every VM returned",
+	rundir.StepCounters:     "counters: host facts, vSphere performance counters",
+	rundir.StepChecks:       "checks: consistency after the run",
+	rundir.StepCollect:      "collect: VM results, merge",
+	rundir.StepReport:       "report: render, print the review",
+	rundir.StepTeardown:     "teardown: agents, databases, VMs, simulator",
 }
 
 func stepLabel(step string) string {
@@ -42,7 +47,7 @@ func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), '
 
 // table is the overhead table: a row per step (and per VM step of the
 // provisioning), then the total, the workload's window and the rest.
-func (o *Overhead) table() *report.Table {
+func (o overheadView) table() *report.Table {
 	share := o.share
 	t := &report.Table{Columns: []report.Column{{Header: "step"}, {Header: "wall (s)", Align: report.Right},
 		{Header: "share", Align: report.Right}, {Header: "VMs", Align: report.Right},
@@ -86,7 +91,7 @@ func (o *Overhead) table() *report.Table {
 }
 
 // processLabel is the row of process n (1-based) of a resumed campaign.
-func (o *Overhead) processLabel(n int) string {
+func (o overheadView) processLabel(n int) string {
 	p := o.Processes[n-1]
 	l := fmt.Sprintf("process %d: %s", n, p.Command)
 	switch {
@@ -99,7 +104,7 @@ func (o *Overhead) processLabel(n int) string {
 }
 
 // wall is the wall time of the steps named step.
-func (o *Overhead) wall(step string) time.Duration {
+func (o overheadView) wall(step string) time.Duration {
 	var d time.Duration
 	for _, s := range o.Steps {
 		if s.Step == step {
@@ -111,12 +116,12 @@ func (o *Overhead) wall(step string) time.Duration {
 
 // preconditionOnly says the workload's window is all precondition: the
 // run stopped before any VM measured.
-func (o *Overhead) preconditionOnly() bool {
-	return o.wall(StepPrecondition) > 0 && o.wall(StepMeasure) == 0
+func (o overheadView) preconditionOnly() bool {
+	return o.wall(rundir.StepPrecondition) > 0 && o.wall(rundir.StepMeasure) == 0
 }
 
 // windowLabel names the workload window's row by what it holds.
-func (o *Overhead) windowLabel() string {
+func (o overheadView) windowLabel() string {
 	if o.preconditionOnly() {
 		return "workload window (precondition only, nothing measured)"
 	}
@@ -124,21 +129,21 @@ func (o *Overhead) windowLabel() string {
 }
 
 // share is d as a percentage of Total ("" when Total is 0).
-func (o *Overhead) share(d time.Duration) string {
+func (o overheadView) share(d time.Duration) string {
 	if o.Total <= 0 {
 		return ""
 	}
 	return strconv.FormatFloat(100*d.Seconds()/o.Total.Seconds(), 'f', 1, 64) + "%"
 }
 
-func (o *Overhead) heading() string {
+func (o overheadView) heading() string {
 	return fmt.Sprintf("harness overhead: %s s of %s s (%s) outside the workload's window",
 		seconds(o.Harness()), seconds(o.Total), o.share(o.Harness()))
 }
 
 // WriteText writes the overhead table as the campaign prints it at its
 // end: a heading line, the table as aligned text and its notes.
-func (o *Overhead) WriteText(w io.Writer) error {
+func (o overheadView) WriteText(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "%s\n\n", o.heading()); err != nil {
 		return err
 	}
@@ -147,7 +152,7 @@ func (o *Overhead) WriteText(w io.Writer) error {
 
 // WriteMarkdown writes the overhead table as report.md's section
 // "Harness overhead".
-func (o *Overhead) WriteMarkdown(w io.Writer) error {
+func (o overheadView) WriteMarkdown(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "## Harness overhead\n\n%s.\n\n", textfmt.Capitalize(o.heading())); err != nil {
 		return err
 	}
@@ -157,7 +162,7 @@ func (o *Overhead) WriteMarkdown(w io.Writer) error {
 // section is the overhead table as a report section of campaign's
 // report, with the heading line report.md's section "Harness overhead"
 // gives as its caption.
-func (o *Overhead) section(campaign string) report.Section {
+func (o overheadView) section(campaign string) report.Section {
 	return report.Section{ID: sectionID(campaign + " harness overhead"), Heading: campaign + ": harness overhead",
 		Tables: []report.TableBlock{{Caption: textfmt.Capitalize(o.heading()), Table: o.table()}}}
 }

@@ -11,6 +11,8 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -45,32 +47,32 @@ func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		results []*oltp.Result
-		want    []StepTime // the run step runs from ovT0+1s to ovT0+100s
+		want    []rundir.StepTime // the run step runs from ovT0+1s to ovT0+100s
 	}{
-		{"precondition and measure, two VMs a little apart", []*oltp.Result{res(3*s, 13*s, 73*s), res(3*s+5e6, 13*s+5e6, 73*s+7e6)}, []StepTime{
-			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 10 * s, Workload: true},
-			{Step: StepMeasure, Wall: 60*s + 7e6, Workload: true}, {Step: StepWindDown, Wall: 27*s - 7e6}}},
-		{"no precondition; a VM that returned nothing", []*oltp.Result{nil, res(-1, 3*s, 63*s)}, []StepTime{
-			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Workload: true},
-			{Step: StepMeasure, Wall: 60 * s, Workload: true}, {Step: StepWindDown, Wall: 37 * s}}},
-		{"times outside the step are moved to its edges", []*oltp.Result{res(0, 50*s, 200*s)}, []StepTime{
-			{Step: StepStartWait}, {Step: StepPrecondition, Wall: 49 * s, Workload: true},
-			{Step: StepMeasure, Wall: 50 * s, Workload: true}, {Step: StepWindDown}}},
-		{"interrupted in the precondition: all of it is precondition, measure 0", []*oltp.Result{pre(3*s, 8*s), nil, pre(3*s+5e6, 8*s+2e6)}, []StepTime{
-			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 5*s + 2e6, Workload: true},
-			{Step: StepMeasure, Workload: true}, {Step: StepWindDown, Wall: 92*s - 2e6}}},
-		{"one VM still in its precondition, another measuring", []*oltp.Result{pre(3*s, 20*s), res(3*s, 13*s, 20*s+1e6)}, []StepTime{
-			{Step: StepStartWait, Wall: 2 * s}, {Step: StepPrecondition, Wall: 10 * s, Workload: true},
-			{Step: StepMeasure, Wall: 7*s + 1e6, Workload: true}, {Step: StepWindDown, Wall: 80*s - 1e6}}},
-		{"a precondition past the step's end is cut at it", []*oltp.Result{pre(50*s, 200*s)}, []StepTime{
-			{Step: StepStartWait, Wall: 49 * s}, {Step: StepPrecondition, Wall: 50 * s, Workload: true},
-			{Step: StepMeasure, Workload: true}, {Step: StepWindDown}}},
-		{"nothing measured: one step", []*oltp.Result{nil}, []StepTime{{Step: StepRun, Wall: 99 * s}}},
+		{"precondition and measure, two VMs a little apart", []*oltp.Result{res(3*s, 13*s, 73*s), res(3*s+5e6, 13*s+5e6, 73*s+7e6)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait, Wall: 2 * s}, {Step: rundir.StepPrecondition, Wall: 10 * s, Workload: true},
+			{Step: rundir.StepMeasure, Wall: 60*s + 7e6, Workload: true}, {Step: rundir.StepWindDown, Wall: 27*s - 7e6}}},
+		{"no precondition; a VM that returned nothing", []*oltp.Result{nil, res(-1, 3*s, 63*s)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait, Wall: 2 * s}, {Step: rundir.StepPrecondition, Workload: true},
+			{Step: rundir.StepMeasure, Wall: 60 * s, Workload: true}, {Step: rundir.StepWindDown, Wall: 37 * s}}},
+		{"times outside the step are moved to its edges", []*oltp.Result{res(0, 50*s, 200*s)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait}, {Step: rundir.StepPrecondition, Wall: 49 * s, Workload: true},
+			{Step: rundir.StepMeasure, Wall: 50 * s, Workload: true}, {Step: rundir.StepWindDown}}},
+		{"interrupted in the precondition: all of it is precondition, measure 0", []*oltp.Result{pre(3*s, 8*s), nil, pre(3*s+5e6, 8*s+2e6)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait, Wall: 2 * s}, {Step: rundir.StepPrecondition, Wall: 5*s + 2e6, Workload: true},
+			{Step: rundir.StepMeasure, Workload: true}, {Step: rundir.StepWindDown, Wall: 92*s - 2e6}}},
+		{"one VM still in its precondition, another measuring", []*oltp.Result{pre(3*s, 20*s), res(3*s, 13*s, 20*s+1e6)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait, Wall: 2 * s}, {Step: rundir.StepPrecondition, Wall: 10 * s, Workload: true},
+			{Step: rundir.StepMeasure, Wall: 7*s + 1e6, Workload: true}, {Step: rundir.StepWindDown, Wall: 80*s - 1e6}}},
+		{"a precondition past the step's end is cut at it", []*oltp.Result{pre(50*s, 200*s)}, []rundir.StepTime{
+			{Step: rundir.StepStartWait, Wall: 49 * s}, {Step: rundir.StepPrecondition, Wall: 50 * s, Workload: true},
+			{Step: rundir.StepMeasure, Workload: true}, {Step: rundir.StepWindDown}}},
+		{"nothing measured: one step", []*oltp.Result{nil}, []rundir.StepTime{{Step: rundir.StepRun, Wall: 99 * s}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reads := []time.Time{at(s), at(100 * s)}
 			tl := newTimeline(func() time.Time { r := reads[0]; reads = reads[1:]; return r })
-			tl.begin(StepRun)
+			tl.begin(rundir.StepRun)
 			tl.endRun(tc.results)
 			tl.close(tl.now())
 			if len(tl.steps) != len(tc.want) {
@@ -91,16 +93,16 @@ func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
 }
 
 // sampleOverhead is an Overhead with every kind of row.
-func sampleOverhead() *Overhead {
+func sampleOverhead() *rundir.Overhead {
 	s := time.Second
-	return &Overhead{Total: 100 * s, Completed: true, Steps: []StepTime{
-		{Step: StepSetup, Wall: 10e6}, {Step: StepConnect, Wall: 990e6}, {Step: StepPreflight, Wall: s},
-		{Step: StepProvision, Wall: 6 * s, VMSteps: []VMStepTime{
+	return &rundir.Overhead{Total: 100 * s, Completed: true, Steps: []rundir.StepTime{
+		{Step: rundir.StepSetup, Wall: 10e6}, {Step: rundir.StepConnect, Wall: 990e6}, {Step: rundir.StepPreflight, Wall: s},
+		{Step: rundir.StepProvision, Wall: 6 * s, VMSteps: []rundir.VMStepTime{
 			{Step: vsphere.StepClone, VMs: 4, Sum: 8 * s, Slowest: 2500e6}, {Step: vsphere.StepWaitIP, VMs: 4, Sum: 2 * s, Slowest: s}}},
-		{Step: StepPrepare, Wall: 12 * s}, {Step: StepStartWait, Wall: 2 * s},
-		{Step: StepPrecondition, Wall: 20 * s, Workload: true}, {Step: StepMeasure, Wall: 50 * s, Workload: true},
-		{Step: StepWindDown, Wall: 1 * s}, {Step: StepCollect, Wall: 1 * s}, {Step: StepReport, Wall: 1 * s},
-		{Step: StepTeardown, Wall: 5 * s}}}
+		{Step: rundir.StepPrepare, Wall: 12 * s}, {Step: rundir.StepStartWait, Wall: 2 * s},
+		{Step: rundir.StepPrecondition, Wall: 20 * s, Workload: true}, {Step: rundir.StepMeasure, Wall: 50 * s, Workload: true},
+		{Step: rundir.StepWindDown, Wall: 1 * s}, {Step: rundir.StepCollect, Wall: 1 * s}, {Step: rundir.StepReport, Wall: 1 * s},
+		{Step: rundir.StepTeardown, Wall: 5 * s}}}
 }
 
 func TestOverheadTableGolden(t *testing.T) {
@@ -109,10 +111,10 @@ func TestOverheadTableGolden(t *testing.T) {
 		t.Errorf("workload %s, harness %s; want 70s, 30s", o.Workload(), o.Harness())
 	}
 	var txt, md bytes.Buffer
-	if err := o.WriteText(&txt); err != nil {
+	if err := (overheadView{o}).WriteText(&txt); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.WriteMarkdown(&md); err != nil {
+	if err := (overheadView{o}).WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "overhead.txt.golden"), txt.Bytes())
@@ -124,10 +126,10 @@ func TestOverheadTableGolden(t *testing.T) {
 // the usual label.
 func TestOverheadTableSaysPreconditionOnly(t *testing.T) {
 	s := time.Second
-	o := &Overhead{Total: 20 * s, Steps: []StepTime{{Step: StepSetup, Wall: 10 * s}, {Step: StepStartWait, Wall: 2 * s},
-		{Step: StepPrecondition, Wall: 5 * s, Workload: true}, {Step: StepMeasure, Workload: true}, {Step: StepWindDown, Wall: 3 * s}}}
+	o := &rundir.Overhead{Total: 20 * s, Steps: []rundir.StepTime{{Step: rundir.StepSetup, Wall: 10 * s}, {Step: rundir.StepStartWait, Wall: 2 * s},
+		{Step: rundir.StepPrecondition, Wall: 5 * s, Workload: true}, {Step: rundir.StepMeasure, Workload: true}, {Step: rundir.StepWindDown, Wall: 3 * s}}}
 	var txt bytes.Buffer
-	if err := o.WriteText(&txt); err != nil {
+	if err := (overheadView{o}).WriteText(&txt); err != nil {
 		t.Fatal(err)
 	}
 	words := strings.Join(strings.Fields(txt.String()), " ") // the columns' widths aside
@@ -139,7 +141,7 @@ func TestOverheadTableSaysPreconditionOnly(t *testing.T) {
 		}
 	}
 	txt.Reset()
-	if err := sampleOverhead().WriteText(&txt); err != nil || strings.Contains(txt.String(), "nothing measured") {
+	if err := (overheadView{sampleOverhead()}).WriteText(&txt); err != nil || strings.Contains(txt.String(), "nothing measured") {
 		t.Errorf("a measured run's table (err %v):\n%s", err, txt.String())
 	}
 }
@@ -158,20 +160,20 @@ simulate: {vms: {count: 3}}
 // and its report.md renders again byte for byte with it.
 func TestCampaignRecordsOverhead(t *testing.T) {
 	sim := startSim(t)
-	spec, err := Parse("stub.yaml", []byte(stubSpecSerial))
+	cf, err := spec.Parse("stub.yaml", []byte(stubSpecSerial))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := &stubDriver{vms: 3}
 	stubNow.Store(d)
 	var out, log bytes.Buffer
-	res, err := Run(t.Context(), spec, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
+	res, err := Run(t.Context(), cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
 		Out: &out, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond,
 		Clock: stepClock(time.Minute)})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	ri, err := readRunInfo(res.Dir)
+	ri, err := rundir.ReadRunInfo(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +184,12 @@ func TestCampaignRecordsOverhead(t *testing.T) {
 	m := time.Minute
 	// A step that ends with a journal entry reads the clock once more
 	// (the entry's snapshot of the record).
-	want := []StepTime{{Step: StepSetup, Wall: m}, {Step: StepConnect, Wall: m}, {Step: StepPreflight, Wall: 2 * m},
+	want := []rundir.StepTime{{Step: rundir.StepSetup, Wall: m}, {Step: rundir.StepConnect, Wall: m}, {Step: rundir.StepPreflight, Wall: 2 * m},
 		// 3 VMs, 6 steps each timed from a first read: 21 reads.
-		{Step: StepProvision, Wall: 23 * m}, {Step: StepDatabases, Wall: 2 * m}, {Step: StepPrepare, Wall: 2 * m},
-		{Step: StepStartWait, Wall: m + time.Millisecond}, {Step: StepPrecondition, Workload: true},
-		{Step: StepMeasure, Wall: 10 * time.Second, Workload: true}, {Step: StepWindDown, Wall: m - 10*time.Second - time.Millisecond},
-		{Step: StepCounters, Wall: 2 * m}, {Step: StepChecks, Wall: 2 * m}, {Step: StepCollect, Wall: m}, {Step: StepReport, Wall: 2 * m}, {Step: StepTeardown, Wall: m}}
+		{Step: rundir.StepProvision, Wall: 23 * m}, {Step: rundir.StepDatabases, Wall: 2 * m}, {Step: rundir.StepPrepare, Wall: 2 * m},
+		{Step: rundir.StepStartWait, Wall: m + time.Millisecond}, {Step: rundir.StepPrecondition, Workload: true},
+		{Step: rundir.StepMeasure, Wall: 10 * time.Second, Workload: true}, {Step: rundir.StepWindDown, Wall: m - 10*time.Second - time.Millisecond},
+		{Step: rundir.StepCounters, Wall: 2 * m}, {Step: rundir.StepChecks, Wall: 2 * m}, {Step: rundir.StepCollect, Wall: m}, {Step: rundir.StepReport, Wall: 2 * m}, {Step: rundir.StepTeardown, Wall: m}}
 	if len(o.Steps) != len(want) {
 		t.Fatalf("steps %+v\nwant %+v", o.Steps, want)
 	}
@@ -227,7 +229,7 @@ func TestRunInfoVersion1StillReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	v1 := `{"version": 1, "kind": "vm-campaign", "vmbench": "0.1.0", "simulated": true, "databases": "an embedded SQLite database per VM", "completed": true}`
-	if err := os.WriteFile(filepath.Join(out.Dir, RunFile), []byte(v1), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out.Dir, rundir.RunFile), []byte(v1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Render(out.Dir)
@@ -239,8 +241,8 @@ func TestRunInfoVersion1StillReads(t *testing.T) {
 		t.Errorf("version 1: %v, overhead %+v\n%s", err, rep.Info.Overhead, md.String())
 	}
 	// and the record written now says version 2 and holds the overhead
-	b, _ := json.Marshal(RunInfo{Version: RunInfoVersion, Overhead: sampleOverhead()})
-	var back RunInfo
+	b, _ := json.Marshal(rundir.RunInfo{Version: rundir.RunInfoVersion, Overhead: sampleOverhead()})
+	var back rundir.RunInfo
 	if err := json.Unmarshal(b, &back); err != nil || back.Overhead.Total != 100*time.Second || len(back.Overhead.Steps[3].VMSteps) != 2 {
 		t.Errorf("round trip: %v %+v", err, back.Overhead)
 	}

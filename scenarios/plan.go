@@ -11,6 +11,7 @@ import (
 
 	"vmbench/internal/textfmt"
 	"vmbench/report"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -35,21 +36,21 @@ type CampaignPlan struct {
 	Fits bool `json:"fits"`
 }
 
-// PlanCampaign checks spec as Run does (bad input is an error naming the
+// PlanCampaign checks cf as Run does (bad input is an error naming the
 // file and line), connects to vSphere (in simulation the in-process
 // simulator, removed afterwards) and runs the preflight of the campaign's
 // provisioning. A campaign that does not fit is not an error: the plan
 // says so (Fits false) with its problems. Errors are bad input and
 // failures to reach or read vSphere.
-func PlanCampaign(ctx context.Context, spec *Spec, opts Options) (*CampaignPlan, error) {
-	cfg, layout, err := Check(spec, opts)
+func PlanCampaign(ctx context.Context, cf *spec.Campaign, opts Options) (*CampaignPlan, error) {
+	cfg, layout, err := Check(cf, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Simulate {
-		spec = spec.Simulated()
+		cf = cf.Simulated()
 	}
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
+	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
 	if err := c.findData(ctx); err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func PlanCampaign(ctx context.Context, spec *Spec, opts Options) (*CampaignPlan,
 
 // PlanSuite is PlanCampaign for a block suite in VMs (its block-worker
 // VMs).
-func PlanSuite(ctx context.Context, s *Suite, opts Options) (*CampaignPlan, error) {
+func PlanSuite(ctx context.Context, s *spec.Suite, opts Options) (*CampaignPlan, error) {
 	c, err := checkVMSuite(s, opts)
 	if err != nil {
 		return nil, err

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"vmbench/internal/golden"
+	"vmbench/scenarios/spec"
 )
 
 // simulatedServer returns sysbench-16vm.yaml with its simulate: block
 // shaping the server (datastore size, host cores and memory).
-func simulatedServer(t *testing.T, shape string) *Spec {
+func simulatedServer(t *testing.T, shape string) *spec.Campaign {
 	t.Helper()
 	b, err := os.ReadFile("sysbench-16vm.yaml")
 	if err != nil {
@@ -24,11 +25,11 @@ func simulatedServer(t *testing.T, shape string) *Spec {
 	if text == string(b) {
 		t.Fatal("sysbench-16vm.yaml has no simulate: block")
 	}
-	spec, err := Parse("sysbench-16vm.yaml", []byte(text))
+	cf, err := spec.Parse("sysbench-16vm.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return cf
 }
 
 // TestPlanRefusesWhatDoesNotFit: 16 sysbench VMs, two per 1,500 GB
@@ -37,8 +38,8 @@ func simulatedServer(t *testing.T, shape string) *Spec {
 // much, and nothing is created (no results directory).
 func TestPlanRefusesWhatDoesNotFit(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "results")
-	spec := simulatedServer(t, "  datastore-gb: 1500\n  host-cores: 32\n  host-memory-gb: 768\n")
-	p, err := PlanCampaign(context.Background(), spec, Options{Simulate: true, ResultsDir: results, Getenv: func(string) string { return "" }})
+	cf := simulatedServer(t, "  datastore-gb: 1500\n  host-cores: 32\n  host-memory-gb: 768\n")
+	p, err := PlanCampaign(context.Background(), cf, Options{Simulate: true, ResultsDir: results, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +78,10 @@ func TestPlanRefusesWhatDoesNotFit(t *testing.T) {
 // TestPlanPerHost: with vms.hosts and full reservations the plan counts
 // each host's VMs and refuses reservations beyond a host's memory.
 func TestPlanPerHost(t *testing.T) {
-	spec := simulatedServer(t, "  host-memory-gb: 256\n")
-	spec.VMs.Hosts = []string{"esx01", "esx02"}
-	spec.VMs.MemoryReservation = ReserveFull
-	p, err := PlanCampaign(context.Background(), spec, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	cf := simulatedServer(t, "  host-memory-gb: 256\n")
+	cf.VMs.Hosts = []string{"esx01", "esx02"}
+	cf.VMs.MemoryReservation = spec.ReserveFull
+	p, err := PlanCampaign(context.Background(), cf, Options{Simulate: true, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}

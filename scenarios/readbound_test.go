@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/rundir"
 )
 
 // TestRecordsThatAreNotFilesAreRefused: teardown's created.jsonl, resume's
@@ -21,8 +22,8 @@ func TestRecordsThatAreNotFilesAreRefused(t *testing.T) {
 		file string
 		read func(dir string) error
 	}{
-		{ManifestFile, func(dir string) error { _, err := ReadManifest(dir); return err }},
-		{JournalFile, func(dir string) error { _, err := ReadJournal(dir); return err }},
+		{rundir.ManifestFile, func(dir string) error { _, err := rundir.ReadManifest(dir); return err }},
+		{rundir.JournalFile, func(dir string) error { _, err := rundir.ReadJournal(dir); return err }},
 		{"set.json", func(dir string) error { _, err := readDataSet(filepath.Join(dir, "set.json")); return err }},
 	}
 	kinds := []struct {

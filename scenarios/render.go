@@ -11,6 +11,8 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 )
 
 // ReportFile and ReportCSVFile are the reports of a results directory:
@@ -31,7 +33,7 @@ type Report struct {
 	// Dir is the results directory.
 	Dir string
 	// Info is its run.json.
-	Info *RunInfo
+	Info *rundir.RunInfo
 	// Review is a VM campaign's review table; nil for a block suite.
 	Review *Review
 	suite  *suiteReview
@@ -50,7 +52,7 @@ func Render(dir string) (*Report, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory (give a campaign's results directory)", dir)
 	}
-	ri, err := readRunInfo(dir)
+	ri, err := rundir.ReadRunInfo(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, noRunInfo(dir)
 	}
@@ -58,7 +60,7 @@ func Render(dir string) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Dir: dir, Info: ri}
-	if ri.Kind == VMCampaignKind {
+	if ri.Kind == rundir.VMCampaignKind {
 		rep.Review, err = renderVMs(dir, ri)
 	} else {
 		rep.suite, err = renderSuite(dir, ri)
@@ -72,22 +74,22 @@ func Render(dir string) (*Report, error) {
 // loadRecorded reads the campaign.yaml a campaign wrote into its results
 // directory, path: a regular file (not a symlink, a FIFO or a device) of
 // at most MaxFileSize bytes (boundedread), decoded as Load does.
-func loadRecorded(path string) (*Spec, error) {
-	b, err := boundedread.ReadFile(path, MaxFileSize)
+func loadRecorded(path string) (*spec.Campaign, error) {
+	b, err := boundedread.ReadFile(path, spec.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, b)
+	return spec.Parse(path, b)
 }
 
 // noRunInfo is the error for a directory without run.json.
 func noRunInfo(dir string) error {
 	for _, f := range []string{"campaign.yaml", "suite.yaml"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return fmt.Errorf("%s has %s but no %s: a vmbench older than 'vmbench report' wrote it, and what its report showed (version, simulation) is not saved", dir, f, RunFile)
+			return fmt.Errorf("%s has %s but no %s: a vmbench older than 'vmbench report' wrote it, and what its report showed (version, simulation) is not saved", dir, f, rundir.RunFile)
 		}
 	}
-	return fmt.Errorf("%s is not a vmbench results directory: it has no %s, campaign.yaml or suite.yaml", dir, RunFile)
+	return fmt.Errorf("%s is not a vmbench results directory: it has no %s, campaign.yaml or suite.yaml", dir, rundir.RunFile)
 }
 
 // WriteReports renders dir (Render) and writes its report.md, report.csv
@@ -167,7 +169,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(w)
-		return r.Info.Overhead.WriteText(w)
+		return r.overhead().WriteText(w)
 	}
 	return r.suite.writeText(w)
 }
@@ -180,10 +182,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(w)
-		return r.Info.Overhead.WriteMarkdown(w)
+		return r.overhead().WriteMarkdown(w)
 	}
 	return r.suite.writeMarkdown(w)
 }
+
+// overhead is run.json's overhead record, to render.
+func (r *Report) overhead() overheadView { return overheadView{r.Info.Overhead} }
 
 // WriteCSV writes report.csv: the review table alone, as CSV.
 func (r *Report) WriteCSV(w io.Writer) error {

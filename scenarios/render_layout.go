@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"vmbench/vsphere"
+	"vmbench/scenarios/rundir"
 )
 
 // layoutWords describes the VMs as vSphere reported them once provisioned
@@ -14,7 +14,7 @@ import (
 // "8 x 16 vCPU (16 cores per socket), 60 GB RAM, no reservation, latency
 // normal; vDisks boot 92 GB thin (pvscsi) + db-prebuilt 447 GB thick
 // (lsilogic-sas) + ...; hosts: esx01 8". It is "" without records.
-func layoutWords(vms []VMRecord) string {
+func layoutWords(vms []rundir.VMRecord) string {
 	if len(vms) == 0 {
 		return ""
 	}
@@ -50,7 +50,7 @@ func layoutWords(vms []VMRecord) string {
 }
 
 // configWords is a VM's CPU, memory and latency configuration.
-func configWords(c vsphere.VMConfig) string {
+func configWords(c rundir.VMConfig) string {
 	res := "no memory reservation"
 	if c.MemoryReservationMB > 0 {
 		res = fmt.Sprintf("%d GB reserved", c.MemoryReservationMB/1024)
@@ -60,7 +60,7 @@ func configWords(c vsphere.VMConfig) string {
 }
 
 // readDiskWords lists vDisks as read back: "boot 92 GB thin (pvscsi) + ...".
-func readDiskWords(disks []vsphere.Disk) string {
+func readDiskWords(disks []rundir.Disk) string {
 	out := make([]string, len(disks))
 	for i, d := range disks {
 		out[i] = fmt.Sprintf("%s %d GB %s (%s)", d.Name, d.CapacityBytes>>30, d.Provisioning, d.Controller)

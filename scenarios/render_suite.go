@@ -12,14 +12,16 @@ import (
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
 // suiteReview is a block suite's review: a row per profile measured, in
 // the suite's order, read back from the tool's files.
 type suiteReview struct {
-	suite *Suite // suite.yaml, as run
-	info  *RunInfo
+	suite *spec.Suite // suite.yaml, as run
+	info  *rundir.RunInfo
 	// columns are the tool's review columns (workload.RowReviewer).
 	columns []workload.RowColumn
 	rows    []suiteRow
@@ -50,19 +52,19 @@ type suiteRow struct {
 // cells are the tool's (workload.RowReviewer). A profile without results
 // (the suite stopped before it) has no row; a directory with none is
 // refused, as a VM campaign that measured nothing is.
-func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
+func renderSuite(dir string, ri *rundir.RunInfo) (*suiteReview, error) {
 	path := filepath.Join(dir, "suite.yaml")
-	b, err := boundedread.ReadFile(path, MaxFileSize)
+	b, err := boundedread.ReadFile(path, spec.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseSuite(path, b)
+	s, err := spec.ParseSuite(path, b)
 	if err != nil {
 		return nil, err
 	}
 	s.SimulatedTargets = ri.Simulated
-	if s.inVMs() {
-		s = s.forVM(checkTargetsDir()) // the profiles' Configs, on one VM's disks
+	if s.InVMs() {
+		s = s.ForVM(checkTargetsDir()) // the profiles' Configs, on one VM's disks
 	}
 	plans, err := s.Configs()
 	if err != nil {
@@ -72,7 +74,7 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 	for i, p := range plans {
 		rr, ok := p.Config.(workload.ResultReader)
 		if !ok {
-			return nil, fmt.Errorf("%s: the suite's tool %s does not read its results back (workload.ResultReader)", s.file(), suiteTool)
+			return nil, fmt.Errorf("%s: the suite's tool %s does not read its results back (workload.ResultReader)", s.File(), spec.SuiteTool)
 		}
 		if rv, ok := p.Config.(workload.RowReviewer); ok && i == 0 {
 			sr.columns = rv.ReviewColumns()
@@ -94,7 +96,7 @@ func renderSuite(dir string, ri *RunInfo) (*suiteReview, error) {
 }
 
 // suiteRowOf is the row of profile p from its Output and files.
-func suiteRowOf(p SuitePlan, o *workload.Output, files []string) suiteRow {
+func suiteRowOf(p spec.SuitePlan, o *workload.Output, files []string) suiteRow {
 	row := suiteRow{profile: p.Profile, title: p.Profile, cells: []string{p.Profile}, cfg: p.Config, out: o,
 		cut: o.Result != nil && o.Result.State() != oltp.StatusComplete}
 	if pr, ok := o.Record.(workload.PartialRecord); ok && pr.Partial() {
@@ -217,13 +219,13 @@ func (sr *suiteReview) writeMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "%s\n\n", s.Description)
 	}
 	switch {
-	case s.inVMs():
+	case s.InVMs():
 		fmt.Fprintf(&b, "In VMs: %s. Each profile ran in every VM at once from a common start, each curve point on one planned grid; "+
 			"each point is merged across the VMs exactly (IOPS and MB/s summed, latency from the merged histograms), "+
-			"with each VM's spread in the profile's .txt and each VM's own files in vms/<vm>/.\n\n", s.describeVMs())
+			"with each VM's spread in the profile's .txt and each VM's own files in vms/<vm>/.\n\n", describeSuiteVMs(s))
 		if s.SimulatedTargets {
 			fmt.Fprintf(&b, "Simulated: vcsim in process, and in each VM's guest (a local directory with its own agent process) %d temporary files of %s; "+
-				"the figures measure this host's file system, not a drive.\n\n", s.dataDisks(), s.Size)
+				"the figures measure this host's file system, not a drive.\n\n", s.DataDisks(), s.Size)
 		}
 	case s.SimulatedTargets:
 		fmt.Fprintf(&b, "Simulated: %d temporary files of %s each, removed after the run; the figures measure this host's file system, not a drive.\n\n",

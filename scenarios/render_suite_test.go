@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"vmbench/report"
+	"vmbench/scenarios/spec"
 )
 
 // oneProfileSuite simulates one profile of two 2 s points (the max run
@@ -25,7 +26,7 @@ simulate: {targets: 2, size: 8m, threads: 1, elapsed: 2, interval: 1, warmup: 0,
 
 func TestRenderSuiteByteForByte(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
-	s, err := ParseSuite("one.yaml", []byte(oneProfileSuite))
+	s, err := spec.ParseSuite("one.yaml", []byte(oneProfileSuite))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
 	"vmbench/sysbench"
 	"vmbench/tpcc"
 	"vmbench/workload"
@@ -133,12 +134,12 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 	if err := os.Remove(filepath.Join(out.Dir, "merged.json")); err != nil {
 		t.Fatal(err)
 	}
-	ri, err := readRunInfo(out.Dir)
+	ri, err := rundir.ReadRunInfo(out.Dir)
 	if err != nil || !ri.Completed {
 		t.Fatalf("run.json of a complete campaign: %+v, %v; want completed", ri, err)
 	}
 	ri.Completed = false
-	if err := writeRunInfo(out.Dir, *ri); err != nil {
+	if err := rundir.WriteRunInfo(out.Dir, *ri); err != nil {
 		t.Fatal(err)
 	}
 	editFile(t, filepath.Join(out.Dir, "vms", "sysbench-02.json"), `"phase"`, `"status": "interrupted", "interrupted": true, "phase"`)
@@ -172,10 +173,10 @@ func TestRenderRefusesWhatIsNotAResultsDir(t *testing.T) {
 	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), "has suite.yaml but no run.json") {
 		t.Errorf("no run.json: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, RunFile), []byte(`{"version": 7, "kind": "block-suite", "future": true}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.RunFile), []byte(`{"version": 7, "kind": "block-suite", "future": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run.json: version 7 is not supported (this vmbench reads versions 1 to %d", RunInfoVersion)) {
+	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run.json: version 7 is not supported (this vmbench reads versions 1 to %d", rundir.RunInfoVersion)) {
 		t.Errorf("newer run.json: %v", err)
 	}
 	if _, err := Render(filepath.Join(dir, "suite.yaml")); err == nil || !strings.Contains(err.Error(), "is not a directory") {

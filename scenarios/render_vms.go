@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -19,8 +21,8 @@ import (
 // version. Without merged.json (the campaign stopped before it merged)
 // the VMs' Results are merged here, incomplete ones included, and the
 // review says so.
-func renderVMs(dir string, ri *RunInfo) (*Review, error) {
-	spec, err := loadRecorded(filepath.Join(dir, "campaign.yaml"))
+func renderVMs(dir string, ri *rundir.RunInfo) (*Review, error) {
+	cf, err := loadRecorded(filepath.Join(dir, "campaign.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -32,21 +34,21 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 	merged, err := oltp.ReadResultFile(mergedFile)
 	incomplete := errors.Is(err, fs.ErrNotExist)
 	if incomplete && ri.Completed {
-		return nil, fmt.Errorf("%s is missing, but %s records that the campaign completed: the directory is damaged", mergedFile, filepath.Join(dir, RunFile))
+		return nil, fmt.Errorf("%s is missing, but %s records that the campaign completed: the directory is damaged", mergedFile, filepath.Join(dir, rundir.RunFile))
 	}
 	if incomplete {
 		merged, err = oltp.MergeWith(oltp.MergeOptions{Incomplete: true}, perVM...)
 	} else if err == nil {
-		err = checkMerged(dir, spec, len(ri.leftOut()), merged, perVM)
+		err = checkMerged(dir, cf, len(ri.LeftOut()), merged, perVM)
 	}
 	if err != nil {
 		return nil, err
 	}
-	cols, err := toolColumns(filepath.Join(dir, "campaign.yaml"), spec.Workload)
+	cols, err := toolColumns(filepath.Join(dir, "campaign.yaml"), cf.Workload)
 	if err != nil {
 		return nil, err
 	}
-	rv, err := NewReview(spec.Name, perVM, merged, cols)
+	rv, err := NewReview(cf.Name, perVM, merged, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -69,12 +71,12 @@ func renderVMs(dir string, ri *RunInfo) (*Review, error) {
 		rv.Simulated = "simulated: " + where + ", " + ri.Databases +
 			", and the campaign file's scaled-down simulate: sizes; the figures measure this machine, not the protocol's servers"
 	}
-	if l := ri.leftOut(); len(l) > 0 {
-		rv.Incomplete = fmt.Sprintf("%d of %d VMs measured: left out %s", len(perVM), spec.VMs.Count, strings.Join(l, "; "))
+	if l := ri.LeftOut(); len(l) > 0 {
+		rv.Incomplete = fmt.Sprintf("%d of %d VMs measured: left out %s", len(perVM), cf.VMs.Count, strings.Join(l, "; "))
 	}
 	if incomplete {
 		rv.Incomplete = fmt.Sprintf("incomplete: the campaign stopped before it merged its results; %d of %d VMs' results, %s, merged here (merged.json is missing)",
-			len(perVM), spec.VMs.Count, vmStates(perVM))
+			len(perVM), cf.VMs.Count, vmStates(perVM))
 	}
 	return rv, nil
 }
@@ -123,7 +125,7 @@ func readVMResults(dir string) ([]*oltp.Result, error) {
 // checkMerged checks a complete directory's merged.json against its VM
 // results and campaign.yaml: it merges exactly the VM results vms/ holds,
 // and they are as many as the vms.count that ran.
-func checkMerged(dir string, spec *Spec, leftOut int, merged *oltp.Result, perVM []*oltp.Result) error {
+func checkMerged(dir string, cf *spec.Campaign, leftOut int, merged *oltp.Result, perVM []*oltp.Result) error {
 	parts := 0
 	for _, r := range perVM {
 		parts += max(r.Parts, 1)
@@ -132,13 +134,13 @@ func checkMerged(dir string, spec *Spec, leftOut int, merged *oltp.Result, perVM
 		return fmt.Errorf("%s: merges %d run(s), but vms/ holds %d VM result(s) of %d run(s): a VM's result is missing or extra",
 			filepath.Join(dir, "merged.json"), merged.Parts, len(perVM), parts)
 	}
-	if spec.VMs.Count-leftOut != len(perVM) {
+	if cf.VMs.Count-leftOut != len(perVM) {
 		out := ""
 		if leftOut > 0 {
 			out = fmt.Sprintf(" (%d left out)", leftOut)
 		}
 		return fmt.Errorf("%s: vms.count is %d%s, but vms/ holds %d VM result(s) and merged.json merges them",
-			filepath.Join(dir, "campaign.yaml"), spec.VMs.Count, out, len(perVM))
+			filepath.Join(dir, "campaign.yaml"), cf.VMs.Count, out, len(perVM))
 	}
 	if err := checkMergedFigures(filepath.Join(dir, "merged.json"), merged, perVM); err != nil {
 		return err
@@ -227,7 +229,7 @@ func vmStates(rs []*oltp.Result) string {
 // toolColumns are the review columns of the campaign's workload, through
 // the workload contract (toolConfig) and its workload.Reviewer's columns;
 // none when it is not a Reviewer. file names campaign.yaml in errors.
-func toolColumns(file string, w WorkloadSpec) ([]workload.Column, error) {
+func toolColumns(file string, w spec.Workload) ([]workload.Column, error) {
 	cfg, err := toolConfig(file, w)
 	if err != nil {
 		return nil, err
@@ -241,7 +243,7 @@ func toolColumns(file string, w WorkloadSpec) ([]workload.Column, error) {
 // toolConfig is the campaign's workload Config: the tool from the
 // registry, its Config parsed (workload.Parse) from the tool, name and
 // flags campaign.yaml records. file names campaign.yaml in errors.
-func toolConfig(file string, w WorkloadSpec) (workload.Config, error) {
+func toolConfig(file string, w spec.Workload) (workload.Config, error) {
 	t, err := workload.Lookup(w.Tool)
 	if err != nil {
 		return nil, fmt.Errorf("%s: workload.tool: %w", file, err)

@@ -11,6 +11,8 @@ import (
 	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 )
 
 // fixtureDir is where the small results directories of the report's
@@ -67,7 +69,7 @@ func fixtureResult(vm string, threads int, tps, avgMs float64, cpu time.Duration
 				Ops: []oltp.OpResult{{Name: "transaction", Latency: h.Snapshot()}}})
 		}
 		return &oltp.Result{Version: oltp.ResultVersion, Workload: "oltp_read_write", Flags: map[string]string{"threads": fmt.Sprint(threads)},
-			Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:], "driver": DriverHarness}, Phase: name, Loop: oltp.ClosedLoop,
+			Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:], "driver": spec.DriverHarness}, Phase: name, Loop: oltp.ClosedLoop,
 			Measured: "closed loop: latency as service time", Threads: threads, Start: start, End: start.Add(10 * time.Second),
 			Elapsed: 10 * time.Second, Parts: 1, Ops: []oltp.OpResult{{Name: "transaction", Latency: all.Snapshot()}}, Intervals: ivs}
 	}
@@ -109,11 +111,11 @@ func writeFixture(t *testing.T, c fixtureCampaign, dir string) {
 	if err := merged.WriteFile(filepath.Join(dir, "merged.json")); err != nil {
 		t.Fatal(err)
 	}
-	ri, err := json.MarshalIndent(RunInfo{Version: RunInfoVersion, Kind: VMCampaignKind, VMBench: "fixture", Completed: true}, "", "  ")
+	ri, err := json.MarshalIndent(rundir.RunInfo{Version: rundir.RunInfoVersion, Kind: rundir.VMCampaignKind, VMBench: "fixture", Completed: true}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f, b := range map[string][]byte{RunFile: append(ri, '\n'), "campaign.yaml": []byte(c.yaml)} {
+	for f, b := range map[string][]byte{rundir.RunFile: append(ri, '\n'), "campaign.yaml": []byte(c.yaml)} {
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/internal/golden"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 
@@ -78,12 +79,12 @@ func body(t *testing.T, path string) string {
 	return strings.Join(keep, "\n")
 }
 
-// runResolved runs spec in simulation on the vSphere of cfg and returns
+// runResolved runs cf in simulation on the vSphere of cfg and returns
 // the campaign.yaml it wrote.
-func runResolved(t *testing.T, spec *Spec, cfg vsphere.Config, server *dialect.Config) string {
+func runResolved(t *testing.T, cf *spec.Campaign, cfg vsphere.Config, server *dialect.Config) string {
 	t.Helper()
 	log := &tsWriter{t0: time.Now()}
-	out, err := Run(t.Context(), spec, Options{Simulate: true, Driver: DriverHarness, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
+	out, err := Run(t.Context(), cf, Options{Simulate: true, Driver: spec.DriverHarness, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
 		Out: io.Discard, Log: log,
 		Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	if err != nil {
@@ -148,17 +149,17 @@ func resolvedReruns(t *testing.T, files []string) {
 			continue // the block suite has its own loader
 		}
 		t.Run(file, func(t *testing.T) {
-			spec, err := Load(file)
+			cf, err := spec.Load(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec.Workload.Tool = "fake-" + spec.Workload.Tool
-			first := runResolved(t, spec, flags, server)
+			cf.Workload.Tool = "fake-" + cf.Workload.Tool
+			first := runResolved(t, cf, flags, server)
 			got := body(t, first)
 			for _, want := range []string{"datacenter: /DC0", "resource-pool: /DC0/host/DC0_C0/Resources", "folder: /DC0/vm/bench",
 				"network: VM Network", "- LocalDS_1\n        - LocalDS_0\n", "template: " + vsphere.SimTemplate,
-				"db-server: mysql://root@127.0.0.1:3306/", "count: " + strconv.Itoa(spec.Simulated().VMs.Count),
-				"driver: " + spec.Database.Driver} {
+				"db-server: mysql://root@127.0.0.1:3306/", "count: " + strconv.Itoa(cf.Simulated().VMs.Count),
+				"driver: " + cf.Database.Driver} {
 				if !strings.Contains(got, want) {
 					t.Errorf("campaign.yaml lacks %q:\n%s", want, got)
 				}
@@ -166,12 +167,12 @@ func resolvedReruns(t *testing.T, files []string) {
 			if strings.Contains(got, "not-recorded") {
 				t.Errorf("campaign.yaml holds the database password")
 			}
-			again, err := Load(first)
+			again, err := spec.Load(first)
 			if err != nil {
 				t.Fatalf("campaign.yaml does not load: %v", err)
 			}
 			// What it records is the simulated workload as parsed.
-			ran, _, err := Check(spec, Options{Simulate: true})
+			ran, _, err := Check(cf, Options{Simulate: true})
 			if err != nil {
 				t.Fatal(err)
 			}

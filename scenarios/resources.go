@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"vmbench/dialect"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -20,9 +21,9 @@ import (
 
 // recordVMs records the VMs Provision is about to clone.
 func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
-	where := &CreatedVSphere{URL: c.vsphereURL, Datacenter: c.placementDC, InProcess: c.simHosts > 0}
+	where := &rundir.CreatedVSphere{URL: c.vsphereURL, Datacenter: c.placementDC, InProcess: c.simHosts > 0}
 	for _, name := range p.VMNames() {
-		if err := c.manifest.record(Created{Op: OpCreate, Kind: KindVM, Name: name, VSphere: where}); err != nil {
+		if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
 			return err
 		}
 	}
@@ -32,13 +33,13 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // teardown destroys the campaign's VMs with its own context, so that a
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
-	c.tl.begin(StepTeardown)
+	c.tl.begin(rundir.StepTeardown)
 	c.step = c.steps() - 1
 	inProcess := c.simHosts > 0
 	switch {
 	case c.opts.KeepVMs && inProcess:
 		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
-		c.removed(KindVM, names, "ended with the in-process simulator")
+		c.removed(rundir.KindVM, names, "ended with the in-process simulator")
 		return
 	case c.opts.KeepVMs:
 		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
@@ -58,7 +59,7 @@ func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    remove what is left with: vmbench campaign teardown %s\n", n, err, c.dir)
 		return
 	}
-	c.removed(KindVM, names, "")
+	c.removed(rundir.KindVM, names, "")
 	c.logf("%s", destroyedWords(n, len(names)))
 }
 
@@ -79,7 +80,7 @@ func destroyedWords(n, count int) string {
 // record is logged (the objects are gone; a later teardown finds that).
 func (c *campaign) removed(kind string, names []string, note string) {
 	for _, n := range names {
-		if err := c.manifest.record(Created{Op: OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
+		if err := c.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
 			c.logf("%v", err)
 			return
 		}
@@ -118,11 +119,11 @@ func (c *campaign) tempDir() (string, error) {
 		return c.tmp, nil
 	}
 	tmp := tempDirName(c.id)
-	if err := c.manifest.record(Created{Op: OpCreate, Kind: KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
+	if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
 		return "", err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		c.manifest.record(Created{Op: OpFailed, Kind: KindTempDir, Name: tmp, Note: err.Error()})
+		c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()})
 		return "", err
 	}
 	c.tmp = tmp
@@ -141,7 +142,7 @@ func (c *campaign) removeTempDir() {
 			c.logf("removing %s: %v", c.tmp, err)
 			return
 		}
-		c.removed(KindTempDir, []string{c.tmp}, "")
+		c.removed(rundir.KindTempDir, []string{c.tmp}, "")
 	}
 }
 
@@ -182,7 +183,7 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 				c.logf("dropping %s: %v", describeDB(dbs[i]), err)
 				continue
 			}
-			c.removed(KindDatabase, []string{dbs[i].Database}, "")
+			c.removed(rundir.KindDatabase, []string{dbs[i].Database}, "")
 		}
 	}
 	shared := c.opts.Simulate && c.opts.DBServer != nil
@@ -200,9 +201,9 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 		// A database inside a campaign VM goes with the VM; one on a shared
 		// server is recorded before it is created.
 		if shared {
-			e := Created{Op: OpCreate, Kind: KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
-				DB: &CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
-			if err := c.manifest.record(e); err != nil {
+			e := rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
+				DB: &rundir.CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
+			if err := c.manifest.Record(e); err != nil {
 				drop()
 				return nil, nil, err
 			}
@@ -218,7 +219,7 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 		}
 		if err := owner.CreateDatabase(ctx); err != nil {
 			if shared {
-				c.manifest.record(Created{Op: OpFailed, Kind: KindDatabase, Name: d.Database, Note: err.Error()})
+				c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()})
 			}
 			drop()
 			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, describeDB(d), err)

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -28,16 +30,16 @@ type Resumable struct {
 	// ID is the campaign's id (the directory's name without the suffix).
 	ID string
 	// Spec is the campaign as it ran (Dir/campaign.yaml).
-	Spec *Spec
+	Spec *spec.Campaign
 	// Simulated says the campaign ran with --simulate (against a vcsim
 	// given with --url: the in-process one's VMs are gone).
 	Simulated bool
 	// VSphereURL is the recorded vSphere URL, without credentials.
 	VSphereURL string
 	// Journal is the directory's journal.
-	Journal *Journal
+	Journal *rundir.Journal
 	// provisioned is the journal's provision entry (the VMs).
-	provisioned *JournalEntry
+	provisioned *rundir.JournalEntry
 }
 
 // OpenResume reads results directory dir and says whether its campaign
@@ -57,13 +59,13 @@ func OpenResume(dir string) (*Resumable, error) {
 		return nil, fmt.Errorf("%s is complete (a campaign's results directory loses its .incomplete suffix once the campaign has finished): there is nothing to resume", dir)
 	}
 	teardown := "remove what it left with: vmbench campaign teardown " + dir
-	left, err := ReadManifest(dir)
+	left, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	j, err := ReadJournal(dir)
+	j, err := rundir.ReadJournal(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no %s: its campaign recorded no finished step (it stopped in its preflight, or a vmbench without resume ran it); %s", dir, JournalFile, teardown)
+		return nil, fmt.Errorf("%s has no %s: its campaign recorded no finished step (it stopped in its preflight, or a vmbench without resume ran it); %s", dir, rundir.JournalFile, teardown)
 	}
 	if err != nil {
 		return nil, err
@@ -81,21 +83,21 @@ func OpenResume(dir string) (*Resumable, error) {
 	}
 	vmsLeft := 0
 	for _, e := range left {
-		if e.Kind == KindVM {
+		if e.Kind == rundir.KindVM {
 			vmsLeft++
 		}
 	}
 	if vmsLeft == 0 {
-		return nil, fmt.Errorf("%s: its VMs were removed (%s marks them so): there is nothing to resume; run the campaign again", dir, ManifestFile)
+		return nil, fmt.Errorf("%s: its VMs were removed (%s marks them so): there is nothing to resume; run the campaign again", dir, rundir.ManifestFile)
 	}
-	spec, err := Load(filepath.Join(dir, "campaign.yaml"))
+	cf, err := spec.Load(filepath.Join(dir, "campaign.yaml"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no campaign.yaml: it is not the results directory of a VM campaign that provisioned its VMs; %s", dir, teardown)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Resumable{Dir: dir, ID: strings.TrimSuffix(filepath.Base(dir), ".incomplete"), Spec: spec,
+	return &Resumable{Dir: dir, ID: strings.TrimSuffix(filepath.Base(dir), ".incomplete"), Spec: cf,
 		Simulated: p.Simulated, VSphereURL: p.VSphereURL, Journal: j, provisioned: p}, nil
 }
 
@@ -148,13 +150,13 @@ func withoutUser(raw string) string {
 // start. Nothing is provisioned again. It then collects, reports,
 // completes the directory and tears down as Run does (unless KeepVMs).
 func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
-	lock, err := lockRun(r.Dir)
+	lock, err := rundir.Lock(r.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	tl := newTimeline(opts.Clock)
-	tl.begin(StepSetup)
+	tl.begin(rundir.StepSetup)
 	if opts, err = r.Check(opts); err != nil {
 		return nil, err
 	}
@@ -162,51 +164,34 @@ func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := r.Spec
+	cf := r.Spec
 	if opts.Simulate {
-		spec = spec.Simulated()
+		cf = cf.Simulated()
 	}
-	c := &campaign{spec: spec, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true, prior: r.Journal.processes(),
+	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true, prior: r.Journal.Processes(),
 		driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: r.ID, dir: r.Dir}
-	if c.manifest, err = reopenManifest(r.Dir, r.ID); err != nil {
+	if c.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
 	}
-	defer c.manifest.close()
-	if c.journal, err = openJournal(r.Dir); err != nil {
+	defer c.manifest.Close()
+	if c.journal, err = rundir.OpenJournal(r.Dir); err != nil {
 		return nil, err
 	}
-	defer c.journal.close()
-	if err := c.journal.record(JournalEntry{Step: StepResumed}); err != nil {
+	defer c.journal.Close()
+	if err := c.journal.Record(rundir.JournalEntry{Step: rundir.StepResumed}); err != nil {
 		return nil, err
 	}
-	rd := &ResultsDir{ID: r.ID, Path: r.Dir, Final: strings.TrimSuffix(r.Dir, ".incomplete")}
+	rd := &rundir.ResultsDir{ID: r.ID, Path: r.Dir, Final: strings.TrimSuffix(r.Dir, ".incomplete")}
 	fmt.Fprintf(c.log, "resuming campaign %s (steps finished: %s), results in %s\n", c.id, strings.Join(r.Journal.Steps(), ", "), rd.Final)
 	res, err := c.resume(ctx, r)
 	return c.conclude(rd, res, err)
-}
-
-// reopenManifest opens dir's manifest for appending, with the objects it
-// lists as created and not removed outstanding.
-func reopenManifest(dir, campaign string) (*manifest, error) {
-	left, err := ReadManifest(dir)
-	if err != nil {
-		return nil, err
-	}
-	m, err := appendManifest(dir, campaign)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range left {
-		m.open[e.Kind+"/"+e.Name] = true
-	}
-	return m, nil
 }
 
 // CheckData checks, before anything is touched, that a campaign that
 // restores a pre-built data set (data.source: prebuilt) and has its run
 // to do again finds its data set (FindData); opts as for Resume.
 func (r *Resumable) CheckData(ctx context.Context, opts Options) error {
-	if r.Journal.last(StepRun) != nil {
+	if r.Journal.Last(rundir.StepRun) != nil {
 		return nil
 	}
 	return FindData(ctx, r.Spec, opts)
@@ -225,7 +210,7 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 	for i, vm := range c.vmRecords {
 		names[i] = vm.Name
 	}
-	if r.Journal.last(StepRun) == nil { // the run is done again: data.source: prebuilt restores again
+	if r.Journal.Last(rundir.StepRun) == nil { // the run is done again: data.source: prebuilt restores again
 		if err := c.findData(ctx); err != nil {
 			return nil, err // before the VMs are touched: they stay for another resume
 		}
@@ -235,20 +220,20 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		return nil, err
 	}
 	defer c.teardown(sess, names)
-	if tmp := tempDirName(c.id); c.manifest.open[KindTempDir+"/"+tmp] {
+	if tmp := tempDirName(c.id); c.manifest.Holds(rundir.KindTempDir, tmp) {
 		if _, err := os.Stat(tmp); err == nil {
 			c.tmp = tmp // the SQLite files and simulated guests
 		}
 	}
-	if e := r.Journal.last(StepRun); e != nil {
+	if e := r.Journal.Last(rundir.StepRun); e != nil {
 		c.step = c.steps() - 2
-		c.tl.begin(StepCollect)
+		c.tl.begin(rundir.StepCollect)
 		c.stepf("collect and aggregate (the run had finished on every VM)")
-		results, err := readMeasured(c.dir, e.Measured)
+		results, err := rundir.ReadMeasured(c.dir, e.Measured)
 		if err != nil {
 			return nil, err
 		}
-		c.checks = r.Journal.checks() // they ran after the run, in the process that ran it
+		c.checks = r.Journal.Checks() // they ran after the run, in the process that ran it
 		out, err := c.aggregate(results)
 		c.removeLeftovers(ctx, vms)
 		return out, err
@@ -292,7 +277,7 @@ func (c *campaign) findVMs(ctx context.Context) ([]vsphere.VM, error) {
 		}
 		delete(byName, rec.Name)
 		vm := vsphere.VM{Name: rec.Name, MoRef: rec.MoRef, Datastore: rec.Datastore, IP: rec.IP, Role: l.Role,
-			CampaignID: l.CampaignID, PowerState: l.PowerState, Disks: rec.Disks, Host: rec.Host, Config: rec.Config}
+			CampaignID: l.CampaignID, PowerState: l.PowerState, Disks: vmDisks(rec.Disks), Host: rec.Host, Config: vsphere.VMConfig(rec.Config)}
 		if rec.LeftOut != "" {
 			vm.IPErr = errors.New(rec.LeftOut)
 		} else if l.IP != "" && l.IP != rec.IP {
@@ -317,12 +302,12 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 	if c.opts.KeepVMs {
 		return
 	}
-	left, err := ReadManifest(c.dir)
+	left, err := rundir.ReadManifest(c.dir)
 	if err != nil {
 		c.logf("%v", err)
 		return
 	}
-	if slices.ContainsFunc(left, func(e Created) bool { return e.Kind == KindDatabase }) {
+	if slices.ContainsFunc(left, func(e rundir.Created) bool { return e.Kind == rundir.KindDatabase }) {
 		if err := c.stopLeftAgents(ctx, vms); err != nil {
 			c.logf("%v; its databases are left: remove them with: vmbench campaign teardown %s", err, c.finalDir())
 			return
@@ -330,9 +315,9 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 	}
 	for _, e := range left {
 		switch e.Kind {
-		case KindDatabase:
+		case rundir.KindDatabase:
 			err = teardownDatabase(ctx, e, TeardownOptions{Getenv: c.opts.Getenv})
-		case KindTempDir:
+		case rundir.KindTempDir:
 			err = teardownTempDir(e)
 		default:
 			continue
@@ -355,7 +340,7 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 // are found there. Nothing for a campaign driven from the harness, or a
 // simulated one whose guests' directory is gone.
 func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
-	if d, _ := driverName(c.spec, c.opts); d != DriverGuest || (c.opts.Simulate && c.tmp == "") {
+	if d, _ := driverName(c.spec, c.opts); d != spec.DriverGuest || (c.opts.Simulate && c.tmp == "") {
 		return nil
 	}
 	var measured []vsphere.VM // a VM left out had no agent

@@ -11,6 +11,7 @@ import (
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
 	"vmbench/report"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -161,12 +162,12 @@ func driverNote(perVM []*oltp.Result) string {
 	switch {
 	case len(n) == 0:
 		return ""
-	case n[DriverGuest] == len(perVM):
+	case n[spec.DriverGuest] == len(perVM):
 		return ", driven inside each VM's guest by the vmbench agent"
-	case n[DriverHarness] == len(perVM):
+	case n[spec.DriverHarness] == len(perVM):
 		return ", driven from the harness host over the network"
 	}
-	return fmt.Sprintf(", driven from the harness for %d VMs and inside the guest for %d (see each Result's driver label)", n[DriverHarness], n[DriverGuest])
+	return fmt.Sprintf(", driven from the harness for %d VMs and inside the guest for %d (see each Result's driver label)", n[spec.DriverHarness], n[spec.DriverGuest])
 }
 
 // NewReview builds the review table from one measure-phase Result per VM

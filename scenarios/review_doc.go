@@ -51,7 +51,7 @@ func (r *Report) document(f form) (*report.Document, error) {
 		Warnings: s.Warnings, Sections: []report.Section{*s}}
 	d.Sections[0].Warnings = nil // shown once, at the top
 	if o := r.Info.Overhead; o != nil && r.Review != nil {
-		d.Sections = append(d.Sections, o.section(r.Review.Campaign))
+		d.Sections = append(d.Sections, overheadView{o}.section(r.Review.Campaign))
 	}
 	return d, nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"vmbench/report"
+	"vmbench/scenarios/spec"
 )
 
 // chromiumBinary finds a headless-capable Chromium: $VMBENCH_CHROMIUM,
@@ -293,7 +294,7 @@ func TestReportInBrowser(t *testing.T) {
 	})
 	t.Run("suite", func(t *testing.T) {
 		t.Setenv("TMPDIR", t.TempDir()) // the simulated targets
-		s, err := ParseSuite("one.yaml", []byte(oneProfileSuite))
+		s, err := spec.ParseSuite("one.yaml", []byte(oneProfileSuite))
 		if err != nil {
 			t.Fatal(err)
 		}

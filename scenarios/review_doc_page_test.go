@@ -15,6 +15,7 @@ import (
 	"vmbench/internal/textfmt"
 	"vmbench/oltp"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
 )
 
 // pageHost is a host's facts as vSphere gives them (vsphere.HostFacts.Map).
@@ -26,7 +27,7 @@ var pageHost = map[string]string{"vendor": "Dell Inc.", "model": "PowerEdge R750
 func writePageFixture(t *testing.T, c fixtureCampaign, dir string) {
 	t.Helper()
 	writeFixture(t, c, dir)
-	ri, err := readRunInfo(dir)
+	ri, err := rundir.ReadRunInfo(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func writePageFixture(t *testing.T, c fixtureCampaign, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, RunFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.RunFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	merged, err := oltp.ReadResultFile(filepath.Join(dir, "merged.json"))
@@ -104,15 +105,15 @@ func TestCampaignPageShowsEachThingOnce(t *testing.T) {
 		t.Error("the published aggregate row is not set apart (class strong)")
 	}
 	o := sampleOverhead() // writePageFixture's
-	caption := textfmt.Capitalize(o.heading())
+	caption := textfmt.Capitalize(overheadView{o}.heading())
 	if !strings.Contains(page, ">"+html.EscapeString(caption)+"</caption>") {
 		t.Errorf("no table captioned %q on the page", caption)
 	}
 	var header []string
-	for _, c := range o.table().Columns {
+	for _, c := range (overheadView{o}).table().Columns {
 		header = append(header, c.Header)
 	}
-	want := append([][]string{header}, o.table().Rows...)
+	want := append([][]string{header}, overheadView{o}.table().Rows...)
 	found := false
 	for _, tbl := range htmlTables(page) {
 		found = found || sameCells(tbl, want) == ""
@@ -130,7 +131,7 @@ func TestReviewFoldsIdenticalWarnings(t *testing.T) {
 	outcome.Name = "rev"
 	for _, c := range fixtureCampaigns[:2] {
 		writeFixture(t, c, filepath.Join(rev, c.name))
-		editFile(t, filepath.Join(rev, c.name, RunFile), `"completed": true`, `"completed": true, "simulated": true`)
+		editFile(t, filepath.Join(rev, c.name, rundir.RunFile), `"completed": true`, `"completed": true, "simulated": true`)
 		outcome.Campaigns = append(outcome.Campaigns, ReviewCampaignOutcome{File: c.name + ".yaml", Dir: c.name})
 	}
 	rec, err := json.Marshal(outcome)

@@ -21,8 +21,8 @@ func (sr *suiteReview) section() (*report.Section, error) {
 		sec.Text = append(sec.Text, s.Description)
 	}
 	where := strings.Join(s.Targets, ", ")
-	if s.inVMs() {
-		where = "in VMs: " + s.describeVMs()
+	if s.InVMs() {
+		where = "in VMs: " + describeSuiteVMs(s)
 	}
 	sec.Facts = []report.Fact{{Name: "Targets", Value: where}, {Name: "I/O", Value: sr.engineWords()},
 		{Name: "Started", Value: sr.info.Started.Format(time.RFC3339)}, {Name: "vmbench", Value: sr.info.VMBench}}

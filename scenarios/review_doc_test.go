@@ -14,6 +14,7 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
 )
 
 // TestReportGoldenFromResults renders report.md and report.csv of the
@@ -207,7 +208,7 @@ func TestDocumentWarnsIncomplete(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "merged.json")); err != nil {
 		t.Fatal(err)
 	}
-	editFile(t, filepath.Join(dir, RunFile), `"completed": true`, `"completed": false`)
+	editFile(t, filepath.Join(dir, rundir.RunFile), `"completed": true`, `"completed": false`)
 	var page bytes.Buffer
 	if err := renderDocument(t, dir).WriteHTML(&page); err != nil {
 		t.Fatal(err)

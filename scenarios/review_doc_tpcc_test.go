@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
 )
 
 // writeTPCCDir writes a 2-VM TPC-C results directory into dir: the second
@@ -35,13 +36,13 @@ func writeTPCCDir(t *testing.T, dir string) {
 	if err := merged.WriteFile(filepath.Join(dir, "merged.json")); err != nil {
 		t.Fatal(err)
 	}
-	ri, err := json.Marshal(RunInfo{Version: RunInfoVersion, Kind: VMCampaignKind, VMBench: "fixture", Completed: true})
+	ri, err := json.Marshal(rundir.RunInfo{Version: rundir.RunInfoVersion, Kind: rundir.VMCampaignKind, VMBench: "fixture", Completed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := "name: sqlserver-2vm\nvms: {role: sqlserver, count: 2}\ndatabase: {driver: sqlserver}\n" +
 		"workload: {tool: tpcc, name: tpcc, flags: {warehouses: 1500, terminals: 15000, conns: 200}}\n"
-	for f, b := range map[string][]byte{RunFile: ri, "campaign.yaml": []byte(spec)} {
+	for f, b := range map[string][]byte{rundir.RunFile: ri, "campaign.yaml": []byte(spec)} {
 		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 )
 
 // ReviewRecordFile is the record of a review directory: the review file's
@@ -57,12 +59,12 @@ type ReviewCampaignOutcome struct {
 // (opts.ResultsDir is replaced by the review directory; opts.DBServer, a
 // --db-dsn server, holds every OLTP campaign's VM databases and is not
 // given to block suites). The error joins the campaigns' errors.
-func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcome, error) {
-	rd, err := CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
+func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*ReviewOutcome, error) {
+	rd, err := rundir.CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	if err := rd.Write("review.yaml", rf.raw); err != nil { // the file as loaded, not read again
+	if err := rd.Write("review.yaml", rf.Raw); err != nil { // the file as loaded, not read again
 		return nil, err
 	}
 	out := &ReviewOutcome{Name: rf.Name}
@@ -72,7 +74,7 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 		if ctx.Err() != nil {
 			out.Interrupted = true
 		}
-		if out.Interrupted || (len(errs) > 0 && rf.OnFailure == ReviewStop) {
+		if out.Interrupted || (len(errs) > 0 && rf.OnFailure == spec.ReviewStop) {
 			co.NotRun = true
 			out.Campaigns = append(out.Campaigns, co)
 			continue
@@ -114,15 +116,15 @@ func RunReview(ctx context.Context, rf *ReviewFile, opts Options) (*ReviewOutcom
 // override) as campaign run would, before anything runs: a review that
 // would fail on its third campaign's bad flag fails at once, naming it,
 // with nothing created. Pre-built data sets are looked for too.
-func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
+func CheckReview(ctx context.Context, rf *spec.Review, opts Options) error {
 	var errs []error
 	for i, c := range rf.Campaigns {
 		f, err := rf.Load(i)
 		if err == nil && f.Suite != nil {
 			err = CheckSuite(f.Suite, suiteOptions(opts))
 		} else if err == nil {
-			if _, _, err = Check(f.Spec, opts); err == nil {
-				err = FindData(ctx, f.Spec, opts)
+			if _, _, err = Check(f.Campaign, opts); err == nil {
+				err = FindData(ctx, f.Campaign, opts)
 			}
 		}
 		if err != nil {
@@ -136,7 +138,7 @@ func CheckReview(ctx context.Context, rf *ReviewFile, opts Options) error {
 // returns its results directory's name: the completed one, or the
 // .incomplete one a failed or interrupted campaign kept ("" when it kept
 // none).
-func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options) (string, error) {
+func runReviewCampaign(ctx context.Context, rf *spec.Review, i int, opts Options) (string, error) {
 	f, err := rf.Load(i)
 	if err != nil {
 		return "", err
@@ -153,7 +155,7 @@ func runReviewCampaign(ctx context.Context, rf *ReviewFile, i int, opts Options)
 }
 
 // runLoaded checks and runs a loaded campaign or block suite with opts.
-func runLoaded(ctx context.Context, f *File, opts Options) (*Outcome, error) {
+func runLoaded(ctx context.Context, f *spec.File, opts Options) (*Outcome, error) {
 	var out *Outcome
 	var err error
 	if f.Suite != nil {
@@ -163,13 +165,13 @@ func runLoaded(ctx context.Context, f *File, opts Options) (*Outcome, error) {
 		}
 		out, err = RunSuite(ctx, f.Suite, opts)
 	} else {
-		if _, _, err := Check(f.Spec, opts); err != nil {
+		if _, _, err := Check(f.Campaign, opts); err != nil {
 			return nil, err
 		}
-		if err := FindData(ctx, f.Spec, opts); err != nil {
+		if err := FindData(ctx, f.Campaign, opts); err != nil {
 			return nil, err
 		}
-		out, err = Run(ctx, f.Spec, opts)
+		out, err = Run(ctx, f.Campaign, opts)
 	}
 	return out, err
 }

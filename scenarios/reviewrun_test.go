@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"vmbench/scenarios/spec"
 )
 
 // runStubReview runs a review of the stub campaigns stub-a, stub-b and
@@ -33,7 +36,7 @@ func runStubReview(t *testing.T, d *stubDriver) (string, *ReviewOutcome, string)
 	if err := os.WriteFile(filepath.Join(src, "r.yaml"), []byte(review), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rf, err := LoadReview(filepath.Join(src, "r.yaml"))
+	rf, err := spec.LoadReview(filepath.Join(src, "r.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +137,44 @@ func TestReviewInterruptedInItsFirstCampaign(t *testing.T) {
 	}
 	if err := WriteReviewReports(dir); err != nil {
 		t.Errorf("report of the review directory: %v", err)
+	}
+}
+
+// TestReviewOverrideErrorsNameTheirLines: an error in a campaign's
+// override names the review file and the override's own line, at load
+// (an unknown key) and at the check (a bad flag); an error in the
+// campaign file itself names that file's line.
+func TestReviewOverrideErrorsNameTheirLines(t *testing.T) {
+	dir := t.TempDir()
+	camp, err := os.ReadFile("sysbench-4vm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("c.yaml", string(camp))
+	review := write("r.yaml", "kind: review\nname: r\ncampaigns:\n  - file: c.yaml\n    override:\n      vms:\n        cuont: 2\n")
+	if _, err := spec.LoadReview(review); err == nil || !strings.Contains(err.Error(), review+":7 (the override)") || !strings.Contains(err.Error(), `"cuont"`) {
+		t.Errorf("unknown key in an override: %v, want %s:7", err, review)
+	}
+	review = write("r.yaml", "kind: review\nname: r\ncampaigns:\n  - file: c.yaml\n    override:\n      simulate:\n        workload:\n          flags:\n            threads: -3\n")
+	rf, err := spec.LoadReview(review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckReview(t.Context(), rf, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), review+":9 (the override)") {
+		t.Errorf("bad flag in an override: %v, want %s:9", err, review)
+	}
+	bad := strings.Replace(string(camp), "  count: 4\n", "  count: 4\n  cuont: 4\n", 1)
+	c := write("c.yaml", bad)
+	line := strings.Count(bad[:strings.Index(bad, "  cuont")], "\n") + 1
+	if _, err := spec.LoadReview(review); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s:%d", c, line)) {
+		t.Errorf("unknown key in the campaign file: %v, want %s:%d", err, c, line)
 	}
 }

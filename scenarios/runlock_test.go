@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vmbench/scenarios/rundir"
 )
 
 // A running campaign holds its directory's lock: teardown, in another
@@ -18,15 +20,15 @@ func TestTeardownRefusesARunningCampaign(t *testing.T) {
 	if err := os.Mkdir(sim, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m, err := createManifest(dir, "c-1")
+	m, err := rundir.CreateManifest(dir, "c-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.record(Created{Op: OpCreate, Kind: KindSimDir, Name: sim}); err != nil {
+	if err := m.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: sim}); err != nil {
 		t.Fatal(err)
 	}
-	m.close()
-	lock, err := lockRun(dir)
+	m.Close()
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +39,13 @@ func TestTeardownRefusesARunningCampaign(t *testing.T) {
 	}()
 	err = <-errc
 	want := fmt.Sprintf("campaign %s is still running (pid %d)", dir, os.Getpid())
-	if !errors.Is(err, ErrRunning) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, rundir.ErrRunning) || !strings.Contains(err.Error(), want) {
 		t.Errorf("teardown of a running campaign: %v, want %q", err, want)
 	}
 	if _, err := os.Stat(sim); err != nil {
 		t.Errorf("teardown of a running campaign removed the simulator's directory: %v", err)
 	}
-	lock.release()
+	lock.Release()
 	if n, err := Teardown(t.Context(), dir, TeardownOptions{Log: io.Discard}); err != nil || n != 1 {
 		t.Errorf("teardown once the campaign ended: %d, %v", n, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -101,7 +102,7 @@ func startSpread(results []*oltp.Result) []string {
 		if r == nil || first(r).IsZero() {
 			continue
 		}
-		if d := first(r).Sub(earliest); d > lateStartSlack+DefaultMaxClockOffset {
+		if d := first(r).Sub(earliest); d > lateStartSlack+spec.DefaultMaxClockOffset {
 			late = append(late, fmt.Sprintf("%s %.3f s", r.Labels["vm"], d.Seconds()))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -22,14 +23,14 @@ func TestStartDelayDefaults(t *testing.T) {
 		{"vSphere, agents", Options{}, &guestDriver{}, StartDelayRemote},
 		{"set", Options{Simulate: true, StartDelay: 3 * time.Second}, harnessDriver{}, 3 * time.Second},
 	} {
-		c := &campaign{opts: tc.opts, driver: tc.drv, spec: &Spec{VMs: VMSpec{Count: 2}}}
+		c := &campaign{opts: tc.opts, driver: tc.drv, spec: &spec.Campaign{VMs: spec.VMs{Count: 2}}}
 		if got := c.startDelay(); got != tc.want {
 			t.Errorf("%s: start delay %s, want %s", tc.name, got, tc.want)
 		}
 	}
 	// In process, 125 ms a VM beyond 4 VMs: 16 VMs open their
 	// connections on the harness's cores.
-	c := &campaign{opts: Options{Simulate: true}, driver: harnessDriver{}, spec: &Spec{VMs: VMSpec{Count: 16}}}
+	c := &campaign{opts: Options{Simulate: true}, driver: harnessDriver{}, spec: &spec.Campaign{VMs: spec.VMs{Count: 16}}}
 	if got := c.startDelay(); got != 2*time.Second {
 		t.Errorf("16 VMs in process: start delay %s, want 2s", got)
 	}
@@ -55,12 +56,12 @@ func TestLateStarts(t *testing.T) {
 			[]string{"sysbench-02 began 0.620 s after the common start"}},
 		{"late without a precondition", harnessDriver{}, []*oltp.Result{nil, nil, nil, {Start: at.Add(1500 * time.Millisecond)}},
 			[]string{"sysbench-04 began 1.500 s after the common start"}},
-		{"guests get their clock offset too", &guestDriver{}, []*oltp.Result{withPre(lateStartSlack+DefaultMaxClockOffset, time.Minute),
-			withPre(lateStartSlack+DefaultMaxClockOffset+time.Millisecond, time.Minute), nil, nil},
+		{"guests get their clock offset too", &guestDriver{}, []*oltp.Result{withPre(lateStartSlack+spec.DefaultMaxClockOffset, time.Minute),
+			withPre(lateStartSlack+spec.DefaultMaxClockOffset+time.Millisecond, time.Minute), nil, nil},
 			[]string{"sysbench-02 began 0.151 s after the common start"}},
 	} {
 		var log strings.Builder
-		c := &campaign{opts: Options{Simulate: true}, driver: tc.drv, spec: &Spec{}, log: &syncWriter{w: &log}}
+		c := &campaign{opts: Options{Simulate: true}, driver: tc.drv, spec: &spec.Campaign{}, log: &syncWriter{w: &log}}
 		got := c.lateStarts(at, vms, tc.results)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -82,7 +83,7 @@ func TestStartSpreadInTheReport(t *testing.T) {
 		}
 		return r
 	}
-	slack := lateStartSlack + DefaultMaxClockOffset
+	slack := lateStartSlack + spec.DefaultMaxClockOffset
 	for _, tc := range []struct {
 		name    string
 		results []*oltp.Result

@@ -10,18 +10,20 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
-// forRun returns the suite as it runs: itself, or with simulate the
+// suiteForRun returns suite s as it runs: itself, or with simulate the
 // Simulated suite on temporary files in a new temporary directory, which
 // done removes.
-func (s *Suite) forRun(simulate bool) (run *Suite, done func(), err error) {
+func suiteForRun(s *spec.Suite, simulate bool) (run *spec.Suite, done func(), err error) {
 	if !simulate {
 		return s, func() {}, nil
 	}
 	if s.Simulate == nil {
-		return nil, nil, fmt.Errorf("%s: --simulate needs a simulate: block (targets, size, elapsed, interval, warmup, curve)", s.file())
+		return nil, nil, fmt.Errorf("%s: --simulate needs a simulate: block (targets, size, elapsed, interval, warmup, curve)", s.File())
 	}
 	tmp, err := os.MkdirTemp("", "vmbench-suite-")
 	if err != nil {
@@ -30,27 +32,27 @@ func (s *Suite) forRun(simulate bool) (run *Suite, done func(), err error) {
 	return s.Simulated(tmp), func() { os.RemoveAll(tmp) }, nil
 }
 
-// check validates run (the suite as it runs) and checks it against this
+// checkSuiteRun validates run (suite s as it runs) and checks it against this
 // host and, unless simulated, its targets; it creates nothing.
-func (s *Suite) check(run *Suite) ([]SuitePlan, error) {
+func checkSuiteRun(s, run *spec.Suite) ([]spec.SuitePlan, error) {
 	if run.SimulatedTargets {
 		if err := run.Validate(); err != nil {
-			return nil, fmt.Errorf("%s (simulate: block): %w", s.file(), err)
+			return nil, fmt.Errorf("%s (simulate: block): %w", s.File(), err)
 		}
 	}
 	plans, err := run.Configs()
 	if err != nil {
 		return nil, err
 	}
-	if err := run.CheckHost(plans); err != nil {
+	if err := checkSuiteHost(run, plans); err != nil {
 		if run.SimulatedTargets {
 			return nil, fmt.Errorf("with --simulate: %w", err)
 		}
 		return nil, err
 	}
 	if !run.SimulatedTargets {
-		if err := run.CheckTargets(plans); err != nil {
-			return nil, fmt.Errorf("%s: targets: %w", s.file(), err)
+		if err := checkSuiteTargets(plans); err != nil {
+			return nil, fmt.Errorf("%s: targets: %w", s.File(), err)
 		}
 	}
 	return plans, nil
@@ -61,17 +63,17 @@ func (s *Suite) check(run *Suite) ([]SuitePlan, error) {
 // with the suite's values, this host's bounds and free space, and the
 // targets (exist, can be opened, not in use, no signature unless force:).
 // Every error is bad input, naming the file and line.
-func CheckSuite(s *Suite, opts Options) error {
-	if s.inVMs() {
+func CheckSuite(s *spec.Suite, opts Options) error {
+	if s.InVMs() {
 		_, err := checkVMSuite(s, opts)
 		return err
 	}
-	run, done, err := s.forRun(opts.Simulate)
+	run, done, err := suiteForRun(s, opts.Simulate)
 	if err != nil {
 		return err
 	}
 	defer done()
-	_, err = s.check(run)
+	_, err = checkSuiteRun(s, run)
 	return err
 }
 
@@ -93,16 +95,16 @@ func CheckSuite(s *Suite, opts Options) error {
 // A suite with a vms: block runs inside block-worker VMs instead
 // (runVMSuite): provisioned, each profile in every VM at once, merged
 // point by point, and destroyed at the end, as a VM campaign's are.
-func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
-	if s.inVMs() {
+func RunSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error) {
+	if s.InVMs() {
 		return runVMSuite(ctx, s, opts)
 	}
-	run, done, err := s.forRun(opts.Simulate)
+	run, done, err := suiteForRun(s, opts.Simulate)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	plans, err := s.check(run)
+	plans, err := checkSuiteRun(s, run)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +113,7 @@ func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
 	}
 	out, log := orDiscard(opts.Out), orDiscard(opts.Log)
 	now := time.Now()
-	rd, err := CreateResultsDir(opts.ResultsDir, s.Name, now)
+	rd, err := rundir.CreateResultsDir(opts.ResultsDir, s.Name, now)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,7 @@ func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
 		err = rd.Write("suite.yaml", resolved)
 	}
 	if err == nil {
-		err = writeRunInfo(rd.Path, RunInfo{Kind: SuiteKind, VMBench: opts.Version, Started: now, Simulated: run.SimulatedTargets})
+		err = rundir.WriteRunInfo(rd.Path, rundir.RunInfo{Kind: spec.SuiteKind, VMBench: opts.Version, Started: now, Simulated: run.SimulatedTargets})
 	}
 	if err != nil {
 		rd.Discard()
@@ -128,7 +130,7 @@ func RunSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
 	}
 	fmt.Fprintf(log, "block suite %s: results in %s\n", rd.ID, rd.Final)
 	w := &suiteReport{dir: rd}
-	if err := run.execute(ctx, plans, out, log, w); err != nil {
+	if err := executeSuite(ctx, run, plans, out, log, w); err != nil {
 		if w.measured == 0 {
 			rd.Discard() // nothing measured: leave nothing behind
 			return nil, fmt.Errorf("block suite %s: %w", s.Name, err)
@@ -154,10 +156,10 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// execute prepares every profile (a simulated suite creates its files),
+// executeSuite prepares every profile of suite s (a simulated suite creates its files),
 // checks the targets, then runs the profiles in order, writing each one's
 // results as it completes.
-func (s *Suite) execute(ctx context.Context, plans []SuitePlan, out, log io.Writer, w *suiteReport) error {
+func executeSuite(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, out, log io.Writer, w *suiteReport) error {
 	env := workload.Env{Log: log, Labels: map[string]string{"suite": s.Name}}
 	var total time.Duration
 	for _, p := range plans {
@@ -166,7 +168,7 @@ func (s *Suite) execute(ctx context.Context, plans []SuitePlan, out, log io.Writ
 		}
 		total += p.Config.Bounds().Time
 	}
-	if err := s.CheckTargets(plans); err != nil {
+	if err := checkSuiteTargets(plans); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "suite %s: %d profile(s) on %d target(s), about %s\n", s.Name, len(plans), len(s.Targets), total.Round(time.Second))
@@ -197,7 +199,7 @@ func (s *Suite) execute(ctx context.Context, plans []SuitePlan, out, log io.Writ
 // reports (WriteReports), rendered from the directory as `vmbench report
 // DIR` renders them.
 type suiteReport struct {
-	dir *ResultsDir
+	dir *rundir.ResultsDir
 	// measured counts the profiles whose files were written.
 	measured int
 	// last is the Report rendered after the last profile.
@@ -206,10 +208,10 @@ type suiteReport struct {
 
 // profile writes the files of one profile's Output (the tool's
 // workload.ResultWriter) and rewrites the reports (WriteReports).
-func (w *suiteReport) profile(p SuitePlan, o *workload.Output) error {
+func (w *suiteReport) profile(p spec.SuitePlan, o *workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	if !ok {
-		return fmt.Errorf("profile %s: the suite's tool %s writes no results (workload.ResultWriter)", p.Profile, suiteTool)
+		return fmt.Errorf("profile %s: the suite's tool %s writes no results (workload.ResultWriter)", p.Profile, spec.SuiteTool)
 	}
 	if _, err := rw.WriteResults(w.dir.Path, p.Profile, o); err != nil {
 		return err

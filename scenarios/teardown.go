@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"vmbench/dialect"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -36,46 +37,46 @@ type TeardownOptions struct {
 // removing nothing, a directory whose campaign is still running (it holds
 // LockFile), and holds that lock itself while it works.
 func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error) {
-	left, err := ReadManifest(dir)
+	left, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return 0, err
 	}
-	lock, err := lockRun(dir)
+	lock, err := rundir.Lock(dir)
 	if err != nil {
 		return 0, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	if len(left) == 0 {
 		fmt.Fprintf(opts.Log, "%s: nothing left to remove\n", dir)
 		return 0, nil
 	}
-	m, err := appendManifest(dir, left[0].Campaign)
+	m, err := rundir.AppendManifest(dir, left[0].Campaign)
 	if err != nil {
 		return 0, err
 	}
-	defer m.close()
+	defer m.Close()
 	var errs []error
 	done := 0
-	gone := func(e Created, note string) {
-		if err := m.record(Created{Op: OpRemoved, Kind: e.Kind, Name: e.Name, Note: note}); err != nil {
+	gone := func(e rundir.Created, note string) {
+		if err := m.Record(rundir.Created{Op: rundir.OpRemoved, Kind: e.Kind, Name: e.Name, Note: note}); err != nil {
 			errs = append(errs, err)
 			return
 		}
 		done++
 	}
-	var vms []Created
+	var vms []rundir.Created
 	for _, e := range left {
 		switch e.Kind {
-		case KindVM:
+		case rundir.KindVM:
 			vms = append(vms, e)
-		case KindDatabase:
+		case rundir.KindDatabase:
 			if err := teardownDatabase(ctx, e, opts); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 			fmt.Fprintf(opts.Log, "dropped database %s on %s:%d (if it was there)\n", e.Name, e.DB.Host, e.DB.Port)
 			gone(e, "campaign teardown")
-		case KindTempDir, KindSimDir:
+		case rundir.KindTempDir, rundir.KindSimDir:
 			if err := teardownTempDir(e); err != nil {
 				errs = append(errs, err)
 				continue
@@ -83,7 +84,7 @@ func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error
 			fmt.Fprintf(opts.Log, "removed %s\n", e.Name)
 			gone(e, "campaign teardown")
 		default:
-			errs = append(errs, fmt.Errorf("%s: unknown kind %q of %s: left alone", ManifestFile, e.Kind, e.Name))
+			errs = append(errs, fmt.Errorf("%s: unknown kind %q of %s: left alone", rundir.ManifestFile, e.Kind, e.Name))
 		}
 	}
 	if len(vms) > 0 {
@@ -102,18 +103,9 @@ func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error
 	return done, nil
 }
 
-// appendManifest opens dir's existing ManifestFile for appending.
-func appendManifest(dir, campaign string) (*manifest, error) {
-	f, err := os.OpenFile(filepath.Join(dir, ManifestFile), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
-}
-
 // teardownDatabase drops a recorded database with the tool recorded with
 // it (its Config on that database, a DatabaseOwner).
-func teardownDatabase(ctx context.Context, e Created, opts TeardownOptions) error {
+func teardownDatabase(ctx context.Context, e rundir.Created, opts TeardownOptions) error {
 	if e.DB == nil || !strings.HasPrefix(e.Name, "vmbench_") {
 		return fmt.Errorf("database %q: not one a campaign names (vmbench_<campaign>_<vm>): left alone", e.Name)
 	}
@@ -151,12 +143,12 @@ func teardownDatabase(ctx context.Context, e Created, opts TeardownOptions) erro
 
 // teardownTempDir removes a recorded temporary directory, only if its
 // name is one a campaign gives (tempDirName) or the simulator's (govcsim-*).
-func teardownTempDir(e Created) error {
+func teardownTempDir(e rundir.Created) error {
 	want := "vmbench-" + e.Campaign
-	if e.Kind == KindSimDir {
+	if e.Kind == rundir.KindSimDir {
 		want = "govcsim-"
 	}
-	if !strings.HasPrefix(filepath.Base(e.Name), want) || (e.Kind == KindTempDir && filepath.Base(e.Name) != want) {
+	if !strings.HasPrefix(filepath.Base(e.Name), want) || (e.Kind == rundir.KindTempDir && filepath.Base(e.Name) != want) {
 		return fmt.Errorf("directory %s: not one campaign %s makes (%s...): left alone", e.Name, e.Campaign, want)
 	}
 	return os.RemoveAll(e.Name)
@@ -164,7 +156,7 @@ func teardownTempDir(e Created) error {
 
 // teardownVMs destroys the recorded VMs (one campaign's, on one vSphere)
 // and returns the note recorded with them.
-func teardownVMs(ctx context.Context, vms []Created, opts TeardownOptions) (string, error) {
+func teardownVMs(ctx context.Context, vms []rundir.Created, opts TeardownOptions) (string, error) {
 	where, campaign := vms[0].VSphere, vms[0].Campaign
 	if where == nil {
 		return "", fmt.Errorf("VMs of campaign %s: no vSphere recorded: left alone", campaign)

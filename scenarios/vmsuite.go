@@ -14,6 +14,8 @@ import (
 	"vmbench/agent"
 	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -21,10 +23,10 @@ import (
 // vmSuite is a block suite in VMs as it runs: the suite (simulated in
 // simulation) and its profiles, checked.
 type vmSuite struct {
-	*Suite
+	*spec.Suite
 	// plans are the profiles as checked, on placeholder targets; each VM
 	// runs its own Configs (vmPlans).
-	plans   []SuitePlan
+	plans   []spec.SuitePlan
 	started time.Time
 	// results are the VMs' measured Results (every curve point's), for
 	// the overhead table's workload window.
@@ -36,36 +38,36 @@ type vmSuite struct {
 // profiles against this host's bounds, the block-worker layout, the
 // guests (driver guest: guest.user outside simulation), --agent-binary
 // and the vSphere options. Errors name the file and line.
-func checkVMSuite(s *Suite, opts Options) (*campaign, error) {
+func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	run := s
 	if opts.Simulate {
 		if s.Simulate == nil {
-			return nil, fmt.Errorf("%s: --simulate needs a simulate: block (size, elapsed, interval, warmup, curve)", s.file())
+			return nil, fmt.Errorf("%s: --simulate needs a simulate: block (size, elapsed, interval, warmup, curve)", s.File())
 		}
 		run = s.Simulated("")
 		run.Targets = nil
 		if err := run.Validate(); err != nil {
-			return nil, fmt.Errorf("%s (simulate: block): %w", s.file(), err)
+			return nil, fmt.Errorf("%s (simulate: block): %w", s.File(), err)
 		}
 	}
 	var errs []error
-	plans, err := run.forVM(checkTargetsDir()).Configs()
+	plans, err := run.ForVM(checkTargetsDir()).Configs()
 	errs = append(errs, err)
 	if err == nil {
-		errs = append(errs, run.CheckHost(plans))
+		errs = append(errs, checkSuiteHost(run, plans))
 	}
-	spec := run.campaignSpec()
-	if opts.Driver == DriverHarness {
+	cf := run.Campaign()
+	if opts.Driver == spec.DriverHarness {
 		errs = append(errs, errors.New("--driver harness: a block suite in VMs always runs in each VM's guest, against the VM's own vDisks (leave --driver out)"))
-	} else if _, err := driverName(spec, opts); err != nil {
+	} else if _, err := driverName(cf, opts); err != nil {
 		errs = append(errs, err)
 	}
 	if opts.AgentBinary != "" {
-		errs = append(errs, checkAgentBinary(spec, opts))
+		errs = append(errs, checkAgentBinary(cf, opts))
 	}
-	layout, err := run.layout()
+	layout, err := suiteLayout(run)
 	if err != nil {
-		errs = append(errs, s.errorf("vms", "vms", "%v", err))
+		errs = append(errs, s.Errorf("vms", "vms", "%v", err))
 	}
 	if !opts.Simulate {
 		errs = append(errs, opts.VSphere.Validate())
@@ -73,7 +75,7 @@ func checkVMSuite(s *Suite, opts Options) (*campaign, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &campaign{spec: spec, opts: opts, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
+	c := &campaign{spec: cf, opts: opts, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
 	return c, nil
 }
 
@@ -83,9 +85,9 @@ func checkVMSuite(s *Suite, opts Options) (*campaign, error) {
 // VMs point by point (workload.OutputMerger) and written as a block
 // suite's results (the merged profile's files at the top, each VM's in
 // vms/<vm>/), then teardown.
-func runVMSuite(ctx context.Context, s *Suite, opts Options) (*Outcome, error) {
+func runVMSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error) {
 	tl := newTimeline(opts.Clock)
-	tl.begin(StepSetup)
+	tl.begin(rundir.StepSetup)
 	c, err := checkVMSuite(s, opts)
 	if err != nil {
 		return nil, err
@@ -102,7 +104,7 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 	if err := c.startDriver(ctx, vms); err != nil {
 		return nil, err
 	}
-	defer func() { c.tl.begin(StepTeardown); c.driver.Close() }()
+	defer func() { c.tl.begin(rundir.StepTeardown); c.driver.Close() }()
 	gd, ok := c.driver.(*guestDriver)
 	if !ok {
 		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
@@ -114,7 +116,7 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(StepRun)
+	c.tl.begin(rundir.StepRun)
 	c.stepf("run %d profile(s) in all %d VMs at once", len(c.suite.plans), len(vms))
 	defer func() { c.tl.endRun(c.suite.results) }()
 	for k := range c.suite.plans {
@@ -143,7 +145,7 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 	}
 	r.VSphere = c.placement
 	if c.opts.Simulate {
-		r.Simulate = &SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
+		r.Simulate = &spec.SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
 	}
 	b, err := yaml.Marshal(&r)
 	if err != nil {
@@ -161,8 +163,8 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 // guest directory, created by the agent's prepare; in a real guest the
 // agent finds each data vDisk by its SCSI address and UUID (disks[vm]),
 // read back from vSphere after provisioning.
-func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.VM) ([][]SuitePlan, [][]agent.Disk, error) {
-	plans := make([][]SuitePlan, len(vms))
+func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
+	plans := make([][]spec.SuitePlan, len(vms))
 	disks := make([][]agent.Disk, len(vms))
 	for i, vm := range vms {
 		dir := ""
@@ -179,7 +181,7 @@ func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.V
 			}
 			disks[i] = d
 		}
-		p, err := c.suite.forVM(dir).Configs()
+		p, err := c.suite.ForVM(dir).Configs()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", vm.Name, err)
 		}
@@ -213,7 +215,7 @@ func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
 // top, then the reports. A failure in one VM stops the profile in all
 // of them, as in a VM campaign; what was measured until then is merged
 // and kept, and the suite stops with the error.
-func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]SuitePlan, disks [][]agent.Disk) error {
+func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
 	p := c.suite.plans[k]
 	plan := p.Profile
 	if pf, ok := p.Config.(workload.Preflighter); ok {
@@ -221,7 +223,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	}
 	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(c.suite.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
 	work := func(i int) guestWork {
-		return guestWork{tool: suiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
+		return guestWork{tool: spec.SuiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
 	}
 	if c.suite.SimulatedTargets {
 		begin := time.Now()
@@ -236,7 +238,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", DriverGuest)
+			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", spec.DriverGuest)
 			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {
@@ -274,11 +276,11 @@ func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsph
 // that returned one) in vms/<vm>/ and their merge in the results
 // directory, then the reports (WriteReports); the merged curve goes to
 // Out. With no Output at all it writes nothing.
-func (c *campaign) writeSuiteProfile(p SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
+func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	m, ok2 := p.Config.(workload.OutputMerger)
 	if !ok || !ok2 {
-		return fmt.Errorf("the suite's tool %s neither writes nor merges results (workload.ResultWriter, workload.OutputMerger)", suiteTool)
+		return fmt.Errorf("the suite's tool %s neither writes nor merges results (workload.ResultWriter, workload.OutputMerger)", spec.SuiteTool)
 	}
 	names := make([]string, len(vms))
 	measured := false

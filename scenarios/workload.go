@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
+	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
 
@@ -24,20 +26,20 @@ import (
 // once (workload.Parse): the file's, and with Simulate the simulate
 // block's too. It returns the Config the campaign runs (the simulated one
 // in simulation) or every problem, each with the file and line.
-func checkTool(spec *Spec, opts Options) (workload.Config, error) {
-	src := spec.src
-	t, err := workload.Lookup(spec.Workload.Tool)
+func checkTool(cf *spec.Campaign, opts Options) (workload.Config, error) {
+	src := cf.Origin
+	t, err := workload.Lookup(cf.Workload.Tool)
 	var conn workload.Connector
 	if err == nil {
 		conn, _ = t.NewConfig().(workload.Connector)
 	}
 	if conn == nil {
-		return nil, src.errorf("workload.tool", "workload.tool: %q is not known (valid: %s)", spec.Workload.Tool, strings.Join(vmTools(), ", "))
+		return nil, src.Errorf("workload.tool", "workload.tool: %q is not known (valid: %s)", cf.Workload.Tool, strings.Join(vmTools(), ", "))
 	}
 	var errs []error
-	if d, err := dialect.ParseDriver(spec.Database.Driver); err == nil {
+	if d, err := dialect.ParseDriver(cf.Database.Driver); err == nil {
 		if err := conn.Supports(d); err != nil {
-			errs = append(errs, src.errorf("database.driver", "database.driver: %w", err))
+			errs = append(errs, src.Errorf("database.driver", "database.driver: %w", err))
 		}
 	}
 	if s := opts.DBServer; opts.Simulate && s != nil {
@@ -46,10 +48,10 @@ func checkTool(spec *Spec, opts Options) (workload.Config, error) {
 		}
 	}
 	seen := map[string]bool{}
-	cfg, err := parseWorkload(t, conn, spec, "workload.flags", spec.Workload, seen)
+	cfg, err := parseWorkload(t, conn, cf, "workload.flags", cf.Workload, seen)
 	errs = append(errs, err)
-	if opts.Simulate && spec.Simulate != nil && spec.Simulate.Workload != nil {
-		cfg, err = parseWorkload(t, conn, spec, "simulate.workload.flags", spec.Simulated().Workload, seen)
+	if opts.Simulate && cf.Simulate != nil && cf.Simulate.Workload != nil {
+		cfg, err = parseWorkload(t, conn, cf, "simulate.workload.flags", cf.Simulated().Workload, seen)
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -77,12 +79,12 @@ func vmTools() []string {
 // run's flags come from both blocks); seen holds the problems already
 // reported, so that the simulated flags do not report a key of
 // workload.flags again.
-func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path string, w WorkloadSpec, seen map[string]bool) (workload.Config, error) {
-	src := spec.src
+func parseWorkload(t workload.Tool, conn workload.Connector, cf *spec.Campaign, path string, w spec.Workload, seen map[string]bool) (workload.Config, error) {
+	src := cf.Origin
 	flags := make(map[string]string, len(w.Flags))
 	keys := map[string]string{} // flag name: the path of its key in the file
 	for k, v := range w.Flags {
-		at := flagOrigin(spec, path, k)
+		at := flagOrigin(cf, path, k)
 		flags[k], keys[flagvalue.Name(k)] = fmt.Sprint(v), at+"."+k
 		if n := flagNode(src, at, k); n != nil && n.Kind == yaml.ScalarNode {
 			flags[k] = n.Value // as written: no float round trip
@@ -98,7 +100,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 		}
 		if id := where + "\x00" + e.Error(); !seen[id] {
 			seen[id] = true
-			errs = append(errs, src.errorf(at, "%s (%s %s): %w", at, spec.Workload.Tool, w.Name, e))
+			errs = append(errs, src.Errorf(at, "%s (%s %s): %w", at, cf.Workload.Tool, w.Name, e))
 		}
 	}
 	if len(errs) > 0 {
@@ -107,12 +109,12 @@ func parseWorkload(t workload.Tool, conn workload.Connector, spec *Spec, path st
 	if err := workload.CheckEnds(cfg); err != nil {
 		at := path
 		for _, k := range []string{"time", "max-time", "events"} {
-			if src.line(path+"."+k) > src.line(path) {
+			if src.Line(path+"."+k) > src.Line(path) {
 				at = path + "." + k
 				break
 			}
 		}
-		return nil, src.errorf(at, "%s: %v", path, err)
+		return nil, src.Errorf(at, "%s: %v", path, err)
 	}
 	return cfg, nil
 }
@@ -134,9 +136,9 @@ func errorFlag(e error) string {
 
 // flagOrigin is the block that sets flag key k of the flags at path: the
 // simulate block when it holds k, else workload.flags.
-func flagOrigin(spec *Spec, path, k string) string {
-	if path == "simulate.workload.flags" && spec.Simulate != nil && spec.Simulate.Workload != nil {
-		if _, ok := spec.Simulate.Workload.Flags[k]; ok {
+func flagOrigin(cf *spec.Campaign, path, k string) string {
+	if path == "simulate.workload.flags" && cf.Simulate != nil && cf.Simulate.Workload != nil {
+		if _, ok := cf.Simulate.Workload.Flags[k]; ok {
 			return path
 		}
 	}
@@ -144,8 +146,8 @@ func flagOrigin(spec *Spec, path, k string) string {
 }
 
 // flagNode is the value of key k in the flags mapping at block, or nil.
-func flagNode(src source, block, k string) *yaml.Node {
-	m := src.value(block)
+func flagNode(src spec.Origin, block, k string) *yaml.Node {
+	m := src.Value(block)
 	for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == k {
 			return m.Content[i+1]
@@ -220,3 +222,5 @@ func serverDSN(d dialect.Config) string {
 	}
 	return u.String()
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -15,6 +15,8 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -43,7 +45,7 @@ func newCampaignTeardownCmd(a *app) *cobra.Command {
 		Use:   "teardown DIR",
 		Short: "Remove what a campaign created and left behind, as its results directory lists",
 		Long: `Every campaign records each object it creates (VMs, databases on a --db-dsn
-server, the temporary directory of its SQLite files) in DIR/` + scenarios.ManifestFile + `
+server, the temporary directory of its SQLite files) in DIR/` + rundir.ManifestFile + `
 before creating it, and marks it removed once it is gone. After a kill -9, a
 failed teardown or --keep-vms, 'campaign teardown DIR' removes exactly what is
 listed there and not yet removed, and marks it; run again, it does nothing.
@@ -54,18 +56,18 @@ $PGPASSWORD or $SQLCMDPASSWORD for a --db-dsn server; a DSN's inline password
 is never recorded). VMs are destroyed only when they carry the campaign's tag and a
 recorded name, on the recorded vSphere URL (credentials from GOVC_* or the
 flags; --url overrides the URL). VMs of the in-process simulator ended with
-the campaign's process. A campaign still running holds DIR/` + scenarios.LockFile + `: teardown
+the campaign's process. A campaign still running holds DIR/` + rundir.LockFile + `: teardown
 refuses its directory (exit status 2) and removes nothing.`,
 		Example: `  vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2.incomplete
   MYSQL_PWD=... vmbench campaign teardown results/sysbench-8vm-20260102T150405Z-a1b2`,
 		Args: exactArgs(1, "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := scenarios.ReadManifest(args[0]); err != nil {
+			if _, err := rundir.ReadManifest(args[0]); err != nil {
 				return asUsage(err)
 			}
 			opts := scenarios.TeardownOptions{VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
 			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
-			if errors.Is(err, scenarios.ErrRunning) {
+			if errors.Is(err, rundir.ErrRunning) {
 				return asUsage(err)
 			}
 			fmt.Fprintf(a.stdout, "removed %d object(s) of %s\n", n, args[0])
@@ -143,40 +145,40 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 		Example: campaignRunExample,
 		Args:    exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, err := scenarios.LoadAny(args[0])
+			file, err := spec.LoadAny(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return usagef("campaign file %s does not exist (the standard ones are in scenarios/)", args[0])
 				}
 				return asUsage(err)
 			}
-			if file.Kind == scenarios.SuiteKind && file.Suite.InVMs() {
-				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.CampaignSpec())
+			if file.Kind == spec.SuiteKind && file.Suite.InVMs() {
+				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.Campaign())
 				if err != nil {
 					return err
 				}
 				return runVMSuite(cmd, a, file.Suite, opts)
 			}
-			if file.Kind == scenarios.SuiteKind {
+			if file.Kind == spec.SuiteKind {
 				opts := fl.opts
 				opts.Simulate, opts.Out, opts.Log, opts.Version = fl.simulate, a.stdout, a.stderr, version
 				return runSuite(cmd, a, args[0], file.Suite, opts)
 			}
-			spec := file.Spec
-			opts, err := fl.options(cmd.Context(), a, args[0], spec)
+			cf := file.Campaign
+			opts, err := fl.options(cmd.Context(), a, args[0], cf)
 			if err != nil {
 				return err
 			}
-			if _, _, err := scenarios.Check(spec, opts); err != nil {
+			if _, _, err := scenarios.Check(cf, opts); err != nil {
 				return usageError{err} // each error names the file and line
 			}
-			if err := scenarios.FindData(cmd.Context(), spec, opts); err != nil {
+			if err := scenarios.FindData(cmd.Context(), cf, opts); err != nil {
 				return usageError{err}
 			}
 			if err := checkResultsDir(opts.ResultsDir); err != nil {
 				return err
 			}
-			out, err := scenarios.Run(cmd.Context(), spec, opts)
+			out, err := scenarios.Run(cmd.Context(), cf, opts)
 			if err != nil {
 				return err
 			}
@@ -196,11 +198,11 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// options maps the flags to the Options of running spec, the campaign in
+// options maps the flags to the Options of running cf, the campaign in
 // file: the vSphere connection, the --db-dsn server (connected to once, to
 // find a wrong address or password before any VM exists) and the output
 // streams. Flags that do not go together are usage errors naming them.
-func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, spec *scenarios.Spec) (scenarios.Options, error) {
+func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, cf *spec.Campaign) (scenarios.Options, error) {
 	opts := fl.opts
 	opts.Simulate = fl.simulate
 	if !fl.simulate || fl.vf.changed("url") {
@@ -213,12 +215,12 @@ func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, sp
 		return opts, usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
 	}
 	label := "--db-dsn"
-	if dsn == "" && fl.simulate && spec.Simulate != nil && spec.Simulate.DBServer != "" {
+	if dsn == "" && fl.simulate && cf.Simulate != nil && cf.Simulate.DBServer != "" {
 		// a results directory's campaign.yaml names the server it ran on
-		dsn, label = spec.Simulate.DBServer, file+": simulate.db-server"
+		dsn, label = cf.Simulate.DBServer, file+": simulate.db-server"
 	}
 	if dsn != "" {
-		server, err := checkServerDSN(ctx, dsn, label, dsnPassword{file: fl.pwFile, env: spec.Database.PasswordEnv, getenv: a.getenv})
+		server, err := checkServerDSN(ctx, dsn, label, dsnPassword{file: fl.pwFile, env: cf.Database.PasswordEnv, getenv: a.getenv})
 		if err != nil {
 			return opts, err
 		}
@@ -289,7 +291,7 @@ func checkResultsDir(dir string) error {
 // runVMSuite runs a block suite in VMs: the VM campaign's flags apply,
 // but for --db-dsn and --db-password-file (a block worker has no
 // database).
-func runVMSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.Options) error {
+func runVMSuite(cmd *cobra.Command, a *app, s *spec.Suite, opts scenarios.Options) error {
 	for _, f := range []string{"db-dsn", "db-password-file"} {
 		if cmd.Flags().Changed(f) {
 			return usagef("--%s does not apply to a block suite in VMs: its VMs run no database", f)
@@ -300,7 +302,7 @@ func runVMSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.O
 
 // checkRunSuite checks a block suite (bad input exits 2, nothing made)
 // and runs it, naming its results directory at the end.
-func checkRunSuite(cmd *cobra.Command, a *app, s *scenarios.Suite, opts scenarios.Options) error {
+func checkRunSuite(cmd *cobra.Command, a *app, s *spec.Suite, opts scenarios.Options) error {
 	if err := scenarios.CheckSuite(s, opts); err != nil {
 		return asUsage(err)
 	}
@@ -320,7 +322,7 @@ var suiteCampaignFlags = []string{"simulate", "results-dir"}
 
 // runSuite runs a block-suite campaign (scenarios.RunSuite); a flag of
 // VM campaigns is bad input, as is anything scenarios.CheckSuite finds.
-func runSuite(cmd *cobra.Command, a *app, path string, s *scenarios.Suite, opts scenarios.Options) error {
+func runSuite(cmd *cobra.Command, a *app, path string, s *spec.Suite, opts scenarios.Options) error {
 	var other []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if !slices.Contains(suiteCampaignFlags, f.Name) {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 )
 
 const campaignPrepareDataLong = `Make the pre-built data set of the campaign in FILE once, for campaign files
@@ -54,24 +55,24 @@ func newCampaignPrepareDataCmd(a *app) *cobra.Command {
   vmbench campaign prepare-data scenarios/sysbench-8vm.yaml --simulate --db-dsn mysql://root@127.0.0.1:3306/`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, err := scenarios.LoadAny(args[0])
+			file, err := spec.LoadAny(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return usagef("campaign file %s does not exist (the standard ones are in scenarios/)", args[0])
 				}
 				return asUsage(err)
 			}
-			if file.Kind == scenarios.SuiteKind {
+			if file.Kind == spec.SuiteKind {
 				return usagef("%s is a block suite: it has no data to pre-build", args[0])
 			}
-			opts, err := fl.options(cmd.Context(), a, args[0], file.Spec)
+			opts, err := fl.options(cmd.Context(), a, args[0], file.Campaign)
 			if err != nil {
 				return err
 			}
-			if _, _, err := scenarios.Check(file.Spec, opts); err != nil {
+			if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
 				return usageError{err}
 			}
-			ds, err := scenarios.PrepareData(cmd.Context(), file.Spec, opts)
+			ds, err := scenarios.PrepareData(cmd.Context(), file.Campaign, opts)
 			if err != nil {
 				return err
 			}

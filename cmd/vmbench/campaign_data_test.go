@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"vmbench/dialect"
-	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 // TestCampaignPrebuiltData: with data: {source: prebuilt} a run without
@@ -152,7 +152,7 @@ func TestPrepareDataAfterKill(t *testing.T) {
 		t.Fatalf("the killed prepare-data left %v, want its work directory", work)
 	}
 	left := manifestNames(t, work[0])
-	if len(left[scenarios.KindSimDir]) != 1 {
+	if len(left[rundir.KindSimDir]) != 1 {
 		t.Fatalf("the work directory lists %v, want the simulator's directory", left)
 	}
 	code, stdout, stderr := runCLI(t, nil, "campaign", "prepare-data", file, "--simulate")
@@ -162,7 +162,7 @@ func TestPrepareDataAfterKill(t *testing.T) {
 	if _, err := os.Stat(work[0]); !os.IsNotExist(err) {
 		t.Errorf("the stale work directory is still there (%v)", err)
 	}
-	for _, name := range left[scenarios.KindSimDir] {
+	for _, name := range left[rundir.KindSimDir] {
 		if _, err := os.Stat(name); !os.IsNotExist(err) {
 			t.Errorf("%s, made by the killed prepare-data, is still there", name)
 		}

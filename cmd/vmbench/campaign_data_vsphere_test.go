@@ -15,6 +15,7 @@ import (
 	"vmbench/dialect"
 	"vmbench/internal/testdb"
 	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -34,7 +35,7 @@ func TestPrebuiltDataOnVSphere(t *testing.T) {
 	t.Cleanup(func() {
 		_ = dialect.DropDatabase(context.Background(), dialect.Config{Driver: dialect.MySQL, Host: srv.Host(), Port: srv.Port(), User: srv.User(), Database: db})
 	})
-	spec, err := scenarios.Parse("onvs.yaml", []byte(fmt.Sprintf(`name: onvs
+	cf, err := spec.Parse("onvs.yaml", []byte(fmt.Sprintf(`name: onvs
 vms: {role: sysbench, count: 2, datastores: [LocalDS_0, LocalDS_1], template: %s, ip-timeout: 10s}
 database: {driver: mysql, port: %d, user: root, db: %s}
 workload:
@@ -50,7 +51,7 @@ data: {source: prebuilt, dir: %s}
 	opts := scenarios.Options{VSphere: sim.Config(), VcsimGuestIP: "127.0.0.1", ResultsDir: res, Out: io.Discard,
 		Log: &syncBuilder{b: &log}, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond}
 
-	ds, err := scenarios.PrepareData(t.Context(), spec, opts)
+	ds, err := scenarios.PrepareData(t.Context(), cf, opts)
 	if err != nil || !strings.Contains(log.String(), "sbtest1: want 300 rows") || !strings.Contains(log.String(), "shutting down sysbench-data-01's guest") {
 		t.Fatalf("prepare-data: %v\n%s", err, log.String())
 	}
@@ -68,7 +69,7 @@ data: {source: prebuilt, dir: %s}
 	}
 
 	log.Reset()
-	out, err := scenarios.Run(t.Context(), spec, opts)
+	out, err := scenarios.Run(t.Context(), cf, opts)
 	if err != nil || strings.Count(log.String(), "db-test restored from [LocalDS_") != 2 || strings.Contains(log.String(), "Creating") ||
 		strings.Count(log.String(), "sbtest1: want 300 rows, ids 1..300: ok") != 2 {
 		t.Fatalf("run: %v\n%s", err, log.String())
@@ -102,7 +103,7 @@ data: {source: prebuilt, dir: %s}
 		}
 	}
 	log.Reset()
-	_, err = scenarios.Run(t.Context(), spec, opts)
+	_, err = scenarios.Run(t.Context(), cf, opts)
 	if err == nil || !strings.Contains(err.Error(), "was made on mysql 0.0.1-other") || !strings.Contains(err.Error(), "refused, not used") {
 		t.Fatalf("run on another engine: %v\n%s", err, log.String())
 	}

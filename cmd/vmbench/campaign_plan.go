@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 )
 
 const campaignPlanLong = `Plan the campaign in FILE without creating anything: connect to vSphere (or,
@@ -38,7 +39,7 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 			if format != "text" && format != "json" {
 				return usagef("--format %q: valid values are text and json", format)
 			}
-			file, err := scenarios.LoadAny(args[0])
+			file, err := spec.LoadAny(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return usagef("campaign file %s does not exist (the standard ones are in scenarios/)", args[0])
@@ -47,10 +48,10 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 			}
 			var plan *scenarios.CampaignPlan
 			switch {
-			case file.Kind == scenarios.SuiteKind && !file.Suite.InVMs():
+			case file.Kind == spec.SuiteKind && !file.Suite.InVMs():
 				return usagef("%s is a block suite on this host's drives (targets:): it provisions no VMs, so there is nothing to plan", args[0])
-			case file.Kind == scenarios.SuiteKind:
-				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.CampaignSpec())
+			case file.Kind == spec.SuiteKind:
+				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.Campaign())
 				if err != nil {
 					return err
 				}
@@ -59,18 +60,18 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 					return asUsage(err)
 				}
 			default:
-				opts, err := fl.options(cmd.Context(), a, args[0], file.Spec)
+				opts, err := fl.options(cmd.Context(), a, args[0], file.Campaign)
 				if err != nil {
 					return err
 				}
 				opts.Plan = true
-				if _, _, err := scenarios.Check(file.Spec, opts); err != nil {
+				if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
 					return usageError{err}
 				}
-				if err := scenarios.FindData(cmd.Context(), file.Spec, opts); err != nil {
+				if err := scenarios.FindData(cmd.Context(), file.Campaign, opts); err != nil {
 					return usageError{err}
 				}
-				if plan, err = scenarios.PlanCampaign(cmd.Context(), file.Spec, opts); err != nil {
+				if plan, err = scenarios.PlanCampaign(cmd.Context(), file.Campaign, opts); err != nil {
 					return err
 				}
 			}

@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 // campaignResumeLong is campaign resume's help text.
 const campaignResumeLong = `Go on with a campaign that stopped (kill -9, a crash, a lost connection) after
 its VMs were provisioned, from its results directory DIR (<name>-<time>-<id>.incomplete).
-DIR/` + scenarios.JournalFile + ` records each step the campaign finished (the VMs
-as provisioned: names, MoRefs, IPs), DIR/` + scenarios.ManifestFile + ` every object it created.
+DIR/` + rundir.JournalFile + ` records each step the campaign finished (the VMs
+as provisioned: names, MoRefs, IPs), DIR/` + rundir.ManifestFile + ` every object it created.
 
 Resume takes DIR's run lock, connects to the same vSphere (the URL from --url or
 GOVC_URL, else the recorded one; credentials from GOVC_* or the flags: the
@@ -30,7 +31,7 @@ simulator, which ended with it: there is nothing to resume, and resume says so.
 One run with --simulate --url (a vcsim of one's own) resumes against that vcsim.
 
 Exit status 2, with nothing changed, when DIR is complete, still running (its
-campaign holds DIR/` + scenarios.LockFile + `), lacks its journal or campaign.yaml, stopped before
+campaign holds DIR/` + rundir.LockFile + `), lacks its journal or campaign.yaml, stopped before
 its VMs were provisioned, or its VMs are gone; 'campaign teardown DIR' then
 removes what it left.`
 
@@ -67,7 +68,7 @@ func newCampaignResumeCmd(a *app) *cobra.Command {
 				return usageError{err}
 			}
 			out, err := scenarios.Resume(cmd.Context(), r, opts)
-			if errors.Is(err, scenarios.ErrRunning) {
+			if errors.Is(err, rundir.ErrRunning) {
 				return asUsage(err)
 			}
 			if err != nil {

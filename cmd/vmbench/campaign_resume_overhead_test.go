@@ -13,25 +13,26 @@ import (
 
 	"vmbench/internal/testdb"
 	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 // readRunInfo reads a results directory's run.json.
-func readRunInfo(t *testing.T, dir string) *scenarios.RunInfo {
+func readRunInfo(t *testing.T, dir string) *rundir.RunInfo {
 	t.Helper()
-	var ri scenarios.RunInfo
-	b, err := os.ReadFile(filepath.Join(dir, scenarios.RunFile))
+	var ri rundir.RunInfo
+	b, err := os.ReadFile(filepath.Join(dir, rundir.RunFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &ri); err != nil {
-		t.Fatalf("%s: %v", scenarios.RunFile, err)
+		t.Fatalf("%s: %v", rundir.RunFile, err)
 	}
 	return &ri
 }
 
 // processWall is the wall time process n (1-based) of a resumed
 // campaign's record spent in step, with whether it recorded it.
-func processWall(o *scenarios.Overhead, n int, step string) (float64, bool) {
+func processWall(o *rundir.Overhead, n int, step string) (float64, bool) {
 	var d float64
 	found := false
 	for _, s := range o.Steps {
@@ -86,7 +87,7 @@ func TestResumeAfterKillBeforeTeardownKeepsTheReport(t *testing.T) {
 	defer func() { release() }()
 	killWhen(t, func(line string) bool {
 		if strings.Contains(line, "] run ") { // the databases are made and loaded
-			dbs := manifestNames(t, resultsDir(t, res))[scenarios.KindDatabase]
+			dbs := manifestNames(t, resultsDir(t, res))[rundir.KindDatabase]
 			if len(dbs) == 0 {
 				t.Fatalf("the campaign runs and its manifest lists no database")
 			}
@@ -96,7 +97,7 @@ func TestResumeAfterKillBeforeTeardownKeepsTheReport(t *testing.T) {
 	}, append(vcsimCampaign(t, sim, res), "--db-dsn", serverDSN(t, srv))...)
 	release()
 	dir := resultsDir(t, res)
-	if !strings.HasSuffix(dir, ".incomplete") || len(manifestNames(t, dir)[scenarios.KindVM]) != 2 {
+	if !strings.HasSuffix(dir, ".incomplete") || len(manifestNames(t, dir)[rundir.KindVM]) != 2 {
 		t.Fatalf("the kill did not come before the teardown: %s, manifest %v", dir, manifestNames(t, dir))
 	}
 
@@ -121,13 +122,13 @@ func TestResumeAfterKillBeforeTeardownKeepsTheReport(t *testing.T) {
 	}
 	t.Logf("overhead after the resume: %s outside a window of %s, of %s (the killed process %s, the resume %s)",
 		o.Harness(), o.Workload(), o.Total, o.Processes[0].Total, o.Processes[1].Total)
-	if d, ok := processWall(o, 1, scenarios.StepProvision); !ok || d <= 0 {
+	if d, ok := processWall(o, 1, rundir.StepProvision); !ok || d <= 0 {
 		t.Errorf("the killed process's provisioning is not in the record (%v, %.3f s): %+v", ok, d, o.Steps)
 	}
-	if d, _ := processWall(o, 1, scenarios.StepMeasure); d <= 0 || o.Workload().Seconds() < d {
+	if d, _ := processWall(o, 1, rundir.StepMeasure); d <= 0 || o.Workload().Seconds() < d {
 		t.Errorf("the killed process's measured window is not in the record (measure %.3f s, window %s): %+v", d, o.Workload(), o.Steps)
 	}
-	if _, ok := processWall(o, 2, scenarios.StepTeardown); !ok {
+	if _, ok := processWall(o, 2, rundir.StepTeardown); !ok {
 		t.Errorf("the resume's teardown is not in the record: %+v", o.Steps)
 	}
 	if o.Total <= o.Workload() || o.Total != o.Processes[0].Total+o.Processes[1].Total {

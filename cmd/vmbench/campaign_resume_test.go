@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"vmbench/oltp"
-	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 )
 
@@ -67,7 +67,7 @@ func killedInMeasure(t *testing.T) (sim *vsphere.Simulator, dir, id string, log 
 // journalSteps reads the steps a results directory's journal records.
 func journalSteps(t *testing.T, dir string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, scenarios.JournalFile))
+	f, err := os.Open(filepath.Join(dir, rundir.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +76,9 @@ func journalSteps(t *testing.T, dir string) []string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var e scenarios.JournalEntry
+		var e rundir.JournalEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("%s: %v", scenarios.JournalFile, err)
+			t.Fatalf("%s: %v", rundir.JournalFile, err)
 		}
 		steps = append(steps, e.Step)
 	}
@@ -134,8 +134,8 @@ func TestResumeAfterKillInMeasure(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(final, "report.md")); err != nil {
 		t.Error(err)
 	}
-	var ri scenarios.RunInfo
-	if b, err := os.ReadFile(filepath.Join(final, scenarios.RunFile)); err != nil || json.Unmarshal(b, &ri) != nil || !ri.Completed {
+	var ri rundir.RunInfo
+	if b, err := os.ReadFile(filepath.Join(final, rundir.RunFile)); err != nil || json.Unmarshal(b, &ri) != nil || !ri.Completed {
 		t.Errorf("run.json does not say completed: %v %+v", err, ri)
 	}
 	for i, vm := range ri.VMs {
@@ -160,13 +160,13 @@ func TestResumeAfterKillInMeasure(t *testing.T) {
 	if o := ri.Overhead; o == nil || len(o.Processes) != 2 {
 		t.Errorf("run.json's overhead: %+v", o)
 	} else {
-		if d, ok := processWall(o, 1, scenarios.StepProvision); !ok || d <= 0 {
+		if d, ok := processWall(o, 1, rundir.StepProvision); !ok || d <= 0 {
 			t.Errorf("the killed process's provisioning is not in the record (%v, %.3f s): %+v", ok, d, o.Steps)
 		}
-		if _, ok := processWall(o, 2, scenarios.StepProvision); ok {
+		if _, ok := processWall(o, 2, rundir.StepProvision); ok {
 			t.Errorf("the resume provisioned: %+v", o.Steps)
 		}
-		if d, _ := processWall(o, 2, scenarios.StepMeasure); d <= 0 || d > o.Workload().Seconds() {
+		if d, _ := processWall(o, 2, rundir.StepMeasure); d <= 0 || d > o.Workload().Seconds() {
 			t.Errorf("the resume's measure %.3f s, the window %s", d, o.Workload())
 		}
 	}
@@ -222,14 +222,14 @@ func TestResumeRefuses(t *testing.T) {
 		files map[string]string
 		want  string
 	}{
-		{"no manifest", map[string]string{}, scenarios.ManifestFile},
-		{"no journal", map[string]string{scenarios.ManifestFile: vm}, "has no " + scenarios.JournalFile},
-		{"stopped in provision", map[string]string{scenarios.ManifestFile: vm,
-			scenarios.JournalFile: `{"step":"preflight","time":"2026-01-02T15:04:06Z"}` + "\n"}, "before its VMs were all provisioned (steps finished: preflight)"},
-		{"in-process simulator", map[string]string{scenarios.ManifestFile: vm,
-			scenarios.JournalFile: `{"step":"provision","time":"2026-01-02T15:04:06Z","simulated":true,"in_process":true}` + "\n"}, "ended with that process"},
-		{"no campaign.yaml", map[string]string{scenarios.ManifestFile: strings.Replace(vm, `"in_process":true`, `"url":"https://127.0.0.1/sdk"`, 1),
-			scenarios.JournalFile: `{"step":"provision","time":"2026-01-02T15:04:06Z","vsphere_url":"https://127.0.0.1/sdk"}` + "\n"}, "has no campaign.yaml"},
+		{"no manifest", map[string]string{}, rundir.ManifestFile},
+		{"no journal", map[string]string{rundir.ManifestFile: vm}, "has no " + rundir.JournalFile},
+		{"stopped in provision", map[string]string{rundir.ManifestFile: vm,
+			rundir.JournalFile: `{"step":"preflight","time":"2026-01-02T15:04:06Z"}` + "\n"}, "before its VMs were all provisioned (steps finished: preflight)"},
+		{"in-process simulator", map[string]string{rundir.ManifestFile: vm,
+			rundir.JournalFile: `{"step":"provision","time":"2026-01-02T15:04:06Z","simulated":true,"in_process":true}` + "\n"}, "ended with that process"},
+		{"no campaign.yaml", map[string]string{rundir.ManifestFile: strings.Replace(vm, `"in_process":true`, `"url":"https://127.0.0.1/sdk"`, 1),
+			rundir.JournalFile: `{"step":"provision","time":"2026-01-02T15:04:06Z","vsphere_url":"https://127.0.0.1/sdk"}` + "\n"}, "has no campaign.yaml"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -255,7 +255,7 @@ func TestResumeRefuses(t *testing.T) {
 // pid, and changes nothing.
 func TestResumeRefusesARunningCampaign(t *testing.T) {
 	sim, dir, id, _ := killedInMeasure(t)
-	f, err := os.OpenFile(filepath.Join(dir, scenarios.LockFile), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(dir, rundir.LockFile), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestReportOfARunningCampaign(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(fixtures+"sysbench-2vm")); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(filepath.Join(dir, scenarios.LockFile))
+	f, err := os.Create(filepath.Join(dir, rundir.LockFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"vmbench/internal/testdb"
-	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 )
 
@@ -92,7 +92,7 @@ func killWhen(t *testing.T, kill func(line string) bool, args ...string) []strin
 // records as created, by kind.
 func manifestNames(t *testing.T, dir string) map[string][]string {
 	t.Helper()
-	left, err := scenarios.ReadManifest(dir)
+	left, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,8 +190,8 @@ func teardownTwice(t *testing.T, dir string) {
 
 func TestTeardownRefusesADirectoryWithoutManifest(t *testing.T) {
 	code, _, stderr := runCLI(t, nil, "campaign", "teardown", t.TempDir())
-	if code != 2 || !strings.Contains(stderr, scenarios.ManifestFile) {
-		t.Errorf("exit %d, %q; want 2 naming %s", code, stderr, scenarios.ManifestFile)
+	if code != 2 || !strings.Contains(stderr, rundir.ManifestFile) {
+		t.Errorf("exit %d, %q; want 2 naming %s", code, stderr, rundir.ManifestFile)
 	}
 	missing := filepath.Join(t.TempDir(), "no-such-dir")
 	code, _, stderr = runCLI(t, nil, "campaign", "teardown", missing)

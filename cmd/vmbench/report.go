@@ -15,6 +15,7 @@ import (
 	"vmbench/internal/atomicfile"
 	"vmbench/report"
 	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 func init() { registerGroup(newReportCmd) }
@@ -151,7 +152,7 @@ func newReportCmd(a *app) *cobra.Command {
 			if err := checkNotRunning(ctx, args); err != nil {
 				return err
 			}
-			_, isRun := os.Stat(filepath.Join(args[0], scenarios.RunFile))
+			_, isRun := os.Stat(filepath.Join(args[0], rundir.RunFile))
 			_, isReview := os.Stat(filepath.Join(args[0], scenarios.ReviewRecordFile))
 			if len(args) == 1 && ref == "" && output == "" && !cmd.Flags().Changed("format") && isReview == nil {
 				return writeReviewReports(ctx, a, args[0])
@@ -176,7 +177,7 @@ func newReportCmd(a *app) *cobra.Command {
 func checkNotRunning(ctx context.Context, dirs []string) error {
 	_, err := untilInterrupted(ctx, func() (struct{}, error) {
 		for _, d := range dirs {
-			if pid, running := scenarios.Running(d); running {
+			if pid, running := rundir.Running(d); running {
 				return struct{}{}, usagef("%s is being written by a running campaign (pid %s): report it once the campaign has ended (its report is written then)", d, pid)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
 	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 // childLimit is how long runChild lets a command run: far longer than a
@@ -98,11 +99,11 @@ func TestReportRefusesFilesNotRegularOrTooLarge(t *testing.T) {
 			boundedread.Size(oltp.MaxResultFileSize+1), oltp.MaxResultFileSize+1, boundedread.Size(oltp.MaxResultFileSize))},
 		{"merged.json", fifo, nil, " is a named pipe (FIFO), not a regular file"},
 		{"merged.json", link, nil, " is a symlink, not a regular file"},
-		{scenarios.RunFile, fifo, nil, " is a named pipe (FIFO), not a regular file"},
-		{scenarios.RunFile, sparse(4<<20 + 1), nil, " is 4.0 MiB (4194305 bytes), more than 4 MiB, the bound on this file"},
+		{rundir.RunFile, fifo, nil, " is a named pipe (FIFO), not a regular file"},
+		{rundir.RunFile, sparse(4<<20 + 1), nil, " is 4.0 MiB (4194305 bytes), more than 4 MiB, the bound on this file"},
 		{"campaign.yaml", fifo, nil, " is a named pipe (FIFO), not a regular file"},
 		{"campaign.yaml", link, []string{"--format", "md", "--reference", "R750"}, " is a symlink, not a regular file"},
-		{scenarios.LockFile, fifo, []string{"--format", "csv"}, ""},
+		{rundir.LockFile, fifo, []string{"--format", "csv"}, ""},
 	} {
 		dir := filepath.Join(t.TempDir(), "sysbench-2vm")
 		if err := os.CopyFS(dir, os.DirFS(fixtures+"sysbench-2vm")); err != nil {

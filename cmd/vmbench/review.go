@@ -12,6 +12,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 )
 
 func init() { registerGroup(newReviewCmd) }
@@ -71,7 +72,7 @@ func newReviewRunCmd(a *app) *cobra.Command {
   vmbench review run scenarios/review-full.yaml --simulate --db-dsn 'mysql://root@127.0.0.1:3306/'`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rf, err := scenarios.LoadReview(args[0])
+			rf, err := spec.LoadReview(args[0])
 			if errors.Is(err, fs.ErrNotExist) && rf == nil {
 				return usagef("review file %s does not exist (scenarios/review-full.yaml is the standard one)", args[0])
 			}

@@ -14,6 +14,7 @@ import (
 	"vmbench/internal/golden"
 	"vmbench/internal/testdb"
 	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 )
 
 // TestReviewFullSimulateSQLite runs scenarios/review-full.yaml with
@@ -26,7 +27,7 @@ func TestReviewFullSimulateSQLite(t *testing.T) {
 		t.Skip("modernc.org/sqlite under the race detector takes minutes per warehouse; make test runs the SQLite tests without -race")
 	}
 	t.Setenv("TMPDIR", t.TempDir()) // the block suite's simulated targets
-	rf, err := scenarios.LoadReview("../../scenarios/review-full.yaml")
+	rf, err := spec.LoadReview("../../scenarios/review-full.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"vmbench/scenarios"
+	"vmbench/scenarios/rundir"
 )
 
 // A campaign still running holds DIR/.lock: teardown exits 2 naming its
@@ -21,10 +21,10 @@ func TestTeardownRefusesARunningCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := fmt.Sprintf(`{"op":"create","kind":"simdir","name":%q,"campaign":"c-1","time":"2026-01-02T15:04:05Z"}`+"\n", sim)
-	if err := os.WriteFile(filepath.Join(dir, scenarios.ManifestFile), []byte(line), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.ManifestFile), []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(filepath.Join(dir, scenarios.LockFile))
+	f, err := os.Create(filepath.Join(dir, rundir.LockFile))
 	if err != nil {
 		t.Fatal(err)
 	}

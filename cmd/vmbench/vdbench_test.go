@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"vmbench/oltp"
-	"vmbench/scenarios"
+	"vmbench/scenarios/spec"
 	"vmbench/vdbench"
 )
 
@@ -110,7 +110,7 @@ func TestVdbenchSuiteCampaignSimulated(t *testing.T) {
 		!strings.Contains(string(md), "GB/s") || !strings.Contains(string(md), "Simulated: 2 temporary files of 8m") {
 		t.Errorf("report.md: %v\n%s", err, md)
 	}
-	if _, err := scenarios.LoadSuite(filepath.Join(dir, "suite.yaml")); err != nil {
+	if _, err := spec.LoadSuite(filepath.Join(dir, "suite.yaml")); err != nil {
 		t.Errorf("suite.yaml does not load back: %v", err)
 	}
 	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {

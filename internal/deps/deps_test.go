@@ -28,7 +28,9 @@ var allowed = map[string][]string{
 	"vmbench/vsphere":              {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/vsphere/guest":        {"vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
-	"vmbench/scenarios":            {"vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/scenarios":            {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/scenarios/rundir":     {"vmbench/scenarios/spec", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"}, // the results directory's records: spec (the file kinds and placement it records), oltp's Results and what the workload contract brings; no vSphere
+	"vmbench/scenarios/spec":       {"vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                           // the workload registry and what it brings: no vSphere, no tool, no other scenarios package
 	"vmbench/report":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/internal/testdb":      {},
 	"vmbench/internal/golden":      {},
@@ -57,6 +59,12 @@ var forbiddenExternal = map[string][]string{
 	"vmbench/agent":  {"github.com/vmware/govmomi"},
 	"vmbench/target": {"database/sql", "github.com/vmware/govmomi"},
 	"vmbench/report": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
+	// spec reads files and runs nothing (the SQL drivers come in with
+	// workload's dialect.Config, as vdbench's do).
+	"vmbench/scenarios/spec": {"github.com/vmware/govmomi"},
+	// rundir reads and writes files: no vSphere (the engine converts its
+	// values into the records).
+	"vmbench/scenarios/rundir": {"github.com/vmware/govmomi"},
 }
 
 type pkg struct {

@@ -1,0 +1,94 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/spec"
+	"vmbench/vsphere"
+)
+
+// vmRecords turns Provision's VMs into run.json's records.
+func vmRecords(vms []vsphere.VM) []rundir.VMRecord {
+	out := make([]rundir.VMRecord, len(vms))
+	for i, vm := range vms {
+		out[i] = rundir.VMRecord{Name: vm.Name, MoRef: vm.MoRef, Host: vm.Host, Datastore: vm.Datastore, IP: vm.IP,
+			Config: rundir.VMConfig(vm.Config), Disks: diskRecords(vm.Disks)}
+		if vm.IPErr != nil {
+			out[i].LeftOut = vm.IPErr.Error()
+		}
+	}
+	return out
+}
+
+// diskRecords turns a VM's vDisks into run.json's records.
+func diskRecords(disks []vsphere.Disk) []rundir.Disk {
+	out := make([]rundir.Disk, len(disks))
+	for i, d := range disks {
+		out[i] = rundir.Disk{Name: d.Name, Bus: d.Bus, Unit: d.Unit, CapacityBytes: d.CapacityBytes, UUID: d.UUID,
+			Datastore: d.Datastore, Provisioning: string(d.Provisioning), Controller: d.Controller}
+	}
+	return out
+}
+
+// vmDisks turns run.json's records of a VM's vDisks back into vSphere's
+// (a resumed campaign's VMs).
+func vmDisks(disks []rundir.Disk) []vsphere.Disk {
+	out := make([]vsphere.Disk, len(disks))
+	for i, d := range disks {
+		out[i] = vsphere.Disk{Name: d.Name, Bus: d.Bus, Unit: d.Unit, CapacityBytes: d.CapacityBytes, UUID: d.UUID,
+			Datastore: d.Datastore, Provisioning: vsphere.Provisioning(d.Provisioning), Controller: d.Controller}
+	}
+	return out
+}
+
+// writeRunInfo records run.json for a VM campaign: the vmbench version,
+// in simulation where the VMs' databases are, whether it completed and,
+// once teardown ended, its Overhead.
+func (c *campaign) writeRunInfo(completed bool) error {
+	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead,
+		VMs: c.vmRecords}
+	if c.dataSet != nil {
+		ri.DataSet = &c.dataSet.Key
+	}
+	ri.Checks = c.checks
+	if c.suite != nil {
+		ri.Kind, ri.Started = spec.SuiteKind, c.suite.started
+	} else if c.opts.Simulate {
+		if c.simHosts == 0 {
+			ri.VSphere = withoutUser(c.vsphereURL)
+		}
+		ri.Databases = "an embedded SQLite database per VM"
+		if c.opts.DBServer != nil {
+			ri.Databases = "a database per VM on " + describeDB(*c.opts.DBServer)
+		}
+	}
+	return rundir.WriteRunInfo(c.dir, ri)
+}
+
+// finishOverhead ends the timing of the steps (after teardown), prints
+// the overhead table to Out and records it in run.json. A campaign that
+// completed renders its reports again, so that report.md shows it; one
+// that stopped records it only when its directory is kept (it measured
+// something). runErr is the campaign's error, if any.
+func (c *campaign) finishOverhead(runErr error) error {
+	c.overhead = c.tl.overhead(runErr == nil && c.completed)
+	if c.resumed {
+		c.overhead = rundir.JoinOverheads(c.prior, c.overhead)
+	}
+	fmt.Fprintln(c.opts.Out)
+	if err := (overheadView{c.overhead}).WriteText(c.opts.Out); err != nil {
+		return err
+	}
+	if runErr != nil {
+		if c.vmResults > 0 {
+			return c.writeRunInfo(false)
+		}
+		return nil
+	}
+	if err := c.writeRunInfo(true); err != nil {
+		return err
+	}
+	_, err := WriteReports(c.dir)
+	return err
+}

@@ -1,0 +1,76 @@
+package spec
+
+import (
+	"regexp"
+	"time"
+)
+
+// Where a campaign's workload driver runs (the campaign file's driver:).
+const (
+	// DriverHarness runs every VM's workload in this process, against the
+	// VM's database over the network.
+	DriverHarness = "harness"
+	// DriverGuest runs it inside each VM's guest: the vmbench agent,
+	// uploaded and started through a target.Target (a local directory per
+	// VM in simulation), writes its intervals and Result to files that the
+	// campaign reads back.
+	DriverGuest = "guest"
+)
+
+// DefaultMaxClockOffset is how far a guest's clock may be from the
+// harness's before a guest-driven campaign refuses to start
+// (guest.max-clock-offset): a common start is only common within it.
+const DefaultMaxClockOffset = 50 * time.Millisecond
+
+// The values of guest.via: how a real campaign reaches each guest.
+const (
+	// GuestViaSSH reaches it by SSH at the IP VMware Tools reports.
+	GuestViaSSH = "ssh"
+	// GuestViaTools reaches it through VMware Tools guest operations
+	// (vsphere/guest), through vCenter: no network path to the guest,
+	// Windows guests included.
+	GuestViaTools = "tools"
+)
+
+// Defaults of the vms: block, as the provisioning (package vsphere)
+// applies them to a zero value; a test of the campaign engine pins them
+// equal to vsphere's.
+const (
+	// DefaultParallel is vms.parallel's default: clones at once.
+	DefaultParallel = 4
+	// DefaultIPTimeout is vms.ip-timeout's default: how long a VM may
+	// take to report an IP through VMware Tools (HCIBench gives 600 s).
+	DefaultIPTimeout = 10 * time.Minute
+)
+
+// Values of VMs.LatencySensitivity (vSphere's levels; the same as
+// package vsphere's, which a test of the campaign engine pins).
+const (
+	LatencyNormal = "normal"
+	LatencyHigh   = "high"
+)
+
+// EnvGuestLogin is the environment variable govc reads a guest login
+// from (user:password), which guest.via: tools falls back on; the same
+// as package vsphere/guest's, which a test of the campaign engine pins.
+const EnvGuestLogin = "GOVC_GUEST_LOGIN"
+
+// windowsDir is an absolute Windows directory (C:\vmbench, D:/x).
+var windowsDir = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
+
+// WindowsDir says guest.dir is a Windows directory (C:\vmbench, D:/x),
+// which is joined with a backslash and reached with guest.via: tools.
+func (g *Guest) WindowsDir() bool { return windowsDir.MatchString(g.Dir) }
+
+// DataDir is the campaign's data set directory (data.dir, default
+// "data").
+func (s *Campaign) DataDir() string {
+	if s.Data != nil && s.Data.Dir != "" {
+		return s.Data.Dir
+	}
+	return "data"
+}
+
+// Prebuilt says the campaign restores a pre-built data set instead of
+// loading its data (data.source: prebuilt).
+func (s *Campaign) Prebuilt() bool { return s.Data != nil && s.Data.Source == DataPrebuilt }

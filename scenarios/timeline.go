@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"vmbench/oltp"
+	"vmbench/scenarios/rundir"
+)
+
+// timeline times a campaign's steps with the campaign's clock. begin and
+// end are called from the goroutine that runs the campaign; vmStep from
+// the provisioning's goroutines.
+type timeline struct {
+	now   func() time.Time
+	start time.Time // the first step's start
+	steps []rundir.StepTime
+	cur   string // the step running, "" when none
+	at    time.Time
+	// results are the run step's Results (endRun).
+	results []*oltp.Result
+
+	mu      sync.Mutex
+	vmSteps []rundir.VMStepTime
+}
+
+func newTimeline(now func() time.Time) *timeline {
+	if now == nil {
+		now = time.Now
+	}
+	return &timeline{now: now}
+}
+
+// begin ends the step running and starts step; nothing when step is
+// running already.
+func (t *timeline) begin(step string) {
+	if t.cur == step {
+		return
+	}
+	now := t.now()
+	if t.start.IsZero() {
+		t.start = now
+	}
+	t.close(now)
+	t.cur, t.at = step, now
+}
+
+// close ends the step running at now.
+func (t *timeline) close(now time.Time) {
+	t.steps = append(t.steps, t.running(now)...)
+	t.cur = ""
+}
+
+// running is the step running as it would end at now (the run step as
+// its parts); none when no step runs.
+func (t *timeline) running(now time.Time) []rundir.StepTime {
+	switch t.cur {
+	case "":
+		return nil
+	case rundir.StepRun:
+		return t.split(t.at, now)
+	}
+	return []rundir.StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
+}
+
+// vmStep records that VM step step took d (vsphere ProvisionSpec.OnStep).
+func (t *timeline) vmStep(_, step string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.IndexFunc(t.vmSteps, func(s rundir.VMStepTime) bool { return s.Step == step })
+	if i < 0 {
+		t.vmSteps = append(t.vmSteps, rundir.VMStepTime{Step: step})
+		i = len(t.vmSteps) - 1
+	}
+	s := &t.vmSteps[i]
+	s.VMs++
+	s.Sum += d
+	s.Slowest = max(s.Slowest, d)
+}
+
+// endRun gives the Results of the run step (StepRun, the workload on
+// every VM; nil for a VM that returned none). When the run step ends it
+// is recorded as its parts at the workload's own boundaries (see split).
+func (t *timeline) endRun(results []*oltp.Result) { t.results = results }
+
+// split is the run step from begin to end as its parts: the wait for the
+// common start, the precondition (from the earliest VM's start), the
+// measure phase (from the earliest VM's measure start to the latest VM's
+// end) and the wind-down until every VM's run returned. A Result of the
+// precondition phase (a run interrupted or failed before its measure
+// phase: oltp's run returns the precondition as its Result then) is
+// precondition time only; when no VM reached its measure phase, the
+// measure part is 0 and the precondition runs to the latest VM's end. A
+// boundary outside the run step is moved to its edge, so the parts add
+// up to the step. Without a Result the run stays one step.
+func (t *timeline) split(begin, end time.Time) []rundir.StepTime {
+	var first, measure, last time.Time
+	for _, r := range t.results {
+		if r == nil || r.Start.IsZero() {
+			continue
+		}
+		s := r.Start
+		if p := r.Precondition; p != nil && !p.Start.IsZero() {
+			s = p.Start
+		}
+		first = earliest(first, s)
+		if r.Phase != oltp.PhasePrecondition {
+			measure = earliest(measure, r.Start)
+		}
+		if r.End.After(last) {
+			last = r.End
+		}
+	}
+	if first.IsZero() {
+		return []rundir.StepTime{{Step: rundir.StepRun, Wall: end.Sub(begin)}}
+	}
+	clamp := func(x, lo time.Time) time.Time {
+		if x.Before(lo) {
+			return lo
+		}
+		if x.After(end) {
+			return end
+		}
+		return x
+	}
+	first = clamp(first, begin)
+	last = clamp(last, first)
+	if measure.IsZero() {
+		measure = last // no VM measured: all of it was precondition
+	}
+	measure = clamp(measure, first)
+	last = clamp(last, measure)
+	return []rundir.StepTime{
+		{Step: rundir.StepStartWait, Wall: first.Sub(begin)},
+		{Step: rundir.StepPrecondition, Wall: measure.Sub(first), Workload: true},
+		{Step: rundir.StepMeasure, Wall: last.Sub(measure), Workload: true},
+		{Step: rundir.StepWindDown, Wall: end.Sub(last)}}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// overhead ends the step running and returns the record.
+func (t *timeline) overhead(completed bool) *rundir.Overhead {
+	now := t.now()
+	t.close(now)
+	return t.record(slices.Clone(t.steps), now, completed)
+}
+
+// snapshot is the record so far, the step running counted up to now
+// without ending it: what each journal entry keeps, so that a resume
+// after a kill still knows what this process took until then. nil
+// before the first step.
+func (t *timeline) snapshot() *rundir.Overhead {
+	if t.start.IsZero() {
+		return nil
+	}
+	now := t.now()
+	return t.record(append(slices.Clone(t.steps), t.running(now)...), now, false)
+}
+
+// record is the Overhead of steps at now, the provisioning's VM steps
+// added to its step.
+func (t *timeline) record(steps []rundir.StepTime, now time.Time, completed bool) *rundir.Overhead {
+	o := &rundir.Overhead{Steps: steps, Total: now.Sub(t.start), Completed: completed}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i := slices.IndexFunc(o.Steps, func(s rundir.StepTime) bool { return s.Step == rundir.StepProvision }); i >= 0 {
+		o.Steps[i].VMSteps = slices.Clone(t.vmSteps)
+	}
+	return o
+}
