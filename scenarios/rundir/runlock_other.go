@@ -9,4 +9,4 @@ import "os"
 func tryLock(*os.File) (held bool, err error) { return false, nil }
 
 // FileLocks says tryLock cannot tell a held lock here.
-const fileLocks = false
+const FileLocks = false
