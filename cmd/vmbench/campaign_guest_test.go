@@ -131,7 +131,8 @@ func TestGuestAgentKilledMidMeasure(t *testing.T) {
 
 // killWhenMeasuring waits until vm's agent, in the campaign whose results
 // directory is under res, says it measures, kills it with SIGKILL and
-// returns its pid; 0 if done closes first.
+// returns its pid; 0 if done closes first (an agent that ends before the
+// kill is not counted).
 func killWhenMeasuring(res, vm string, done <-chan struct{}) int {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -149,7 +150,9 @@ func killWhenMeasuring(res, vm string, done <-chan struct{}) int {
 			}
 			var st agent.Status
 			if json.Unmarshal(b, &st) == nil && st.State == agent.StateMeasure && st.Intervals > 0 {
-				syscall.Kill(st.PID, syscall.SIGKILL)
+				if syscall.Kill(st.PID, syscall.SIGKILL) != nil {
+					continue // it ended on its own: not the kill this waits to make
+				}
 				return st.PID
 			}
 		}

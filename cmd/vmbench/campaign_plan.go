@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,34 +47,9 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 				}
 				return asUsage(err)
 			}
-			var plan *scenarios.CampaignPlan
-			switch {
-			case file.Kind == spec.SuiteKind && !file.Suite.InVMs():
-				return usagef("%s is a block suite on this host's drives (targets:): it provisions no VMs, so there is nothing to plan", args[0])
-			case file.Kind == spec.SuiteKind:
-				opts, err := fl.options(cmd.Context(), a, args[0], file.Suite.Campaign())
-				if err != nil {
-					return err
-				}
-				plan, err = scenarios.PlanSuite(cmd.Context(), file.Suite, opts)
-				if err != nil {
-					return asUsage(err)
-				}
-			default:
-				opts, err := fl.options(cmd.Context(), a, args[0], file.Campaign)
-				if err != nil {
-					return err
-				}
-				opts.Plan = true
-				if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
-					return usageError{err}
-				}
-				if err := scenarios.FindData(cmd.Context(), file.Campaign, opts); err != nil {
-					return usageError{err}
-				}
-				if plan, err = scenarios.PlanCampaign(cmd.Context(), file.Campaign, opts); err != nil {
-					return err
-				}
+			plan, err := planFile(cmd.Context(), a, fl, args[0], file)
+			if err != nil {
+				return err
 			}
 			if format == "json" {
 				b, err := json.MarshalIndent(plan, "", "  ")
@@ -100,4 +76,37 @@ func newCampaignPlanCmd(a *app) *cobra.Command {
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file")
 	fl.vf.bind(f)
 	return cmd
+}
+
+// planFile plans file (as loaded from path): a block suite in VMs or a VM
+// campaign, checked first as campaign run checks it (bad input is a
+// usageError); a block suite on this host's drives has nothing to plan.
+func planFile(ctx context.Context, a *app, fl *campaignRunFlags, path string, file *spec.File) (*scenarios.CampaignPlan, error) {
+	switch {
+	case file.Kind == spec.SuiteKind && !file.Suite.InVMs():
+		return nil, usagef("%s is a block suite on this host's drives (targets:): it provisions no VMs, so there is nothing to plan", path)
+	case file.Kind == spec.SuiteKind:
+		opts, err := fl.options(ctx, a, path, file.Suite.Campaign())
+		if err != nil {
+			return nil, err
+		}
+		plan, err := scenarios.PlanSuite(ctx, file.Suite, opts)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		return plan, nil
+	default:
+		opts, err := fl.options(ctx, a, path, file.Campaign)
+		if err != nil {
+			return nil, err
+		}
+		opts.Plan = true
+		if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
+			return nil, usageError{err}
+		}
+		if err := scenarios.FindData(ctx, file.Campaign, opts); err != nil {
+			return nil, usageError{err}
+		}
+		return scenarios.PlanCampaign(ctx, file.Campaign, opts)
+	}
 }

@@ -262,7 +262,9 @@ func TestResumeRefusesARunningCampaign(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	f.Truncate(0)
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
 	fmt.Fprintln(f, 4242)
 	before := journalSteps(t, dir)
 	code, _, stderr := runCLI(t, nil, "campaign", "resume", dir, "--url", sim.Config().URL, "-k")

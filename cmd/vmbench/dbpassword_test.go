@@ -106,7 +106,11 @@ func TestDBDSNPasswordFromEnvAndFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { admin.Exec("DROP USER IF EXISTS '" + user + "'@'%'") })
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP USER IF EXISTS '" + user + "'@'%'"); err != nil {
+			t.Errorf("dropping the test user: %v", err)
+		}
+	})
 
 	campaign := writeFile(t, "tiny.yaml", tinyCampaign)
 	// A results directory that cannot be made stops the command right

@@ -142,7 +142,7 @@ func ReadJournal(dir string) (*Journal, error) {
 			if !sc.Scan() { // a line cut short by a crash can only be the last
 				break
 			}
-			return nil, fmt.Errorf("%s line %d: %v", path, n, err)
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
 		j.Entries = append(j.Entries, e)
 	}

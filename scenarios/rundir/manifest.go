@@ -194,7 +194,7 @@ func ReadManifest(dir string) ([]Created, error) {
 			if !sc.Scan() {
 				break
 			}
-			return nil, fmt.Errorf("%s line %d: %v", filepath.Join(dir, ManifestFile), n, err)
+			return nil, fmt.Errorf("%s line %d: %w", filepath.Join(dir, ManifestFile), n, err)
 		}
 		key := e.Kind + "/" + e.Name
 		if _, seen := last[key]; !seen {

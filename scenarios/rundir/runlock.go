@@ -44,7 +44,8 @@ func Lock(dir string) (*RunLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("campaign %s is %w (pid %s): it holds %s; stop it (Ctrl-C) first, it tears down what it created as it ends", dir, ErrRunning, pid, path)
 	}
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

@@ -120,8 +120,9 @@ func nodeKindName(n *yaml.Node) string {
 		return "list"
 	case yaml.ScalarNode:
 		return "single value"
+	default:
+		return "YAML node"
 	}
-	return "YAML node"
 }
 
 // sourceError is an error about merged text, its line numbers rewritten

@@ -400,24 +400,32 @@ func (s *Campaign) validateVMs() error {
 	default:
 		bad("vms.memory-reservation", "%q is not valid (full: reserve all of each VM's memory; none: no reservation)", s.VMs.MemoryReservation)
 	}
-	if sim := s.Simulate; sim != nil {
-		if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
-			bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
-		}
-		if sim.DatastoreGB < 0 || sim.DatastoreGB > MaxSimDatastoreGB {
-			bad("simulate.datastore-gb", "%d is not valid (0 for the default of 4096, up to %d: 1 PiB)", sim.DatastoreGB, MaxSimDatastoreGB)
-		}
-		if sim.HostCores < 0 || sim.HostCores > MaxSimHostCores {
-			bad("simulate.host-cores", "%d is not valid (0 for the default of 64, up to %d)", sim.HostCores, MaxSimHostCores)
-		}
-		if sim.HostMemoryGB < 0 || sim.HostMemoryGB > MaxSimHostMemoryGB {
-			bad("simulate.host-memory-gb", "%d is not valid (0 for the default of 1024, up to %d: 64 TiB)", sim.HostMemoryGB, MaxSimHostMemoryGB)
-		}
-		if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
-			bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)
-		}
-	}
+	s.validateSimulate(bad)
 	return errors.Join(errs...)
+}
+
+// validateSimulate checks the simulate: block's sizes, each within what
+// the in-process simulator builds in memory; bad records each error.
+func (s *Campaign) validateSimulate(bad func(path, format string, args ...any)) {
+	sim := s.Simulate
+	if sim == nil {
+		return
+	}
+	if sim.Hosts < 0 || sim.Hosts > MaxSimHosts {
+		bad("simulate.hosts", "%d is not valid (0 for the default of 1, up to %d: the simulator builds each host in memory, and a review measures one server)", sim.Hosts, MaxSimHosts)
+	}
+	if sim.DatastoreGB < 0 || sim.DatastoreGB > MaxSimDatastoreGB {
+		bad("simulate.datastore-gb", "%d is not valid (0 for the default of 4096, up to %d: 1 PiB)", sim.DatastoreGB, MaxSimDatastoreGB)
+	}
+	if sim.HostCores < 0 || sim.HostCores > MaxSimHostCores {
+		bad("simulate.host-cores", "%d is not valid (0 for the default of 64, up to %d)", sim.HostCores, MaxSimHostCores)
+	}
+	if sim.HostMemoryGB < 0 || sim.HostMemoryGB > MaxSimHostMemoryGB {
+		bad("simulate.host-memory-gb", "%d is not valid (0 for the default of 1024, up to %d: 64 TiB)", sim.HostMemoryGB, MaxSimHostMemoryGB)
+	}
+	if sim.Datastores < 0 || sim.Datastores > MaxSimDatastores {
+		bad("simulate.datastores", "%d is not valid (0 for the default, up to %d: the simulator builds each datastore in memory)", sim.Datastores, MaxSimDatastores)
+	}
 }
 
 // validateGuest checks the guest: block.

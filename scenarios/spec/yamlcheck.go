@@ -89,6 +89,7 @@ func checkTree(src Origin, n *yaml.Node, t reflect.Type, path string) []error {
 				errs = append(errs, checkTree(src, n.Content[i+1], ft, key(n.Content[i].Value))...)
 			}
 		}
+	default: // strings, booleans, floats, durations: the decoder checked them
 	}
 	return errs
 }
@@ -128,6 +129,7 @@ func describeNode(n *yaml.Node) string {
 		return "a map"
 	case yaml.AliasNode:
 		return "an alias"
+	default: // a scalar: named below
 	}
 	if n.ShortTag() == "!!null" {
 		return "an empty value"
