@@ -25,7 +25,8 @@ import (
 type Options struct {
 	// Simulate runs against an in-process vcsim, with each VM's database
 	// an embedded SQLite file, or a database on DBServer when set, and the
-	// campaign's simulate: sizes.
+	// campaign's simulate: sizes. It chooses the campaign's environment
+	// (newEnvironment), which the engine asks from then on.
 	Simulate bool
 	// DBServer, in simulation, is a database server (from --db-dsn) on
 	// which each VM gets a database named after it.
@@ -90,17 +91,34 @@ type Outcome struct {
 // Simulated); errors name its file and line. It returns the Config the
 // campaign runs: the simulated one in simulation.
 func Check(cf *spec.Campaign, opts Options) (workload.Config, vsphere.Layout, error) {
+	return check(cf, opts, newEnvironment(opts))
+}
+
+// checked checks cf (as loaded) as Check does and returns the campaign
+// it makes: in the environment opts choose, cf as it runs there, its
+// workload parsed and its layout.
+func checked(cf *spec.Campaign, opts Options) (*campaign, error) {
+	env := newEnvironment(opts)
+	cfg, layout, err := check(cf, opts, env)
+	if err != nil {
+		return nil, err
+	}
+	return &campaign{spec: runSpec(cf, env), opts: opts, env: env, cfg: cfg, layout: layout}, nil
+}
+
+// check is Check in environment env.
+func check(cf *spec.Campaign, opts Options, env environment) (workload.Config, vsphere.Layout, error) {
 	var errs []error
 	src := cf.Origin
-	cfg, err := checkTool(cf, opts)
+	cfg, err := checkTool(cf, env)
 	errs = append(errs, err)
-	if _, err := driverName(cf, opts); err != nil {
+	if _, err := driverName(cf, opts, env); err != nil {
 		errs = append(errs, err)
 	}
 	if b := opts.AgentBinary; b != "" {
-		errs = append(errs, checkAgentBinary(cf, opts))
+		errs = append(errs, checkAgentBinary(cf, opts, env))
 	}
-	errs = append(errs, checkConnLimit(cf, opts, cfg), checkHooks(cf, opts))
+	errs = append(errs, checkConnLimit(cf, opts, env, cfg), checkHooks(cf, opts, env))
 	layout, err := vsphere.LayoutFor(cf.VMs.Role)
 	if err != nil {
 		errs = append(errs, src.Errorf("vms.role", "vms.role: %w", err))
@@ -111,21 +129,17 @@ func Check(cf *spec.Campaign, opts Options) (workload.Config, vsphere.Layout, er
 	} else {
 		errs = append(errs, checkData(cf, cfg, layout))
 	}
-	if !opts.Simulate {
-		if err := opts.VSphere.Validate(); err != nil {
-			errs = append(errs, err)
-		}
-		if cf.Database.PasswordEnv != "" && opts.Getenv(cf.Database.PasswordEnv) == "" && !opts.Plan {
-			errs = append(errs, src.Errorf("database.password-env", "database.password-env: environment variable %s is empty", cf.Database.PasswordEnv))
-		}
-	}
+	errs = append(errs, env.check(cf, opts))
 	return cfg, layout, errors.Join(errs...)
 }
 
 // campaign is one run's state.
 type campaign struct {
-	spec   *spec.Campaign
-	opts   Options
+	spec *spec.Campaign
+	opts Options
+	// env is where it runs (newEnvironment): the engine asks it, never
+	// opts.Simulate.
+	env    environment
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
 	driver vmDriver // where each VM's workload runs (driver:)
@@ -204,7 +218,7 @@ func (c *campaign) steps() int {
 	if c.suite != nil {
 		return 5 // preflight, provision, agents, profiles, teardown
 	}
-	if d, _ := driverName(c.spec, c.opts); d == spec.DriverGuest {
+	if d, _ := driverName(c.spec, c.opts, c.env); d == spec.DriverGuest {
 		return steps + 1
 	}
 	return steps
@@ -227,14 +241,12 @@ func (c *campaign) logf(format string, args ...any) {
 func Run(ctx context.Context, cf *spec.Campaign, opts Options) (out *Outcome, err error) {
 	tl := newTimeline(opts.Clock)
 	tl.begin(rundir.StepSetup)
-	cfg, layout, err := Check(cf, opts)
+	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Simulate {
-		cf = cf.Simulated()
-	}
-	return runCampaign(ctx, &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, tl: tl})
+	c.tl = tl
+	return runCampaign(ctx, c)
 }
 
 // runCampaign runs c, checked (spec, opts, cfg or suite, layout and
@@ -471,16 +483,10 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == spec.OnIPTimeoutContinue,
 		OnStep: c.tl.vmStep, Clock: c.tl.now}
-	p.SimulatedIP = c.opts.VcsimGuestIP
 	if c.dataSet != nil {
 		p.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: c.dataSet.VDisk}
 	}
-	if c.opts.Simulate {
-		p.SimulatedIP = vsphere.SimulatedIP
-		if c.simHostNames != nil {
-			p.Hosts = c.simHostNames
-		}
-	}
+	c.env.provision(c, &p)
 	return p
 }
 

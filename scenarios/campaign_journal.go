@@ -47,7 +47,7 @@ func (c *campaign) provisioned(vms []vsphere.VM) error {
 	if err := c.writeResolved(measurable); err != nil {
 		return err
 	}
-	return c.record(rundir.JournalEntry{Step: rundir.StepProvision, VMs: c.vmRecords, Simulated: c.opts.Simulate,
+	return c.record(rundir.JournalEntry{Step: rundir.StepProvision, VMs: c.vmRecords, Simulated: c.env.simulated(),
 		InProcess: c.simHosts > 0, VSphereURL: c.vsphereURL, Datacenter: c.placementDC})
 }
 

@@ -43,10 +43,10 @@ func vmDisks(disks []rundir.Disk) []vsphere.Disk {
 }
 
 // writeRunInfo records run.json for a VM campaign: the vmbench version,
-// in simulation where the VMs' databases are, whether it completed and,
-// once teardown ended, its Overhead.
+// what the environment says of where it ran (environment.recordRun),
+// whether it completed and, once teardown ended, its Overhead.
 func (c *campaign) writeRunInfo(completed bool) error {
-	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.opts.Simulate, Completed: completed, Overhead: c.overhead,
+	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.overhead,
 		VMs: c.vmRecords}
 	if c.dataSet != nil {
 		ri.DataSet = &c.dataSet.Key
@@ -54,14 +54,8 @@ func (c *campaign) writeRunInfo(completed bool) error {
 	ri.Checks = c.checks
 	if c.suite != nil {
 		ri.Kind, ri.Started = spec.SuiteKind, c.suite.started
-	} else if c.opts.Simulate {
-		if c.simHosts == 0 {
-			ri.VSphere = withoutUser(c.vsphereURL)
-		}
-		ri.Databases = "an embedded SQLite database per VM"
-		if c.opts.DBServer != nil {
-			ri.Databases = "a database per VM on " + describeDB(*c.opts.DBServer)
-		}
+	} else {
+		c.env.recordRun(c, &ri)
 	}
 	return rundir.WriteRunInfo(c.dir, ri)
 }

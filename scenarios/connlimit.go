@@ -21,30 +21,27 @@ var connectionKeys = []string{"threads", "conns", "terminals"}
 // one VM's by each simulated agent process (driver: guest), need more
 // open files than the process may have: the run would fail at the connection
 // that hits the limit, after the VMs were provisioned and their data
-// loaded. cfg is the Config the campaign runs (simulated with Simulate);
-// its Bounds().Threads is the connections of one VM. The error names the
-// workload flag's file and line, the limit and the ulimit -n to give.
-func checkConnLimit(cf *spec.Campaign, opts Options, cfg workload.Config) error {
+// loaded. cfg is the Config the campaign runs in env (simulated in a
+// simulation); its Bounds().Threads is the connections of one VM. The
+// error names the workload flag's file and line, the limit and the
+// ulimit -n to give.
+func checkConnLimit(cf *spec.Campaign, opts Options, env environment, cfg workload.Config) error {
 	if cfg == nil {
 		return nil
 	}
 	limit := openFileLimit()
 	conns := cfg.Bounds().Threads
-	run := cf
-	if opts.Simulate {
-		run = cf.Simulated()
-	}
-	vms := run.VMs.Count
-	driver := campaignDriver(cf, opts)
-	if d, _ := driverName(cf, opts); d == spec.DriverGuest {
-		// Each VM's agent is a process of its own; a simulated one
+	vms := runSpec(cf, env).VMs.Count
+	driver := campaignDriver(cf, env)
+	if d, _ := driverName(cf, opts, env); d == spec.DriverGuest {
+		// Each VM's agent is a process of its own; one in a local guest
 		// inherits this process's limit (a real guest has its own, which
 		// the agent meets there).
 		need := dialect.FilesNeeded(driver, conns)
-		if limit == 0 || conns <= 0 || need <= limit || !opts.Simulate {
+		if limit == 0 || conns <= 0 || need <= limit || !env.local() {
 			return nil
 		}
-		at, key := connFlagPath(cf, opts.Simulate)
+		at, key := connFlagPath(cf, env.simulated())
 		return cf.Origin.Errorf(at, "%s: %d connections (%s) need about %d open files in each VM's agent process, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s",
 			at, conns, driver, need, limit, need, key)
 	}
@@ -52,19 +49,20 @@ func checkConnLimit(cf *spec.Campaign, opts Options, cfg workload.Config) error 
 	if limit == 0 || conns <= 0 || need <= limit {
 		return nil
 	}
-	at, key := connFlagPath(cf, opts.Simulate)
+	at, key := connFlagPath(cf, env.simulated())
 	return cf.Origin.Errorf(at, "%s: %d VMs x %d connections (%s) need about %d open files in this process, which drives every VM's workload, but it may open %d (ulimit -n); raise the limit (ulimit -n %d) or use fewer %s or VMs",
 		at, vms, conns, driver, need, limit, need, key)
 }
 
-// campaignDriver is the driver of the VMs' databases: SQLite files in
-// simulation, or the --db-dsn server's; otherwise database.driver (MySQL
-// when it does not parse: Check reports that itself).
-func campaignDriver(cf *spec.Campaign, opts Options) dialect.Driver {
-	switch {
-	case opts.Simulate && opts.DBServer != nil:
-		return opts.DBServer.Driver
-	case opts.Simulate:
+// campaignDriver is the driver of the VMs' databases in env: where they
+// stand apart from the VMs, the --db-dsn server's or SQLite files';
+// otherwise database.driver (MySQL when it does not parse: Check reports
+// that itself).
+func campaignDriver(cf *spec.Campaign, env environment) dialect.Driver {
+	if !env.guestDatabases() {
+		if s := env.server(); s != nil {
+			return s.Driver
+		}
 		return dialect.SQLite
 	}
 	if d, err := dialect.ParseDriver(cf.Database.Driver); err == nil {

@@ -88,7 +88,7 @@ func TestConnLimitNamesTheFlag(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := &threadsConfig{stubConfig{threads: 50}}
-		err = checkConnLimit(cf, tc.opts, cfg)
+		err = checkConnLimit(cf, tc.opts, newEnvironment(tc.opts), cfg)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%s %+v: err = %v, want %q", tc.spec, tc.opts, err, tc.want)
 		}

@@ -92,14 +92,12 @@ func checkDataDir(cf *spec.Campaign) error {
 // datastore, is kept and returned as it is. A failure drops what it
 // loaded and destroys the loader VM. Progress goes to opts.Log.
 func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*DataSet, error) {
-	cfg, layout, err := Check(cf, opts)
+	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Simulate {
-		cf = cf.Simulated()
-	}
-	disk, err := dataDisk(cf, layout)
+	cf = c.spec
+	disk, err := dataDisk(cf, c.layout)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +113,8 @@ func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*DataSet
 		return nil, err
 	}
 	defer lock.Release()
-	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, driver: harnessDriver{},
-		log: &syncWriter{w: opts.Log}, tl: newTimeline(opts.Clock), id: "data-" + vsphere.NewCampaignID(time.Now())}
+	c.driver, c.log, c.tl = harnessDriver{}, &syncWriter{w: opts.Log}, newTimeline(opts.Clock)
+	c.id = "data-" + vsphere.NewCampaignID(time.Now())
 	if !cf.Prebuilt() {
 		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", cf.Origin.File)
 	}
@@ -260,11 +258,11 @@ func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSe
 	if c.opts.Force {
 		return errors.New("--force")
 	}
-	if err := ds.present(ctx, c.opts.DBServer); err != nil {
+	if err := ds.present(ctx, c.env.server()); err != nil {
 		return err
 	}
-	if c.opts.Simulate { // the data set's own database: check it
-		cfg, err := c.vmConfig(ds.config(c.opts.DBServer))
+	if !c.env.guestDatabases() { // the data set's own database: check it
+		cfg, err := c.vmConfig(ds.config(c.env.server()))
 		if err != nil {
 			return err
 		}
@@ -288,24 +286,21 @@ func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSe
 	return nil
 }
 
-// dataKey is the key of the campaign's data set on disk. Outside
-// simulation its engine is left empty: it is read from a VM once one is
-// up (the loader VM's, or each VM's before its run).
+// dataKey is the key of the campaign's data set on disk. Where the
+// databases are in the guests its engine is left empty: it is read from
+// a VM once one is up (the loader VM's, or each VM's before its run).
 func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (rundir.DataKey, error) {
-	var server *dialect.Config
-	if c.opts.Simulate {
-		server = c.opts.DBServer
-	}
-	key, err := dataKey(ctx, c.spec.Workload.Tool, c.cfg, server, c.opts.Simulate)
+	key, err := dataKey(ctx, c.spec.Workload.Tool, c.cfg, c.env.server(), !c.env.guestDatabases())
 	key.Disk = diskKey(disk)
 	return key, err
 }
 
-// lookupDataSet finds the data set of key in data.dir: by its name in
-// simulation, where the engine is known; by tool, shape and disk
-// outside (findDataSetAnyEngine), where the engine is read once a VM is up.
+// lookupDataSet finds the data set of key in data.dir: by its name where
+// the databases stand apart, and the engine is known; by tool, shape and
+// disk where they are in the guests (findDataSetAnyEngine), and the
+// engine is read once a VM is up.
 func (c *campaign) lookupDataSet(key rundir.DataKey) (*DataSet, error) {
-	if c.opts.Simulate {
+	if !c.env.guestDatabases() {
 		return findDataSet(c.spec.DataDir(), key)
 	}
 	return findDataSetAnyEngine(c.spec.DataDir(), key)
@@ -322,22 +317,22 @@ func (c *campaign) recordDataDB(loc dialect.Config) error {
 		DB: &rundir.CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
 }
 
-// loadDataSet loads and checks the data: in simulation into the data
-// set's own database (key complete), else into the loader VM's database
-// (the key gets its engine). drop removes what it loaded where it is not
-// on the loader VM (which goes anyway).
+// loadDataSet loads and checks the data: where the databases stand apart
+// into the data set's own database (key complete), else into the loader
+// VM's database (the key gets its engine). drop removes what it loaded
+// where it is not on the loader VM (which goes anyway).
 func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader vsphere.VM) (*DataSet, func() error, error) {
-	opts := c.opts
+	opts, server := c.opts, c.env.server()
 	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: c.spec.Name, dir: c.spec.DataDir()}
 	var loc dialect.Config
 	drop := func() error { return nil }
-	if opts.Simulate {
-		if opts.DBServer != nil {
-			ds.Database, ds.Server = unsafeName.ReplaceAllString("vmbench_data_"+key.ID(), "_"), serverDSN(*opts.DBServer)
+	if !c.env.guestDatabases() {
+		if server != nil {
+			ds.Database, ds.Server = unsafeName.ReplaceAllString("vmbench_data_"+key.ID(), "_"), serverDSN(*server)
 		} else {
 			ds.SQLiteFile = key.ID() + ".db"
 		}
-		loc = ds.config(opts.DBServer)
+		loc = ds.config(server)
 		if err := c.recordDataDB(loc); err != nil {
 			return nil, nil, err
 		}
@@ -352,7 +347,7 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 			return nil
 		}
 	} else {
-		dbs, _, err := c.placeDatabases([]vsphere.VM{loader})
+		dbs, err := c.placeDatabases([]vsphere.VM{loader})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -370,7 +365,7 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 		return nil, nil, fmt.Errorf("data set %s: %w", key, err)
 	}
 	_, ds.Checked = dcfg.(workload.Checker)
-	if !opts.Simulate {
+	if c.env.guestDatabases() {
 		engine, err := dialect.ServerVersion(ctx, loc.WithDatabase(""))
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading the loader VM's engine: %w", err)
@@ -404,14 +399,11 @@ func FindData(ctx context.Context, cf *spec.Campaign, opts Options) error {
 	if !cf.Prebuilt() {
 		return nil
 	}
-	cfg, layout, err := Check(cf, opts)
+	c, err := checked(cf, opts)
 	if err != nil {
 		return err
 	}
-	if opts.Simulate {
-		cf = cf.Simulated()
-	}
-	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
+	c.log = io.Discard
 	return c.findData(ctx)
 }
 
@@ -434,7 +426,7 @@ func (c *campaign) findData(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := ds.present(ctx, c.opts.DBServer); err != nil {
+	if err := ds.present(ctx, c.env.server()); err != nil {
 		return err
 	}
 	c.dataSet, c.dataDisk = ds, disk
@@ -447,9 +439,9 @@ func (c *campaign) findData(ctx context.Context) error {
 // each copy before anything is measured; progress and check lines go to
 // the log, prefixed with the VM name.
 func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
-	var src dialect.Config // in simulation, the data set's database
-	if c.opts.Simulate {
-		src = c.dataSet.config(c.opts.DBServer)
+	var src dialect.Config // where the databases stand apart, the data set's
+	if !c.env.guestDatabases() {
+		src = c.dataSet.config(c.env.server())
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
@@ -479,12 +471,13 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	return nil
 }
 
-// restoreOne puts the data set into one VM's database dst. In
-// simulation it copies the data set's database src (what the VM's
-// restored vDisk holds on vSphere); on vSphere the vDisk was restored
-// before the VM powered on, and the VM's engine must be the data set's.
+// restoreOne puts the data set into one VM's database dst. Where the
+// databases stand apart it copies the data set's database src (what the
+// VM's restored vDisk holds on vSphere); where they are in the guests
+// the vDisk was restored before the VM powered on, and the VM's engine
+// must be the data set's.
 func (c *campaign) restoreOne(ctx context.Context, src, dst dialect.Config) error {
-	if c.opts.Simulate {
+	if !c.env.guestDatabases() {
 		return dialect.CopyDatabase(ctx, src, dst)
 	}
 	engine, err := dialect.ServerVersion(ctx, dst.WithDatabase(""))

@@ -130,7 +130,7 @@ func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *
 		return err
 	}
 	return fmt.Errorf("data set %s is not on datastore(s) %s: %s; put it there with: vmbench campaign prepare-data %s%s",
-		ds.Key.ID(), strings.Join(missing, ", "), c.simWhere(missing), c.spec.Origin.File, simFlag(c.opts.Simulate))
+		ds.Key.ID(), strings.Join(missing, ", "), c.simWhere(missing), c.spec.Origin.File, simFlag(c.env.simulated()))
 }
 
 // simWhere says, in simulation with the in-process simulator, where the

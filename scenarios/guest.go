@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"debug/elf"
-	"debug/pe"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -25,7 +22,6 @@ import (
 	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
-	"vmbench/vsphere/guest"
 	"vmbench/workload"
 )
 
@@ -73,52 +69,6 @@ func newGuestDriver(ctx context.Context, c *campaign, vms []vsphere.VM) (*guestD
 	}
 	c.logf("%s", how)
 	return newGuestDriverOn(ctx, c, targets)
-}
-
-// openGuests opens a target on every VM's guest, in VM order, and says
-// how they are reached. In simulation each VM's guest is a local
-// directory (target.Local) under the campaign's temporary directory;
-// else an SSH login to the VM's IP, or VMware Tools guest operations
-// (guest:). On an error it has closed those it opened.
-func (c *campaign) openGuests(ctx context.Context, vms []vsphere.VM) ([]target.Target, string, error) {
-	targets := make([]target.Target, 0, len(vms))
-	fail := func(vm string, err error) ([]target.Target, string, error) {
-		(&guestDriver{c: c, targets: targets}).Close() // removes their directories too
-		return nil, "", fmt.Errorf("guest of %s: %w", vm, err)
-	}
-	var open func(vsphere.VM) (target.Target, error)
-	var how string
-	switch {
-	case c.opts.Simulate:
-		tmp, err := c.tempDir()
-		if err != nil {
-			return nil, "", err
-		}
-		open = func(vm vsphere.VM) (target.Target, error) {
-			return target.NewLocal(vm.Name, filepath.Join(tmp, "guests", vm.Name))
-		}
-		how = "simulated guests: a local process per VM, each in its own directory under " + filepath.Join(tmp, "guests")
-	case c.spec.Guest.Via == spec.GuestViaTools:
-		auth, err := guestLogin(c.spec, c.opts.Getenv)
-		if err != nil {
-			return nil, "", err
-		}
-		open = func(vm vsphere.VM) (target.Target, error) {
-			return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
-		}
-		how = fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
-	default:
-		open = func(vm vsphere.VM) (target.Target, error) { return target.NewSSH(ctx, c.sshConfig(vm)) }
-		how = fmt.Sprintf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir())
-	}
-	for _, vm := range vms {
-		t, err := open(vm)
-		if err != nil {
-			return fail(vm.Name, err)
-		}
-		targets = append(targets, t)
-	}
-	return targets, how, nil
 }
 
 // newGuestDriverOn is newGuestDriver on the given targets, one per VM in
@@ -192,33 +142,6 @@ func agentPath(info target.Info) string {
 		return "bin/vmbench.exe"
 	}
 	return "bin/vmbench"
-}
-
-// executablePlatform reads the OS and architecture an executable is
-// built for from its ELF or PE header (GOOS/GOARCH spellings); a file that
-// is neither, or of another architecture, is an error naming it.
-func executablePlatform(path string) (goos, goarch string, err error) {
-	if f, err := elf.Open(path); err == nil {
-		defer f.Close()
-		switch f.Machine {
-		case elf.EM_X86_64:
-			return "linux", "amd64", nil
-		case elf.EM_AARCH64:
-			return "linux", "arm64", nil
-		}
-		return "", "", fmt.Errorf("agent %s: an ELF executable for %s, which vmbench's agent is not built for (linux/amd64, linux/arm64)", path, f.Machine)
-	}
-	if f, err := pe.Open(path); err == nil {
-		defer f.Close()
-		switch f.Machine {
-		case pe.IMAGE_FILE_MACHINE_AMD64:
-			return "windows", "amd64", nil
-		case pe.IMAGE_FILE_MACHINE_ARM64:
-			return "windows", "arm64", nil
-		}
-		return "", "", fmt.Errorf("agent %s: a Windows executable for machine %#x, which vmbench's agent is not built for (windows/amd64)", path, f.Machine)
-	}
-	return "", "", fmt.Errorf("agent %s: not a Linux (ELF) or Windows (PE) executable; give a vmbench binary (make agents builds them)", path)
 }
 
 func (d *guestDriver) agentBinary() (string, error) {
@@ -314,7 +237,7 @@ func (d *guestDriver) job(vm int, w guestWork, verb workload.Verb, env workload.
 		}
 		db := conn.Database()
 		password, db.Password = db.Password, ""
-		if !d.c.opts.Simulate && db.Driver != dialect.SQLite && db.Socket == "" {
+		if d.c.env.guestDatabases() && db.Driver != dialect.SQLite && db.Socket == "" {
 			db.Host = "127.0.0.1" // the agent drives the database of its own VM
 		}
 		j.Database = &db

@@ -89,7 +89,7 @@ func TestGuestClockOffsetRefused(t *testing.T) {
 		{-400 * time.Millisecond, spec.Duration(300 * time.Millisecond), "its clock is -400ms off"},
 	} {
 		var log bytes.Buffer
-		c := &campaign{spec: &spec.Campaign{Guest: &spec.Guest{MaxClockOffset: tc.bound}}, opts: Options{AgentBinary: exe}, log: &log}
+		c := &campaign{spec: &spec.Campaign{Guest: &spec.Guest{MaxClockOffset: tc.bound}}, opts: Options{AgentBinary: exe}, env: vcenter{}, log: &log}
 		vm1, vm2 := newLocal(t, "vm1"), newLocal(t, "vm2")
 		d, err := newGuestDriverOn(context.Background(), c, []target.Target{vm1, skewed{vm2, tc.offset}})
 		if tc.want == "" {
@@ -258,7 +258,7 @@ func TestGuestOverSSH(t *testing.T) {
 		precious := filepath.Join(dir, "precious.txt")
 		os.WriteFile(precious, []byte("keep"), 0o644)
 		var log bytes.Buffer
-		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe},
+		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe}, env: vcenter{},
 			spec: &spec.Campaign{Guest: &spec.Guest{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}
 		d, err := newGuestDriver(context.Background(), c, []vsphere.VM{{Name: "vm1", IP: host}})
 		if tc.want != "" {

@@ -35,15 +35,16 @@ const maxHookOutput = 1 << 20
 // last maxHookOutput bytes are kept: a larger one is not read at all.
 const maxHookRead = 64 << 20
 
-// checkHooks refuses hooks that cannot reach the guests: in a real
-// campaign driven from the harness, they log in to each guest as driver
-// guest does, so the guest: block must say how (driver guest, and
-// simulation, need nothing more).
-func checkHooks(cf *spec.Campaign, opts Options) error {
-	if !cf.Hooks.Any() || opts.Simulate {
+// checkHooks refuses hooks that cannot reach the guests: where env logs
+// in to them (environment.login) and the campaign is driven from the
+// harness, they log in to each guest as driver guest does, so the guest:
+// block must say how (driver guest, and guests reached without a login,
+// need nothing more).
+func checkHooks(cf *spec.Campaign, opts Options, env environment) error {
+	if !cf.Hooks.Any() || !env.login() {
 		return nil
 	}
-	if d, err := driverName(cf, opts); err != nil || d == spec.DriverGuest {
+	if d, err := driverName(cf, opts, env); err != nil || d == spec.DriverGuest {
 		return nil // driverName's own error is reported by Check
 	}
 	if g := cf.Guest; g == nil || (g.Via != spec.GuestViaTools && g.User == "") {
@@ -51,7 +52,7 @@ func checkHooks(cf *spec.Campaign, opts Options) error {
 	}
 	o := opts
 	o.Driver = spec.DriverGuest // the same login as driver guest's, checked the same way
-	_, err := driverName(cf, o)
+	_, err := driverName(cf, o, env)
 	return err
 }
 

@@ -43,14 +43,11 @@ type CampaignPlan struct {
 // says so (Fits false) with its problems. Errors are bad input and
 // failures to reach or read vSphere.
 func PlanCampaign(ctx context.Context, cf *spec.Campaign, opts Options) (*CampaignPlan, error) {
-	cfg, layout, err := Check(cf, opts)
+	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Simulate {
-		cf = cf.Simulated()
-	}
-	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, log: io.Discard}
+	c.log = io.Discard
 	if err := c.findData(ctx); err != nil {
 		return nil, err
 	}

@@ -24,23 +24,14 @@ import (
 // the database server, with the tool version and host in a comment. It
 // loads with Load and runs the same campaign again.
 func (c *campaign) writeResolved(vms []vsphere.VM) error {
-	r := c.resolved(vms)
+	r, note := c.resolved(vms)
 	b, err := yaml.Marshal(r)
 	if err != nil {
 		return err
 	}
 	host, _ := os.Hostname()
 	hdr := fmt.Sprintf("# campaign %s as run by vmbench %s on %s, %s\n# simulate: %v", c.id, c.opts.Version, host,
-		time.Now().UTC().Format(time.RFC3339), c.opts.Simulate)
-	if c.opts.Simulate {
-		hdr += " (vSphere: " + c.where + "; databases: "
-		if c.opts.DBServer != nil {
-			hdr += "one per VM on " + c.opts.DBServer.Host + ")"
-		} else {
-			hdr += "an embedded SQLite file per VM)"
-		}
-		hdr += "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + c.vsphereFlags()
-	}
+		time.Now().UTC().Format(time.RFC3339), c.env.simulated()) + note
 	return atomicfile.Write(filepath.Join(c.dir, "campaign.yaml"), []byte(hdr+"\n"+string(b)))
 }
 
@@ -70,8 +61,10 @@ func (c *campaign) vsphereFlags() string {
 	return f
 }
 
-// resolved is the campaign as it runs (see writeResolved).
-func (c *campaign) resolved(vms []vsphere.VM) *spec.Campaign {
+// resolved is the campaign as it runs (see writeResolved), with what the
+// header says of its environment after "simulate:"
+// (environment.recordSpec).
+func (c *campaign) resolved(vms []vsphere.VM) (*spec.Campaign, string) {
 	r := *c.spec
 	r.Simulate = nil
 	r.VMs.Template = c.template
@@ -95,20 +88,7 @@ func (c *campaign) resolved(vms []vsphere.VM) *spec.Campaign {
 		}
 		r.Data = &d
 	}
-	driver, _ := driverName(c.spec, c.opts) // checked by Check
-	r.Driver = driver
-	if c.opts.Simulate {
-		r.Driver = ""
-		sim := &spec.Sim{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: driver}
-		if f := c.spec.Simulate; f != nil {
-			sim.DatastoreGB, sim.HostCores, sim.HostMemoryGB = f.DatastoreGB, f.HostCores, f.HostMemoryGB
-		}
-		if c.opts.DBServer != nil {
-			sim.DBServer = serverDSN(*c.opts.DBServer)
-		}
-		if *sim != (spec.Sim{}) {
-			r.Simulate = sim
-		}
-	}
-	return &r
+	r.Driver, _ = driverName(c.spec, c.opts, c.env) // checked by Check
+	note := c.env.recordSpec(c, &r)
+	return &r, note
 }

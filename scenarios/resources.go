@@ -163,7 +163,7 @@ func ServerPasswordEnv(driver string) string {
 // databases decides where each VM's database is, makes each VM's
 // Config on it (vmConfig) and creates the database (DatabaseOwner).
 func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.Config, func(), error) {
-	dbs, _, err := c.placeDatabases(vms)
+	dbs, err := c.placeDatabases(vms)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,7 +186,7 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 			c.removed(rundir.KindDatabase, []string{dbs[i].Database}, "")
 		}
 	}
-	shared := c.opts.Simulate && c.opts.DBServer != nil
+	shared := c.env.server() != nil
 	for i, d := range dbs {
 		cfg, err := c.vmConfig(d)
 		if err != nil {
@@ -208,7 +208,7 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 				return nil, nil, err
 			}
 		}
-		if c.dataSet != nil && !c.opts.Simulate {
+		if c.dataSet != nil && c.env.guestDatabases() {
 			continue // the database is on the VM's restored vDisk (restore checks it)
 		}
 		if c.resumed { // a killed prepare or run left data in it: start afresh
@@ -232,31 +232,18 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 	return cfgs, drop, nil
 }
 
-// placeDatabases says where each VM's database is: on the --db-dsn server
-// (a database named after the VM), in an SQLite file of a temporary
-// directory tmp (made here, recorded first), or in the VM at its IP.
-func (c *campaign) placeDatabases(vms []vsphere.VM) (dbs []dialect.Config, tmp string, err error) {
-	dbs = make([]dialect.Config, len(vms))
+// placeDatabases says where each VM's database is, as the campaign's
+// environment places it (environment.database): on the --db-dsn server
+// (a database named after the VM), in an SQLite file of the temporary
+// directory, or in the VM at its IP.
+func (c *campaign) placeDatabases(vms []vsphere.VM) ([]dialect.Config, error) {
+	dbs := make([]dialect.Config, len(vms))
 	for i, vm := range vms {
-		switch {
-		case c.opts.Simulate && c.opts.DBServer != nil:
-			dbs[i] = c.opts.DBServer.WithDatabase(databaseName(c.id, vm.Name))
-		case c.opts.Simulate:
-			if tmp, err = c.tempDir(); err != nil {
-				return nil, "", err
-			}
-			dbs[i] = dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(tmp, vm.Name+".db")}
-		default:
-			db := c.spec.Database
-			drv, err := dialect.ParseDriver(db.Driver)
-			if err != nil {
-				return nil, "", fmt.Errorf("database.driver: %w", err)
-			}
-			dbs[i] = dialect.Config{Driver: drv, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
-			if db.PasswordEnv != "" {
-				dbs[i].Password = c.opts.Getenv(db.PasswordEnv)
-			}
+		db, err := c.env.database(c, vm)
+		if err != nil {
+			return nil, err
 		}
+		dbs[i] = db
 	}
-	return dbs, tmp, nil
+	return dbs, nil
 }

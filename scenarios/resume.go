@@ -110,7 +110,7 @@ func (r *Resumable) Check(opts Options) (Options, error) {
 	if opts.VSphere.URL == "" {
 		opts.VSphere.URL = withoutPassword(r.VSphereURL)
 	}
-	if opts.Simulate && opts.VSphere.URL == "" {
+	if r.Simulated && opts.VSphere.URL == "" {
 		return opts, fmt.Errorf("%s: no vSphere URL is recorded: give the vcsim's with --url", r.Dir)
 	}
 	_, _, err := Check(r.Spec, opts)
@@ -160,16 +160,12 @@ func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
 	if opts, err = r.Check(opts); err != nil {
 		return nil, err
 	}
-	cfg, layout, err := Check(r.Spec, opts)
+	c, err := checked(r.Spec, opts)
 	if err != nil {
 		return nil, err
 	}
-	cf := r.Spec
-	if opts.Simulate {
-		cf = cf.Simulated()
-	}
-	c := &campaign{spec: cf, opts: opts, cfg: cfg, layout: layout, tl: tl, resumed: true, prior: r.Journal.Processes(),
-		driver: harnessDriver{}, log: &syncWriter{w: opts.Log}, id: r.ID, dir: r.Dir}
+	c.tl, c.resumed, c.prior = tl, true, r.Journal.Processes()
+	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, r.ID, r.Dir
 	if c.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
 	}
@@ -340,7 +336,7 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 // are found there. Nothing for a campaign driven from the harness, or a
 // simulated one whose guests' directory is gone.
 func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
-	if d, _ := driverName(c.spec, c.opts); d != spec.DriverGuest || (c.opts.Simulate && c.tmp == "") {
+	if d, _ := driverName(c.spec, c.opts, c.env); d != spec.DriverGuest || (c.env.local() && c.tmp == "") {
 		return nil
 	}
 	var measured []vsphere.VM // a VM left out had no agent

@@ -41,7 +41,7 @@ func (c *campaign) startDelay() time.Duration {
 	if c.opts.StartDelay > 0 {
 		return c.opts.StartDelay
 	}
-	if _, guest := c.driver.(*guestDriver); c.opts.Simulate && !guest {
+	if _, guest := c.driver.(*guestDriver); c.env.simulated() && !guest {
 		return max(StartDelayLocal, time.Duration(c.spec.VMs.Count)*startDelayLocalPerVM)
 	}
 	return StartDelayRemote

@@ -23,14 +23,14 @@ func TestStartDelayDefaults(t *testing.T) {
 		{"vSphere, agents", Options{}, &guestDriver{}, StartDelayRemote},
 		{"set", Options{Simulate: true, StartDelay: 3 * time.Second}, harnessDriver{}, 3 * time.Second},
 	} {
-		c := &campaign{opts: tc.opts, driver: tc.drv, spec: &spec.Campaign{VMs: spec.VMs{Count: 2}}}
+		c := &campaign{opts: tc.opts, env: newEnvironment(tc.opts), driver: tc.drv, spec: &spec.Campaign{VMs: spec.VMs{Count: 2}}}
 		if got := c.startDelay(); got != tc.want {
 			t.Errorf("%s: start delay %s, want %s", tc.name, got, tc.want)
 		}
 	}
 	// In process, 125 ms a VM beyond 4 VMs: 16 VMs open their
 	// connections on the harness's cores.
-	c := &campaign{opts: Options{Simulate: true}, driver: harnessDriver{}, spec: &spec.Campaign{VMs: spec.VMs{Count: 16}}}
+	c := &campaign{opts: Options{Simulate: true}, env: simulated{}, driver: harnessDriver{}, spec: &spec.Campaign{VMs: spec.VMs{Count: 16}}}
 	if got := c.startDelay(); got != 2*time.Second {
 		t.Errorf("16 VMs in process: start delay %s, want 2s", got)
 	}
@@ -61,7 +61,7 @@ func TestLateStarts(t *testing.T) {
 			[]string{"sysbench-02 began 0.151 s after the common start"}},
 	} {
 		var log strings.Builder
-		c := &campaign{opts: Options{Simulate: true}, driver: tc.drv, spec: &spec.Campaign{}, log: &syncWriter{w: &log}}
+		c := &campaign{opts: Options{Simulate: true}, env: simulated{}, driver: tc.drv, spec: &spec.Campaign{}, log: &syncWriter{w: &log}}
 		got := c.lateStarts(at, vms, tc.results)
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

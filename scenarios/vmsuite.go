@@ -39,8 +39,9 @@ type vmSuite struct {
 // guests (driver guest: guest.user outside simulation), --agent-binary
 // and the vSphere options. Errors name the file and line.
 func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
+	env := newEnvironment(opts)
 	run := s
-	if opts.Simulate {
+	if env.simulated() {
 		if s.Simulate == nil {
 			return nil, fmt.Errorf("%s: --simulate needs a simulate: block (size, elapsed, interval, warmup, curve)", s.File())
 		}
@@ -59,23 +60,21 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	cf := run.Campaign()
 	if opts.Driver == spec.DriverHarness {
 		errs = append(errs, errors.New("--driver harness: a block suite in VMs always runs in each VM's guest, against the VM's own vDisks (leave --driver out)"))
-	} else if _, err := driverName(cf, opts); err != nil {
+	} else if _, err := driverName(cf, opts, env); err != nil {
 		errs = append(errs, err)
 	}
 	if opts.AgentBinary != "" {
-		errs = append(errs, checkAgentBinary(cf, opts))
+		errs = append(errs, checkAgentBinary(cf, opts, env))
 	}
 	layout, err := suiteLayout(run)
 	if err != nil {
 		errs = append(errs, s.Errorf("vms", "vms", "%v", err))
 	}
-	if !opts.Simulate {
-		errs = append(errs, opts.VSphere.Validate())
-	}
+	errs = append(errs, env.check(cf, opts))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &campaign{spec: cf, opts: opts, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
+	c := &campaign{spec: cf, opts: opts, env: env, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
 	return c, nil
 }
 
@@ -144,14 +143,14 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 		}
 	}
 	r.VSphere = c.placement
-	if c.opts.Simulate {
+	if c.env.simulated() {
 		r.Simulate = &spec.SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
 	}
 	b, err := yaml.Marshal(&r)
 	if err != nil {
 		return err
 	}
-	hdr := fmt.Sprintf("# block suite %s in %d VMs as run by vmbench %s; simulate: %v\n", c.id, len(vms), c.opts.Version, c.opts.Simulate)
+	hdr := fmt.Sprintf("# block suite %s in %d VMs as run by vmbench %s; simulate: %v\n", c.id, len(vms), c.opts.Version, c.env.simulated())
 	if err := atomicfile.Write(filepath.Join(c.dir, "suite.yaml"), []byte(hdr+string(b))); err != nil {
 		return err
 	}

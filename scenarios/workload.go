@@ -23,10 +23,11 @@ import (
 // a copy of it per VM on that VM's database.
 
 // checkTool looks up the campaign's tool and parses its workload flags
-// once (workload.Parse): the file's, and with Simulate the simulate
-// block's too. It returns the Config the campaign runs (the simulated one
-// in simulation) or every problem, each with the file and line.
-func checkTool(cf *spec.Campaign, opts Options) (workload.Config, error) {
+// once (workload.Parse): the file's, and in a simulation (env) the
+// simulate block's too. It returns the Config the campaign runs (the
+// simulated one in simulation) or every problem, each with the file and
+// line.
+func checkTool(cf *spec.Campaign, env environment) (workload.Config, error) {
 	src := cf.Origin
 	t, err := workload.Lookup(cf.Workload.Tool)
 	var conn workload.Connector
@@ -42,7 +43,7 @@ func checkTool(cf *spec.Campaign, opts Options) (workload.Config, error) {
 			errs = append(errs, src.Errorf("database.driver", "database.driver: %w", err))
 		}
 	}
-	if s := opts.DBServer; opts.Simulate && s != nil {
+	if s := env.server(); s != nil {
 		if err := conn.Supports(s.Driver); err != nil {
 			errs = append(errs, fmt.Errorf("--db-dsn: %w", err))
 		}
@@ -50,7 +51,7 @@ func checkTool(cf *spec.Campaign, opts Options) (workload.Config, error) {
 	seen := map[string]bool{}
 	cfg, err := parseWorkload(t, conn, cf, "workload.flags", cf.Workload, seen)
 	errs = append(errs, err)
-	if opts.Simulate && cf.Simulate != nil && cf.Simulate.Workload != nil {
+	if env.simulated() && cf.Simulate != nil && cf.Simulate.Workload != nil {
 		cfg, err = parseWorkload(t, conn, cf, "simulate.workload.flags", cf.Simulated().Workload, seen)
 		errs = append(errs, err)
 	}

@@ -29,7 +29,7 @@ func TestWorkloadFlagErrorsNameTheirKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		_, err = checkTool(s, Options{Simulate: true})
+		_, err = checkTool(s, simulated{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
 			continue
