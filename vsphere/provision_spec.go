@@ -55,6 +55,17 @@ type ProvisionSpec struct {
 	// when the simulated databases are local). Only vcsim understands it;
 	// leave it empty on real vSphere.
 	SimulatedIP string
+	// GuestInfo are values every VM's guest can read: each key k becomes
+	// the VM's ExtraConfig guestinfo.k (VMware's guest-information
+	// channel: `vmware-rpctool "info-get guestinfo.k"` in a guest with
+	// VMware Tools, cloud-init's VMware datasource; vcsim passes them to a
+	// container-backed guest as the variable VMX_GUESTINFO_K, upper case
+	// with '.' and '-' as '_', and a value that reaches the host's shell
+	// unquoted there: give it base64 characters only, as vmbench's guest
+	// image expects). Keys are letters, digits, '.', '_' and '-'; values
+	// are visible to anyone who can read the VM's configuration, so never
+	// a password a real guest keeps.
+	GuestInfo map[string]string
 	// OnStep, when set, is called after each step of each VM that
 	// succeeded, with the step's name (StepDatastoreSlot, StepClone,
 	// StepReconfigure, StepPowerOn, StepWaitIP) and how long it took by
@@ -142,6 +153,8 @@ func (e *StepError) Unwrap() error { return e.Err }
 var (
 	campaignRe   = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 	namePrefixRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// guestInfoKeyRe are the keys ProvisionSpec.GuestInfo takes.
+	guestInfoKeyRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 )
 
 // ValidCampaignID returns an error unless id is 1-64 letters, digits, '.',
@@ -233,6 +246,11 @@ func (p ProvisionSpec) Validate() error {
 	}
 	if err := p.Restore.validate(p.Layout); err != nil {
 		errs = append(errs, err)
+	}
+	for k := range p.GuestInfo {
+		if !guestInfoKeyRe.MatchString(k) {
+			errs = append(errs, fmt.Errorf("guestinfo key %q: use letters, digits, '.', '_' or '-'", k))
+		}
 	}
 	if p.NamePrefix != "" && !namePrefixRe.MatchString(p.NamePrefix) {
 		errs = append(errs, fmt.Errorf("VM name prefix %q: use letters, digits, '.', '_' or '-', starting with a letter or digit (it names VMs and their datastore directories)", p.NamePrefix))

@@ -44,6 +44,16 @@ type SimOptions struct {
 	// servers. vcsim's own hosts have 2 cores and 4 GB.
 	HostCores    int
 	HostMemoryGB int64
+	// GuestImage, when set, backs every VM created on the simulator
+	// (clones of the template) with a container of this local docker
+	// image (vcsim's RUN.container, with RUN.mountdmi off: nothing is
+	// pulled): powering the VM on creates and starts the container, its
+	// IP is the VM's guest IP, the VM's guestinfo.* ExtraConfig reaches
+	// it as VMX_GUESTINFO_* variables, and guest operations (file
+	// transfers, programs) run inside it through docker exec. Destroying
+	// the VM or closing the simulator removes the container. "" keeps
+	// vcsim's guestless VMs (the default): no guest program can run.
+	GuestImage string
 }
 
 func (o SimOptions) withDefaults() SimOptions {
@@ -68,8 +78,9 @@ func (o SimOptions) withDefaults() SimOptions {
 // Simulator is an in-process vcsim (govmomi's simulator package, VPX
 // model): datacenter DC0, cluster DC0_C0 with the hosts, datastores
 // LocalDS_*, network "VM Network" and a template SimTemplate (1 vCPU,
-// 32 MB, one 10 GB thin disk on a pvscsi controller, one NIC). Guest
-// operations are not available: never run programs in its VMs.
+// 32 MB, one 10 GB thin disk on a pvscsi controller, one NIC). Its VMs
+// have no guest (never run programs in them) unless SimOptions.GuestImage
+// backs them with containers.
 type Simulator struct {
 	model      *simulator.Model
 	server     *simulator.Server
@@ -114,6 +125,14 @@ func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
 			sim.logins.Add(1)
 		}
 		return ok
+	}
+	if opts.GuestImage != "" {
+		// The template predates the entry (made by Create): only the
+		// clones provisioning makes are container-backed.
+		m.Map().ContainerImages.Register(simulator.ContainerImageEntry{
+			VMNameGlob: "*", OCIImage: opts.GuestImage,
+			ExtraConfig: map[string]string{"RUN.mountdmi": "false"},
+		})
 	}
 	sim.server = m.Service.NewServer()
 	if err := sim.prepare(ctx, opts); err != nil {

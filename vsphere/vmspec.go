@@ -2,8 +2,10 @@ package vsphere
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,6 +113,9 @@ func (p *plan) configSpec(devices object.VirtualDeviceList, vmx string, ds *obje
 	}
 	if p.spec.SimulatedIP != "" {
 		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: "SET.guest.ipAddress", Value: p.spec.SimulatedIP})
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.spec.GuestInfo)) {
+		cs.ExtraConfig = append(cs.ExtraConfig, &types.OptionValue{Key: "guestinfo." + k, Value: p.spec.GuestInfo[k]})
 	}
 
 	grow, err := growBootDisk(devices, l.Disks[0].SizeGB)

@@ -12,6 +12,9 @@
 #
 # Needs root, dockerd running, and mmdebstrap (apt-get install docker.io
 # mmdebstrap). Nothing is pulled from an image registry.
+#
+# build.sh --tag prints the tag the recipe makes and nothing else, building
+# nothing (the tests look the image up by it: internal/containertest).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,14 +23,20 @@ sources=${GUEST_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 [ -r "$sources" ] || sources=/etc/apt/sources.list
 
 die() { echo "build.sh: $*" >&2; exit 1; }
-command -v docker >/dev/null || die "docker not found (apt-get install docker.io; start dockerd as root)"
-docker info >/dev/null 2>&1 || die "dockerd is not running (start it as root: dockerd &)"
-command -v mmdebstrap >/dev/null || die "mmdebstrap not found (apt-get install mmdebstrap)"
 [ -r "$sources" ] || die "no apt sources at $sources (set GUEST_APT_SOURCES)"
-
 digest=$( { cat "$here/build.sh" "$here/packages" "$here/guest-init"; echo "$suite"; cat "$sources"; } |
 	sha256sum | cut -c1-12)
 tag=vmbench-guest:$digest
+if [ "${1:-}" = --tag ]; then
+	echo "$tag"
+	exit 0
+fi
+[ $# -eq 0 ] || die "unknown argument $1 (build.sh builds the image; build.sh --tag prints its tag)"
+
+command -v docker >/dev/null || die "docker not found (apt-get install docker.io; start dockerd as root)"
+docker info >/dev/null 2>&1 || die "dockerd is not running (start it as root: dockerd &)"
+command -v mmdebstrap >/dev/null || die "mmdebstrap not found (apt-get install mmdebstrap)"
+
 if docker image inspect "$tag" >/dev/null 2>&1; then
 	echo "build.sh: $tag is up to date" >&2
 	echo "$tag"

@@ -14,32 +14,33 @@ import (
 // imports are checked (go list's Deps), so any package's tests may use the
 // test helpers internal/testdb and internal/golden.
 var allowed = map[string][]string{
-	"vmbench/oltp/hist":            {},
-	"vmbench/oltp":                 {"vmbench/oltp/hist", "vmbench/internal/boundedread", "vmbench/internal/atomicfile"},
-	"vmbench/dialect":              {"vmbench/internal/textfmt"},
-	"vmbench/sysbench":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/tpcc":                 {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/internal/flagvalue":   {},
-	"vmbench/internal/progress":    {},
-	"vmbench/internal/textfmt":     {},
-	"vmbench/internal/atomicfile":  {},
-	"vmbench/internal/boundedread": {},
-	"vmbench/vdbench":              {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/vsphere":              {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
-	"vmbench/vsphere/guest":        {"vmbench/target", "vmbench/internal/boundedread"},
-	"vmbench/workload":             {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
-	"vmbench/scenarios":            {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/scenarios/rundir":     {"vmbench/scenarios/spec", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"}, // the results directory's records: spec (the file kinds and placement it records), oltp's Results and what the workload contract brings; no vSphere
-	"vmbench/scenarios/spec":       {"vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                           // the workload registry and what it brings: no vSphere, no tool, no other scenarios package
-	"vmbench/report":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/internal/testdb":      {},
-	"vmbench/internal/golden":      {},
-	"vmbench/internal/fakesql":     {},
-	"vmbench/internal/deps":        {},
-	"vmbench/target":               {"vmbench/internal/boundedread"},
-	"vmbench/agent":                {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"}, // report: through workload's review interfaces
-	"vmbench/internal/sshtest":     {},
-	"vmbench/cmd/vmbench":          nil, // everything
+	"vmbench/oltp/hist":              {},
+	"vmbench/oltp":                   {"vmbench/oltp/hist", "vmbench/internal/boundedread", "vmbench/internal/atomicfile"},
+	"vmbench/dialect":                {"vmbench/internal/textfmt"},
+	"vmbench/sysbench":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/tpcc":                   {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/report", "vmbench/workload", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/internal/flagvalue":     {},
+	"vmbench/internal/progress":      {},
+	"vmbench/internal/textfmt":       {},
+	"vmbench/internal/atomicfile":    {},
+	"vmbench/internal/boundedread":   {},
+	"vmbench/vdbench":                {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/vsphere":                {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
+	"vmbench/vsphere/guest":          {"vmbench/target", "vmbench/internal/boundedread"},
+	"vmbench/workload":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
+	"vmbench/scenarios":              {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/scenarios/rundir":       {"vmbench/scenarios/spec", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"}, // the results directory's records: spec (the file kinds and placement it records), oltp's Results and what the workload contract brings; no vSphere
+	"vmbench/scenarios/spec":         {"vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                           // the workload registry and what it brings: no vSphere, no tool, no other scenarios package
+	"vmbench/report":                 {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/internal/testdb":        {},
+	"vmbench/internal/golden":        {},
+	"vmbench/internal/fakesql":       {},
+	"vmbench/internal/deps":          {},
+	"vmbench/target":                 {"vmbench/internal/boundedread"},
+	"vmbench/agent":                  {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"}, // report: through workload's review interfaces
+	"vmbench/internal/sshtest":       {},
+	"vmbench/internal/containertest": {},
+	"vmbench/cmd/vmbench":            nil, // everything
 }
 
 // forbiddenExternal lists outside packages a package must never pull in:

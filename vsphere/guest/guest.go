@@ -11,11 +11,15 @@
 // and Info measures the guest's clock from the modification time of a
 // probe file it uploads.
 //
-// vcsim (govmomi's simulator) cannot run guest programs: its
-// StartProgramInGuest panics in v0.56.0 without a container and deadlocks
-// the simulator. A Target opened on a vcsim endpoint therefore refuses
-// Start (and the Windows Kill, which starts taskkill) with an error
-// wrapping ErrSimulator, before any request is sent.
+// vcsim (govmomi's simulator) runs guest programs only in a VM backed by
+// a container (ExtraConfig ContainerKey, vsphere.SimOptions.GuestImage):
+// its StartProgramInGuest panics in v0.56.0 without one and deadlocks the
+// simulator. A Target opened on another vcsim VM therefore refuses Start
+// (and the Windows Kill, which starts taskkill) with an error wrapping
+// ErrSimulator, before any request is sent. In a container-backed VM vcsim
+// runs the program as `docker exec` on its own host, parsing Arguments
+// with the host's shell: Start quotes its one /bin/sh -c script once, so
+// the redirections happen in the guest, as VMware Tools does them.
 package guest
 
 import (
@@ -39,9 +43,10 @@ import (
 // "user:password" (govc guest.* -l): ParseLogin reads its value.
 const EnvGuestLogin = "GOVC_GUEST_LOGIN"
 
-// ErrSimulator is wrapped by Start's and Kill's error on a vcsim endpoint:
-// vcsim cannot run guest programs, and asking it to crashes it.
-var ErrSimulator = errors.New("guest programs cannot run on vcsim (the simulator has no guest; its StartProgramInGuest crashes)")
+// ErrSimulator is wrapped by Start's and Kill's error on a vcsim VM that
+// no container backs: it has no guest to run programs, and asking vcsim
+// to crashes it.
+var ErrSimulator = errors.New("guest programs cannot run in this vcsim VM (no container backs it, so it has no guest; vcsim's StartProgramInGuest crashes)")
 
 // ErrToolsUnavailable is wrapped by an error when the VM's guest
 // operations are unavailable: VMware Tools is not running in it, or the
@@ -109,7 +114,7 @@ func New(ctx context.Context, vm *object.VirtualMachine, c *vim25.Client, cfg Co
 		return nil, errors.New("guest.New: the VM and the client are required")
 	}
 	var m mo.VirtualMachine
-	props := []string{"name", "config.guestId", "config.guestFullName", "guest.guestId", "guest.guestFamily", "guest.guestFullName", "guest.toolsInstallType"}
+	props := []string{"name", "config.guestId", "config.guestFullName", "config.extraConfig", "guest.guestId", "guest.guestFamily", "guest.guestFullName", "guest.toolsInstallType"}
 	if err := property.DefaultCollector(c).RetrieveOne(ctx, vm.Reference(), props, &m); err != nil {
 		return nil, fmt.Errorf("guest: read VM %s: %w", vm.Reference().Value, err)
 	}
@@ -120,7 +125,7 @@ func New(ctx context.Context, vm *object.VirtualMachine, c *vim25.Client, cfg Co
 	if err != nil {
 		return nil, fmt.Errorf("guest: VM %s: %w", cfg.Name, err)
 	}
-	o, err := newRealOps(ctx, c, vm.Reference(), goos, cfg.Auth)
+	o, err := newRealOps(ctx, c, vm.Reference(), goos, cfg.Auth, containerBacked(m))
 	if err != nil {
 		return nil, fmt.Errorf("guest: VM %s: %w", cfg.Name, err)
 	}
@@ -153,6 +158,24 @@ func (t *Target) Name() string { return t.name }
 // Close releases nothing: the vim25 client belongs to the caller. It
 // leaves processes and files as they are.
 func (t *Target) Close() error { return nil }
+
+// ContainerKey is the ExtraConfig key of a vcsim VM backed by a container
+// (govmomi's simulator.ContainerBackingOptionKey): such a VM has a guest
+// that runs programs, where vcsim's other VMs have none.
+const ContainerKey = "RUN.container"
+
+// containerBacked says m's ExtraConfig names a container (ContainerKey).
+func containerBacked(m mo.VirtualMachine) bool {
+	if m.Config == nil {
+		return false
+	}
+	for _, o := range m.Config.ExtraConfig {
+		if v := o.GetOptionValue(); v != nil && v.Key == ContainerKey {
+			return true
+		}
+	}
+	return false
+}
 
 // identity is what the VM reports about its guest OS.
 type identity struct {

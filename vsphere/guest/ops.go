@@ -63,10 +63,10 @@ type realOps struct {
 	tb        *toolbox.Client // file transfers (URL rewriting, host thumbprint)
 	auth      *types.NamePasswordAuthentication
 	windows   bool
-	simulated bool // the endpoint is vcsim: StartProgram is refused
+	simulated bool // the endpoint is vcsim and the VM has no container: StartProgram is refused
 }
 
-func newRealOps(ctx context.Context, c *vim25.Client, vm types.ManagedObjectReference, goos string, a Auth) (*realOps, error) {
+func newRealOps(ctx context.Context, c *vim25.Client, vm types.ManagedObjectReference, goos string, a Auth, container bool) (*realOps, error) {
 	m := guest.NewOperationsManager(c, vm)
 	pm, err := m.ProcessManager(ctx)
 	if err != nil {
@@ -77,7 +77,7 @@ func newRealOps(ctx context.Context, c *vim25.Client, vm types.ManagedObjectRefe
 		return nil, fmt.Errorf("guest file manager: %w", err)
 	}
 	auth := &types.NamePasswordAuthentication{Username: a.User, Password: a.Password}
-	o := &realOps{fm: fm, pm: pm, auth: auth, windows: goos == "windows", simulated: isSimulator(ctx, c)}
+	o := &realOps{fm: fm, pm: pm, auth: auth, windows: goos == "windows", simulated: !container && isSimulator(ctx, c)}
 	o.tb = &toolbox.Client{ProcessManager: pm, FileManager: fm, Authentication: auth}
 	return o, nil
 }
@@ -142,9 +142,9 @@ func (o *realOps) DeleteDirectory(ctx context.Context, p string) error {
 	return mapFault(o.fm.DeleteDirectory(ctx, o.auth, p, true))
 }
 
-// StartProgram refuses on vcsim (ErrSimulator) without sending anything:
-// vcsim v0.56.0 panics in StartProgramInGuest when the VM has no
-// container, and its process manager then deadlocks the test server.
+// StartProgram refuses on a vcsim VM without a container (ErrSimulator)
+// without sending anything: vcsim v0.56.0 panics in StartProgramInGuest
+// then, and its process manager deadlocks the test server.
 // spec.EnvVariables are added to the guest's default environment
 // (ReadEnvironmentVariableInGuest), since StartProgramInGuest takes them
 // as the complete environment.

@@ -1,0 +1,117 @@
+package vsphere
+
+import (
+	"bytes"
+	"encoding/base64"
+	"context"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"vmbench/internal/containertest"
+	vtarget "vmbench/target"
+	"vmbench/vsphere/guest"
+)
+
+// TestContainerGuest: with SimOptions.GuestImage a provisioned VM has a
+// real Linux guest. Powered on by Provision as any VM, it reports the
+// container's IP (not a simulated one); ProvisionSpec.GuestInfo reaches
+// it; through guest operations a file goes in and comes back, and a
+// program runs in the guest with its output redirected there (the one
+// quoting of guest.Target's /bin/sh -c script, which vcsim hands to the
+// host's shell); destroying the VM removes its container.
+func TestContainerGuest(t *testing.T) {
+	image := containertest.Image(t)
+	_, s := simSession(t, SimOptions{Datastores: 1, GuestImage: image})
+	ctx := t.Context()
+	spec := testSpec(t, "sysbench", 1, []string{"LocalDS_0"})
+	spec.SimulatedIP = ""
+	spec.IPTimeout = 2 * time.Minute
+	// base64, as vmbench's guest image reads its settings: vcsim hands
+	// each value to the host's shell unquoted.
+	probe := "it's \"quoted\" & $HOME"
+	spec.GuestInfo = map[string]string{"vmbench.probe": base64.StdEncoding.EncodeToString([]byte(probe))}
+	vms, err := s.Provision(ctx, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	destroyed := false
+	t.Cleanup(func() {
+		if !destroyed {
+			_, _ = s.Destroy(context.Background(), spec.CampaignID, nil)
+		}
+	})
+	vm := vms[0]
+	if ip := net.ParseIP(vm.IP); ip == nil || ip.IsLoopback() {
+		t.Fatalf("the VM's IP is %q, want its container's", vm.IP)
+	}
+	id := containerOf(t, vm.Name)
+	if id == "" {
+		t.Fatalf("no container runs for VM %s", vm.Name)
+	}
+
+	tg, err := s.GuestTarget(ctx, vm.MoRef, guest.Config{Auth: guest.Auth{User: "root", Password: "x"}, Dir: "/var/tmp/vmbench-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := tg.WriteFile(ctx, "in.txt", []byte("hello from the harness\n"), 0o644); err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	p, err := tg.Start(ctx, vtarget.Command{Path: "/bin/sh", Args: []string{"-c",
+		`cat in.txt; printf '%s' "$VMX_GUESTINFO_VMBENCH_PROBE" | base64 -d; echo; echo "a > b && c"; hostname -I`},
+		Output: "out.txt"})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if code := waitExit(t, p); code != 0 {
+		t.Fatalf("the program in the guest exited %d", code)
+	}
+	out, err := tg.ReadFile(ctx, "out.txt")
+	if err != nil {
+		t.Fatalf("download: %v", err)
+	}
+	want := "hello from the harness\n" + probe + "\na > b && c\n"
+	if !strings.HasPrefix(string(out), want) || !strings.Contains(string(out), vm.IP) {
+		t.Errorf("the guest's output:\n%s\nwant it to start with:\n%s\nand hold its IP %s", out, want, vm.IP)
+	}
+
+	if _, err := s.Destroy(ctx, spec.CampaignID, nil); err != nil {
+		t.Fatal(err)
+	}
+	destroyed = true
+	if left := containerOf(t, vm.Name); left != "" {
+		t.Errorf("container %s of VM %s is left after its VM was destroyed", left, vm.Name)
+	}
+}
+
+// waitExit polls p's state until it has ended (at most a minute: a shell
+// that prints four lines) and returns its exit code.
+func waitExit(t *testing.T, p vtarget.Process) int {
+	t.Helper()
+	for range 600 {
+		running, code, err := p.State(t.Context())
+		if err != nil {
+			t.Fatalf("state: %v", err)
+		}
+		if !running {
+			return code
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the program in the guest still runs after a minute")
+	return -1
+}
+
+// containerOf returns the id of the container vcsim made for VM name (it
+// names them vcsim-<name>-<uuid>), or "".
+func containerOf(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "docker", "ps", "-aq", "--filter", "name=^vcsim-"+name+"-").Output()
+	if err != nil {
+		t.Fatalf("docker ps: %v", err)
+	}
+	return string(bytes.TrimSpace(out))
+}
