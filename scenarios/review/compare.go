@@ -493,27 +493,34 @@ func addReference(sec *report.Section, ref *Reference, names []string, tests []*
 			sec.Text = append(sec.Text, fmt.Sprintf("Published by %s for %s: %s. Not compared: the published run's protocol differs: %s.", ref.Server, what, b.String(), d))
 			continue
 		}
-		t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right, Numeric: true}}}
-		for _, n := range names {
-			t.Columns = append(t.Columns, report.Column{Header: n, Align: report.Right, Numeric: true},
-				report.Column{Header: changeHeader(n, len(names) > 1), Align: report.Right, Numeric: true})
-		}
-		for _, f := range row.Figures {
-			r := []string{f.Label(), opts.num(f)}
-			for _, tf := range tests {
-				v := findFigure(tf.figures, f.Label())
-				c := "–"
-				if v != nil {
-					c = change(f.Value, v.Value)
-				}
-				r = append(r, cellOf(v, opts), c)
-			}
-			t.Rows = append(t.Rows, r)
-		}
-		t.Notes = []string{"Published: " + ref.Source + ".", changeNote("the published figure")}
-		if row.VMs > 0 {
-			t.Notes[0] += " The reviews' aggregate latencies are the mean of the per-VM values: compare them with the published aggregation."
-		}
-		sec.Tables = append(sec.Tables, report.TableBlock{Caption: fmt.Sprintf("Reference: %s, %s (published)", ref.Server, what), Table: t})
+		sec.Tables = append(sec.Tables, report.TableBlock{Caption: fmt.Sprintf("Reference: %s, %s (published)", ref.Server, what),
+			Table: referenceTable(ref, row, names, tests, opts)})
 	}
+}
+
+// referenceTable is a published row's figures beside the tests' (named
+// by names), with each test's change from the published figure.
+func referenceTable(ref *Reference, row ReferenceRow, names []string, tests []*testFigures, opts DocumentOptions) *report.Table {
+	t := &report.Table{Columns: []report.Column{{Header: "figure"}, {Header: "published", Align: report.Right, Numeric: true}}}
+	for _, n := range names {
+		t.Columns = append(t.Columns, report.Column{Header: n, Align: report.Right, Numeric: true},
+			report.Column{Header: changeHeader(n, len(names) > 1), Align: report.Right, Numeric: true})
+	}
+	for _, f := range row.Figures {
+		r := []string{f.Label(), opts.num(f)}
+		for _, tf := range tests {
+			v := findFigure(tf.figures, f.Label())
+			c := "–"
+			if v != nil {
+				c = change(f.Value, v.Value)
+			}
+			r = append(r, cellOf(v, opts), c)
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	t.Notes = []string{"Published: " + ref.Source + ".", changeNote("the published figure")}
+	if row.VMs > 0 {
+		t.Notes[0] += " The reviews' aggregate latencies are the mean of the per-VM values: compare them with the published aggregation."
+	}
+	return t
 }

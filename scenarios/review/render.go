@@ -152,6 +152,7 @@ func checkWritable(dir string) error {
 	}
 	probe, err := os.CreateTemp(dir, ".report.probe*")
 	if err != nil {
+		//nolint:errorlint // the cause is shown, not matched: the error's contract is ErrReportsNotWritable
 		return fmt.Errorf("%w into %s: it is not writable (%v); no report was written (--format prints one without writing)",
 			ErrReportsNotWritable, dir, errors.Unwrap(err))
 	}
