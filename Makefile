@@ -216,9 +216,9 @@ test-deps-sshd:
 	  echo "test-deps: no sshd found and not root (or no apt-get): the SSH target's tests will be skipped; install openssh-server to run them"; \
 	fi
 
-# The HTML report's test (scenarios TestReportInBrowser) loads the pages in
+# The HTML report's test (scenarios/review TestReportInBrowser) loads the pages in
 # headless Chromium, found as $$VMBENCH_CHROMIUM or on PATH under these names
-# (keep in step with scenarios/review_doc_browser_test.go).
+# (keep in step with scenarios/review/review_doc_browser_test.go).
 CHROMIUM_BINARIES ?= chromium chromium-browser google-chrome google-chrome-stable
 CHROMIUM_PACKAGES ?= chromium
 

@@ -15,6 +15,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
@@ -78,7 +79,7 @@ type Outcome struct {
 	// HarnessCPU is this process's own CPU time (user + system) over the
 	// run step: with driver: guest the agents' is not in it.
 	HarnessCPU time.Duration
-	Review     *Review
+	Review     *review.Review
 	Merged     *oltp.Result
 }
 
@@ -286,7 +287,7 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	}
 	if c.suite != nil {
 		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
-			c.id, describeSuiteVMs(c.suite.Suite), len(c.suite.Profiles), final)
+			c.id, review.DescribeSuiteVMs(c.suite.Suite), len(c.suite.Profiles), final)
 	} else {
 		fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
 			c.id, cf.VMs.Count, cf.VMs.Role, cf.Workload.Tool, cf.Workload.Name, final)

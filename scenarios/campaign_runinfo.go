@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
@@ -71,7 +72,7 @@ func (c *campaign) finishOverhead(runErr error) error {
 		c.overhead = rundir.JoinOverheads(c.prior, c.overhead)
 	}
 	fmt.Fprintln(c.opts.Out)
-	if err := (overheadView{c.overhead}).WriteText(c.opts.Out); err != nil {
+	if err := review.WriteOverheadText(c.opts.Out, c.overhead); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -83,6 +84,6 @@ func (c *campaign) finishOverhead(runErr error) error {
 	if err := c.writeRunInfo(true); err != nil {
 		return err
 	}
-	_, err := WriteReports(c.dir)
+	_, err := review.WriteReports(c.dir)
 	return err
 }

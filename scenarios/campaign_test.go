@@ -18,6 +18,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/oltp/hist"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -145,6 +146,19 @@ func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Outpu
 	return &workload.Output{Result: r}, nil
 }
 func (c *stubConfig) Cleanup(context.Context, workload.Env) error { return nil }
+
+// newStubResult is a 10 s measure-phase Result with one op of the given
+// latencies (ms), starting at start.
+func newStubResult(start time.Time, latMs []int) *oltp.Result {
+	h := hist.New()
+	for _, l := range latMs {
+		h.Record(time.Duration(l) * time.Millisecond)
+	}
+	return &oltp.Result{Version: oltp.ResultVersion, Workload: "stub", Flags: map[string]string{"threads": "1"},
+		Phase: oltp.PhaseMeasure, Loop: oltp.ClosedLoop, Measured: "stub", Threads: 1,
+		Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second, Parts: 1,
+		Ops: []oltp.OpResult{{Name: "event", Latency: h.Snapshot()}}}
+}
 
 func resultOf(start time.Time, latMs ...int) *oltp.Result {
 	r := &oltp.Result{}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/internal/atomicfile"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -69,22 +69,6 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 	if err := c.record(rundir.JournalEntry{Step: rundir.StepChecks, Checks: verdicts}); err != nil {
 		return err
 	}
-	c.logf("%s in %s (%s)", checkWords(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), rundir.ChecksDir))
+	c.logf("%s in %s (%s)", review.CheckSummary(verdicts), time.Since(start).Round(time.Millisecond), filepath.Join(c.finalDir(), rundir.ChecksDir))
 	return nil
-}
-
-// checkWords sums verdicts up: "consistency checks after the run passed
-// on 8 of 8 VMs", naming the VMs that failed.
-func checkWords(verdicts []rundir.CheckVerdict) string {
-	var failed []string
-	for _, v := range verdicts {
-		if !v.Passed {
-			failed = append(failed, v.VM)
-		}
-	}
-	s := fmt.Sprintf("consistency checks after the run passed on %d of %d VMs", len(verdicts)-len(failed), len(verdicts))
-	if len(failed) > 0 {
-		s += "; FAILED on " + strings.Join(failed, ", ") + " (see checks/<vm>.txt)"
-	}
-	return s
 }

@@ -11,23 +11,6 @@ import (
 	"vmbench/scenarios/rundir"
 )
 
-// TestCheckWords: the verdicts' summary counts the VMs that passed and
-// names those that failed.
-func TestCheckWords(t *testing.T) {
-	for _, c := range []struct {
-		in   []rundir.CheckVerdict
-		want string
-	}{
-		{[]rundir.CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Passed: true}}, "consistency checks after the run passed on 2 of 2 VMs"},
-		{[]rundir.CheckVerdict{{VM: "a", Passed: true}, {VM: "b", Error: "x"}, {VM: "c", Error: "y"}},
-			"consistency checks after the run passed on 1 of 3 VMs; FAILED on b, c (see checks/<vm>.txt)"},
-	} {
-		if got := checkWords(c.in); got != c.want {
-			t.Errorf("checkWords(%v) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 // TestCampaignChecksAfterRun: the workload's checks run on every VM once
 // the run has ended; one VM failing them does not fail the campaign, but
 // its verdict, in run.json, the log, checks/<vm>.txt and the review, says

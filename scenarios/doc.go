@@ -1,8 +1,9 @@
 // Package scenarios runs campaigns: preflight, provisioning, a database
 // per VM, prepare, a common start, precondition, measure, collection,
 // aggregation across VMs, the review table, and teardown. Their files are
-// read by package spec, and the records a campaign leaves in its results
-// directory are package rundir's. It names workloads by tool, name and
+// read by package spec, the records a campaign leaves in its results
+// directory are package rundir's, and its review (the reports rendered
+// from them) is package review's. It names workloads by tool, name and
 // flags; the workload code itself is reached through the workload
 // contract (package workload): the tool from the registry, its flags
 // parsed once into a typed Config.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -119,7 +120,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	// The reports are rendered from the files just written, as `vmbench
 	// report DIR` renders them.
 	c.tl.begin(rundir.StepReport)
-	rep, err := WriteReports(c.dir)
+	rep, err := review.WriteReports(c.dir)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 )
 
@@ -95,13 +96,13 @@ func TestRenderRefusesDamagedVMCampaign(t *testing.T) {
 		}},
 	} {
 		dir := copyDir(t, out.Dir)
-		md, _ := os.ReadFile(filepath.Join(dir, ReportFile))
+		md, _ := os.ReadFile(filepath.Join(dir, review.ReportFile))
 		tc.damage(dir)
-		_, err := WriteReports(dir)
+		_, err := review.WriteReports(dir)
 		if err == nil || !strings.Contains(err.Error(), tc.want(dir)) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want(dir))
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, ReportFile)); string(got) != string(md) {
+		if got, _ := os.ReadFile(filepath.Join(dir, review.ReportFile)); string(got) != string(md) {
 			t.Errorf("%s: report.md was rewritten", tc.name)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/report"
+	"vmbench/scenarios/review"
 )
 
 // liveView prints one line per report interval for the whole campaign:
@@ -79,7 +80,7 @@ func (l *liveView) add(vm int, r oltp.IntervalReport) {
 		sum += h.Sum()
 		p95 = max(p95, h.Percentile(95))
 	}
-	retries, errs := retriesAndErrors(r.Counters)
+	retries, errs := review.RetriesAndErrors(r.Counters)
 
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -8,15 +8,13 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/report"
+	"vmbench/scenarios/review"
 )
 
 // methodologyReferences are the published rows docs/methodology.md's
-// tables are generated from.
-//
-// >>> The page's one tie to where the reference figures live: when they
-// >>> move (to scenarios/review), write review.References here and run
-// >>> the command with -update (the page should not change).
-var methodologyReferences = References
+// tables are generated from: the page's one tie to where the reference
+// figures live (package review's References).
+var methodologyReferences = review.References
 
 // methodologyCommand regenerates docs/methodology.md's published figures.
 const methodologyCommand = "go test ./scenarios/ -run TestMethodologyDoc -update"
@@ -27,7 +25,7 @@ const methodologyCommand = "go test ./scenarios/ -run TestMethodologyDoc -update
 func TestMethodologyDoc(t *testing.T) {
 	type row struct {
 		server string
-		ReferenceRow
+		review.ReferenceRow
 	}
 	var tests []string
 	rows := map[string][]row{}       // test -> its published rows

@@ -2,18 +2,16 @@ package scenarios
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"vmbench/internal/golden"
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
-	"vmbench/vsphere"
 )
 
 var ovT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -89,60 +87,6 @@ func TestEndRunSplitsAtTheWorkloadsBoundaries(t *testing.T) {
 				t.Errorf("the parts add up to %s, want the run step's 99s", sum)
 			}
 		})
-	}
-}
-
-// sampleOverhead is an Overhead with every kind of row.
-func sampleOverhead() *rundir.Overhead {
-	s := time.Second
-	return &rundir.Overhead{Total: 100 * s, Completed: true, Steps: []rundir.StepTime{
-		{Step: rundir.StepSetup, Wall: 10e6}, {Step: rundir.StepConnect, Wall: 990e6}, {Step: rundir.StepPreflight, Wall: s},
-		{Step: rundir.StepProvision, Wall: 6 * s, VMSteps: []rundir.VMStepTime{
-			{Step: vsphere.StepClone, VMs: 4, Sum: 8 * s, Slowest: 2500e6}, {Step: vsphere.StepWaitIP, VMs: 4, Sum: 2 * s, Slowest: s}}},
-		{Step: rundir.StepPrepare, Wall: 12 * s}, {Step: rundir.StepStartWait, Wall: 2 * s},
-		{Step: rundir.StepPrecondition, Wall: 20 * s, Workload: true}, {Step: rundir.StepMeasure, Wall: 50 * s, Workload: true},
-		{Step: rundir.StepWindDown, Wall: 1 * s}, {Step: rundir.StepCollect, Wall: 1 * s}, {Step: rundir.StepReport, Wall: 1 * s},
-		{Step: rundir.StepTeardown, Wall: 5 * s}}}
-}
-
-func TestOverheadTableGolden(t *testing.T) {
-	o := sampleOverhead()
-	if o.Workload() != 70*time.Second || o.Harness() != 30*time.Second {
-		t.Errorf("workload %s, harness %s; want 70s, 30s", o.Workload(), o.Harness())
-	}
-	var txt, md bytes.Buffer
-	if err := (overheadView{o}).WriteText(&txt); err != nil {
-		t.Fatal(err)
-	}
-	if err := (overheadView{o}).WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "overhead.txt.golden"), txt.Bytes())
-	golden.Check(t, filepath.Join("testdata", "overhead.md.golden"), md.Bytes())
-}
-
-// A run stopped in its precondition says so: the window is precondition
-// only, with a note that nothing was measured; a run that measured keeps
-// the usual label.
-func TestOverheadTableSaysPreconditionOnly(t *testing.T) {
-	s := time.Second
-	o := &rundir.Overhead{Total: 20 * s, Steps: []rundir.StepTime{{Step: rundir.StepSetup, Wall: 10 * s}, {Step: rundir.StepStartWait, Wall: 2 * s},
-		{Step: rundir.StepPrecondition, Wall: 5 * s, Workload: true}, {Step: rundir.StepMeasure, Workload: true}, {Step: rundir.StepWindDown, Wall: 3 * s}}}
-	var txt bytes.Buffer
-	if err := (overheadView{o}).WriteText(&txt); err != nil {
-		t.Fatal(err)
-	}
-	words := strings.Join(strings.Fields(txt.String()), " ") // the columns' widths aside
-	for _, want := range []string{"run: precondition (workload) 5.000 25.0%", "run: measure (workload) 0.000 0.0%",
-		"workload window (precondition only, nothing measured) 5.000 25.0%", "no VM reached its measure phase",
-		"harness overhead: 15.000 s of 20.000 s (75.0%)"} {
-		if !strings.Contains(words, want) {
-			t.Errorf("the table lacks %q:\n%s", want, txt.String())
-		}
-	}
-	txt.Reset()
-	if err := (overheadView{sampleOverhead()}).WriteText(&txt); err != nil || strings.Contains(txt.String(), "nothing measured") {
-		t.Errorf("a measured run's table (err %v):\n%s", err, txt.String())
 	}
 }
 
@@ -232,19 +176,13 @@ func TestRunInfoVersion1StillReads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out.Dir, rundir.RunFile), []byte(v1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Render(out.Dir)
+	rep, err := review.Render(out.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var md bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil || rep.Info.Overhead != nil || bytes.Contains(md.Bytes(), []byte("Harness overhead")) {
 		t.Errorf("version 1: %v, overhead %+v\n%s", err, rep.Info.Overhead, md.String())
-	}
-	// and the record written now says version 2 and holds the overhead
-	b, _ := json.Marshal(rundir.RunInfo{Version: rundir.RunInfoVersion, Overhead: sampleOverhead()})
-	var back rundir.RunInfo
-	if err := json.Unmarshal(b, &back); err != nil || back.Overhead.Total != 100*time.Second || len(back.Overhead.Steps[3].VMSteps) != 2 {
-		t.Errorf("round trip: %v %+v", err, back.Overhead)
 	}
 }
 

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/vsphere"
 )
 
@@ -59,7 +61,7 @@ func TestRecordPlatform(t *testing.T) {
 			t.Errorf("%s: %d own series, %d host CPU series, hosts %v\nlog:\n%s", vms[i].Name, own, hostCPU, r.Hosts, log.String())
 		}
 	}
-	lines := platformLines(results[0])
+	lines := review.PlatformLines(results[0])
 	if len(lines) == 0 || !strings.HasPrefix(lines[0], "host "+host+": ") || !strings.Contains(lines[0], "VMware ESXi") || !strings.Contains(lines[0], "GiB") {
 		t.Errorf("first line is not the host's facts: %q", lines)
 	}
@@ -92,5 +94,35 @@ func checkMissingCounters(t *testing.T, dir, log string) {
 	}
 	if !strings.Contains(string(b), vsphere.CounterVDiskReadLatency+" on vm ") || !strings.Contains(string(b), vsphere.ReasonUnavailable) {
 		t.Errorf("%s lacks the virtual disk counters vcsim does not offer:\n%s", MissingCountersFile, b)
+	}
+}
+
+// TestPlatformLinesReadVSpheresCounters: the review, which imports no
+// vSphere, reads the counters the campaign records under vSphere's names
+// (vsphere.Counter*, KindHost): each it sums up gives its line, with the
+// mean and peak of vSphere's own summary of the series.
+func TestPlatformLinesReadVSpheresCounters(t *testing.T) {
+	series := func(kind, name, counter string, values ...float64) oltp.CounterSeries {
+		return oltp.CounterSeries{EntityKind: kind, EntityName: name, Counter: counter, InstanceName: "ds1", Interval: 20 * time.Second, Values: values}
+	}
+	r := &oltp.Result{PlatformCounters: []oltp.CounterSeries{
+		series(vsphere.KindHost, "esx01", vsphere.CounterCPUUsage, 10, 35),
+		series(vsphere.KindHost, "esx01", vsphere.CounterMemUsage, 40, 50),
+		series(vsphere.KindHost, "esx01", vsphere.CounterMemBalloon, 1024, 3072),
+		series(vsphere.KindVM, "vm-1", vsphere.CounterCPUReady, 1, 2.5),
+		series(vsphere.KindHost, "esx01", vsphere.CounterDatastoreReadLatency, 0.5, 1.5),
+		series(vsphere.KindHost, "esx01", vsphere.CounterDatastoreWriteLatency, 0.25, 0.75),
+	}}
+	cpu := vsphere.CounterSeries(r.PlatformCounters[0]).Summary()
+	lines := strings.Join(review.PlatformLines(r), "\n")
+	for _, want := range []string{
+		fmt.Sprintf("host esx01 CPU usage: mean %.1f%%, peak %.1f%% (2 sample(s) of 20s)", cpu.Mean, cpu.Max),
+		"host esx01 memory usage: mean 45.0%, peak 50.0%", "host esx01 ballooned memory: mean 2 MB, peak 3 MB",
+		"datastore ds1 readlatency on host esx01: mean 1.00 ms, peak 1.50 ms", "datastore ds1 writelatency on host esx01: mean 0.50 ms, peak 0.75 ms",
+		"worst CPU ready: 2.50% per vCPU (vm-1)",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("the platform lines lack %q:\n%s", want, lines)
+		}
 	}
 }

@@ -13,13 +13,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/sysbench"
 	"vmbench/tpcc"
 	"vmbench/workload"
 )
 
-// Render reaches a VM campaign's tool through the registry. Until
+// review.Render reaches a VM campaign's tool through the registry. Until
 // sysbench and tpcc register themselves (the workload contract), the
 // tools of the stub campaign and of the standard campaign files are
 // stand-ins here that parse the flags and run nothing; a tool registered
@@ -36,7 +37,7 @@ func standIn(name string, bind func(*pflag.FlagSet)) {
 	}
 }
 
-// renderStubTool is the smallest tool Render can parse a campaign's
+// renderStubTool is the smallest tool review.Render can parse a campaign's
 // flags with; it runs nothing.
 type renderStubTool struct {
 	name string
@@ -62,11 +63,11 @@ func (c *renderStubConfig) Run(context.Context, workload.Env) (*workload.Output,
 }
 
 // reportBytes reads dir's report.md and report.csv, removes them, renders
-// dir again (WriteReports) and fails unless both come back byte for byte.
+// dir again (review.WriteReports) and fails unless both come back byte for byte.
 func reportBytes(t *testing.T, dir string) (md []byte) {
 	t.Helper()
 	var want [2][]byte
-	for i, f := range []string{ReportFile, ReportCSVFile} {
+	for i, f := range []string{review.ReportFile, review.ReportCSVFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -76,10 +77,10 @@ func reportBytes(t *testing.T, dir string) (md []byte) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := WriteReports(dir); err != nil {
+	if _, err := review.WriteReports(dir); err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range []string{ReportFile, ReportCSVFile} {
+	for i, f := range []string{review.ReportFile, review.ReportCSVFile} {
 		got, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +122,7 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	rep, err := Render(out.Dir)
+	rep, err := review.Render(out.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +144,11 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	editFile(t, filepath.Join(out.Dir, "vms", "sysbench-02.json"), `"phase"`, `"status": "interrupted", "interrupted": true, "phase"`)
-	rep, err = WriteReports(out.Dir)
+	rep, err = review.WriteReports(out.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, _ = os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	md, _ = os.ReadFile(filepath.Join(out.Dir, review.ReportFile))
 	want := "**Incomplete: the campaign stopped before it merged its results; 3 of 3 VMs' results, 2 complete, 1 interrupted, merged here (merged.json is missing)**."
 	if !bytes.Contains(md, []byte(want)) || rep.Review.TPSSum != 60 {
 		t.Errorf("report.md of an incomplete campaign (TPS %g) lacks %q:\n%s", rep.Review.TPSSum, want, md)
@@ -156,31 +157,9 @@ func TestRenderVMCampaignByteForByte(t *testing.T) {
 	// A Result of a newer schema is refused, naming it and the versions read.
 	res := filepath.Join(out.Dir, "vms", "sysbench-01.json")
 	editFile(t, res, fmt.Sprintf(`"version": %d`, oltp.ResultVersion), `"version": 99`)
-	_, err = Render(out.Dir)
+	_, err = review.Render(out.Dir)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s: result version 99 is not supported (this vmbench reads versions 1 to %d)", res, oltp.ResultVersion)) {
 		t.Errorf("a newer Result: %v", err)
-	}
-}
-
-func TestRenderRefusesWhatIsNotAResultsDir(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), dir+" is not a vmbench results directory: it has no run.json, campaign.yaml or suite.yaml") {
-		t.Errorf("empty directory: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "suite.yaml"), []byte("kind: block-suite\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), "has suite.yaml but no run.json") {
-		t.Errorf("no run.json: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, rundir.RunFile), []byte(`{"version": 7, "kind": "block-suite", "future": true}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Render(dir); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("run.json: version 7 is not supported (this vmbench reads versions 1 to %d", rundir.RunInfoVersion)) {
-		t.Errorf("newer run.json: %v", err)
-	}
-	if _, err := Render(filepath.Join(dir, "suite.yaml")); err == nil || !strings.Contains(err.Error(), "is not a directory") {
-		t.Errorf("a file: %v", err)
 	}
 }
 
@@ -192,7 +171,7 @@ func TestRenderRefusesAnEditedClientCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Render(out.Dir); err != nil {
+	if _, err := review.Render(out.Dir); err != nil {
 		t.Fatalf("the unedited directory: %v", err)
 	}
 	for _, vm := range []string{"sysbench-01", "sysbench-02", "sysbench-03"} {
@@ -206,7 +185,7 @@ func TestRenderRefusesAnEditedClientCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = Render(out.Dir)
+	_, err = review.Render(out.Dir)
 	if err == nil || !strings.Contains(err.Error(), "merged.json: has no client cost, but the VM results merge to a") {
 		t.Errorf("VM results with client costs merged.json lacks: %v", err)
 	}

@@ -1,52 +1,16 @@
 package scenarios
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
-	"vmbench/internal/atomicfile"
-	"vmbench/report"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 )
-
-// ReviewRecordFile is the record of a review directory: the review file's
-// name and, per campaign, its file, results directory and error.
-const ReviewRecordFile = "review.json"
-
-// ReviewOutcome is what RunReview did.
-type ReviewOutcome struct {
-	// Dir is the review directory: a results directory per campaign in it,
-	// review.yaml, review.json and the review's reports.
-	Dir  string `json:"-"`
-	Name string `json:"name"`
-	// Interrupted says the review was interrupted (Ctrl-C): the campaigns
-	// that did not run did not for that reason.
-	Interrupted bool                    `json:"interrupted,omitempty"`
-	Campaigns   []ReviewCampaignOutcome `json:"campaigns"`
-}
-
-// ReviewCampaignOutcome is one campaign of a review as it ran.
-type ReviewCampaignOutcome struct {
-	File string `json:"file"`
-	// Dir is its results directory, "" when it made none or removed it
-	// (it measured nothing); a failed or interrupted campaign's is still
-	// named .incomplete.
-	Dir string `json:"dir,omitempty"`
-	// Error is why it failed; "" when it completed. Interrupted says it
-	// was interrupted (Ctrl-C) while it ran (Error then begins
-	// "interrupted"). NotRun says it did not run: the review was
-	// interrupted before (ReviewOutcome.Interrupted), or an earlier
-	// campaign failed and on-failure is stop.
-	Error       string `json:"error,omitempty"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-	NotRun      bool   `json:"not_run,omitempty"`
-}
 
 // RunReview runs the review's campaigns one after the other, each into
 // its own results directory inside the review directory
@@ -54,12 +18,12 @@ type ReviewCampaignOutcome struct {
 // campaign completed), going on after a failed one when on-failure is
 // continue (never after Ctrl-C, ctx ended: the rest are recorded as not
 // run because the review was interrupted), then writes review.json and the review's report (report.html,
-// report.md, report.csv: BuildDocument of the review directory, with a
+// report.md, report.csv: review.WriteReviewReports, with a
 // warning per failed or skipped campaign). opts applies to every campaign
 // (opts.ResultsDir is replaced by the review directory; opts.DBServer, a
 // --db-dsn server, holds every OLTP campaign's VM databases and is not
 // given to block suites). The error joins the campaigns' errors.
-func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*ReviewOutcome, error) {
+func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*review.Outcome, error) {
 	rd, err := rundir.CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
 	if err != nil {
 		return nil, err
@@ -67,10 +31,10 @@ func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*ReviewOutco
 	if err := rd.Write("review.yaml", rf.Raw); err != nil { // the file as loaded, not read again
 		return nil, err
 	}
-	out := &ReviewOutcome{Name: rf.Name}
+	out := &review.Outcome{Name: rf.Name}
 	var errs []error
 	for i, c := range rf.Campaigns {
-		co := ReviewCampaignOutcome{File: c.File}
+		co := review.CampaignOutcome{File: c.File}
 		if ctx.Err() != nil {
 			out.Interrupted = true
 		}
@@ -87,7 +51,7 @@ func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*ReviewOutco
 		switch {
 		case err != nil && ctx.Err() != nil:
 			co.Interrupted, out.Interrupted = true, true
-			co.Error = interruptedPrefix + err.Error()
+			co.Error = review.InterruptedPrefix + err.Error()
 			errs = append(errs, fmt.Errorf("%s: %w", c.File, err))
 			fmt.Fprintf(opts.Log, "    campaign %s interrupted: %v\n", c.File, err)
 		case err != nil:
@@ -103,10 +67,10 @@ func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*ReviewOutco
 		}
 	}
 	out.Dir = rd.Path
-	if err := out.write(); err != nil {
+	if err := out.Write(); err != nil {
 		return out, errors.Join(append(errs, err)...)
 	}
-	if err := out.writeReports(); err != nil {
+	if err := review.WriteReviewReports(out.Dir); err != nil {
 		errs = append(errs, fmt.Errorf("the review's report: %w", err))
 	}
 	return out, errors.Join(errs...)
@@ -181,54 +145,4 @@ func runLoaded(ctx context.Context, f *spec.File, opts Options) (*Outcome, error
 func suiteOptions(opts Options) Options {
 	opts.DBServer = nil
 	return opts
-}
-
-// write writes review.json into the review directory.
-func (o *ReviewOutcome) write() error {
-	b, err := json.MarshalIndent(o, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(o.Dir, ReviewRecordFile), append(b, '\n'))
-}
-
-// WriteReviewReports writes review directory dir's report.html,
-// report.md and report.csv again from its results and review.json, as
-// review run wrote them.
-func WriteReviewReports(dir string) error { return (&ReviewOutcome{Dir: dir}).writeReports() }
-
-// writeReports writes the review directory's report.html, report.md and
-// report.csv: every campaign that left results, with a warning at the top
-// for each that failed or did not run.
-func (o *ReviewOutcome) writeReports() error {
-	in, err := ReadInput(o.Dir)
-	if err != nil {
-		return err
-	}
-	return WriteInputReports(in)
-}
-
-// WriteInputReports writes the reports of in, a review directory as
-// ReadInput read it, into in.Dir, as WriteReviewReports does: for a caller
-// that reads first, where Ctrl-C may end the reading, then writes.
-func WriteInputReports(in *Input) error {
-	files := map[string]func(*report.Document, *bytes.Buffer) error{
-		ReportHTMLFile: func(d *report.Document, b *bytes.Buffer) error { return d.WriteHTML(b) },
-		ReportFile:     func(d *report.Document, b *bytes.Buffer) error { return d.WriteMarkdown(b) },
-		ReportCSVFile:  func(d *report.Document, b *bytes.Buffer) error { return d.WriteCSV(b) },
-	}
-	for name, write := range files {
-		d, err := BuildDocument([]*Input{in}, DocumentOptions{Plain: name == ReportCSVFile})
-		if err != nil {
-			return err
-		}
-		var b bytes.Buffer
-		if err := write(d, &b); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(in.Dir, name), b.Bytes()); err != nil {
-			return err
-		}
-	}
-	return nil
 }

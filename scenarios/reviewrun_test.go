@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/spec"
 )
 
@@ -21,19 +22,19 @@ import (
 // cancelling ctx (Ctrl-C) once every VM of the campaign d.blockCampaign
 // names is running. It returns the review directory, its review.json as
 // read back and its report.md.
-func runStubReview(t *testing.T, d *stubDriver) (string, *ReviewOutcome, string) {
+func runStubReview(t *testing.T, d *stubDriver) (string, *review.Outcome, string) {
 	t.Helper()
 	sim := startSim(t)
 	src := t.TempDir()
-	review := "kind: review\nname: rv\non-failure: continue\ncampaigns:\n"
+	file := "kind: review\nname: rv\non-failure: continue\ncampaigns:\n"
 	for _, n := range []string{"a", "b", "c"} {
 		text := strings.Replace(stubSpec, "name: stub-campaign", "name: stub-"+n, 1)
 		if err := os.WriteFile(filepath.Join(src, n+".yaml"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		review += "  - file: " + n + ".yaml\n"
+		file += "  - file: " + n + ".yaml\n"
 	}
-	if err := os.WriteFile(filepath.Join(src, "r.yaml"), []byte(review), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, "r.yaml"), []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rf, err := spec.LoadReview(filepath.Join(src, "r.yaml"))
@@ -55,15 +56,15 @@ func runStubReview(t *testing.T, d *stubDriver) (string, *ReviewOutcome, string)
 	if !errors.Is(err, context.Canceled) || out == nil {
 		t.Fatalf("RunReview: %v, want context.Canceled (exit 130) and the review's outcome", err)
 	}
-	b, err := os.ReadFile(filepath.Join(out.Dir, ReviewRecordFile))
+	b, err := os.ReadFile(filepath.Join(out.Dir, review.RecordFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec ReviewOutcome
+	var rec review.Outcome
 	if err := json.Unmarshal(b, &rec); err != nil || len(rec.Campaigns) != 3 {
 		t.Fatalf("review.json: %v\n%s", err, b)
 	}
-	md, err := os.ReadFile(filepath.Join(out.Dir, ReportFile))
+	md, err := os.ReadFile(filepath.Join(out.Dir, review.ReportFile))
 	if err != nil {
 		t.Fatalf("the review's report: %v\n%s", err, log.String())
 	}
@@ -106,13 +107,13 @@ func TestReviewInterruptedKeepsWhatItMeasured(t *testing.T) {
 	}
 	check(md)
 	// vmbench report DIR writes it again the same.
-	if err := os.Remove(filepath.Join(dir, ReportFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, review.ReportFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteReviewReports(dir); err != nil {
+	if err := review.WriteReviewReports(dir); err != nil {
 		t.Fatal(err)
 	}
-	again, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	again, err := os.ReadFile(filepath.Join(dir, review.ReportFile))
 	if err != nil || string(again) != md {
 		t.Errorf("report of the review directory again: %v\n%s", err, again)
 	}
@@ -135,7 +136,7 @@ func TestReviewInterruptedInItsFirstCampaign(t *testing.T) {
 			t.Errorf("the review's report.md lacks %q:\n%s", want, md)
 		}
 	}
-	if err := WriteReviewReports(dir); err != nil {
+	if err := review.WriteReviewReports(dir); err != nil {
 		t.Errorf("report of the review directory: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"os"
 
 	"vmbench/scenarios/spec"
@@ -9,7 +8,7 @@ import (
 )
 
 // This file is where the campaign file's values (package spec, which
-// imports no vSphere) become vSphere's: layouts and their descriptions.
+// imports no vSphere) become vSphere's layouts.
 
 // applyVMs returns l with the vms: block's layout options (memory
 // reservation, latency sensitivity, cores per socket) applied; l's
@@ -38,19 +37,8 @@ func suiteLayout(s *spec.Suite) (vsphere.Layout, error) {
 		DataDisks: v.DataDisks, DiskSizeGB: size})
 }
 
-// describeSuiteVMs is a suite's VMs in a line: "4 block-worker VMs, 2
-// data vDisks of 100 GiB each".
-func describeSuiteVMs(s *spec.Suite) string {
-	l, err := suiteLayout(s)
-	if err != nil {
-		return fmt.Sprintf("%d %s VMs", s.VMs.Count, spec.BlockWorkerRole)
-	}
-	d := l.Disks[1:]
-	return fmt.Sprintf("%d %s VMs (%d vCPU, %d GB RAM), %d data vDisk(s) of %d GiB each (%s)", s.VMs.Count, spec.BlockWorkerRole,
-		l.NumCPU, l.MemoryMB/1024, len(d), d[0].SizeGB, d[0].Provisioning)
-}
-
 // checkTargetsDir is where a simulated suite in VMs is checked (free
 // space for its files): the system's temporary directory, which holds
-// the simulated guests. Nothing is created there by the check.
+// the simulated guests. Nothing is created there by the check. (The
+// review places a suite's profiles there too when it renders them.)
 func checkTargetsDir() string { return os.TempDir() }

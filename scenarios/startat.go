@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
-	"vmbench/scenarios/spec"
+	"vmbench/scenarios/review"
 	"vmbench/vsphere"
 )
 
@@ -30,11 +30,6 @@ const (
 // machine with a flat 0.5 s).
 const startDelayLocalPerVM = 125 * time.Millisecond
 
-// lateStartSlack is how long after the common start a VM's first phase
-// may begin before lateStarts reports it: the scheduling noise of a busy
-// harness, well under one report interval.
-const lateStartSlack = 100 * time.Millisecond
-
 // startDelay is Options.StartDelay, or the default for where the drivers
 // run.
 func (c *campaign) startDelay() time.Duration {
@@ -48,12 +43,12 @@ func (c *campaign) startDelay() time.Duration {
 }
 
 // lateStarts logs the VMs whose first phase (the precondition, or the
-// measure phase without one) began more than lateStartSlack after
+// measure phase without one) began more than review.LateStartSlack after
 // startAt (plus, with guest drivers, the clock offset their clocks may
 // have): their windows are shifted from the others' by that much. It
 // returns the lines it logged.
 func (c *campaign) lateStarts(startAt time.Time, vms []vsphere.VM, results []*oltp.Result) []string {
-	slack := lateStartSlack
+	slack := review.LateStartSlack
 	if _, guest := c.driver.(*guestDriver); guest {
 		slack += c.maxClockOffset()
 	}
@@ -75,36 +70,4 @@ func (c *campaign) lateStarts(startAt time.Time, vms []vsphere.VM, results []*ol
 			strings.Join(lines, "; "), c.startDelay())
 	}
 	return lines
-}
-
-// startSpread names the VMs of results whose first phase (the
-// precondition, or the measure phase without one) began more than
-// lateStartSlack plus DefaultMaxClockOffset (the guests' clocks) after
-// the earliest VM's, with how much later: their windows are shifted from
-// the others', so part of each ran with fewer VMs loading the server.
-// The report reads it from the Results alone (run.json does not hold the
-// common start).
-func startSpread(results []*oltp.Result) []string {
-	first := func(r *oltp.Result) time.Time {
-		if r.Precondition != nil && !r.Precondition.Start.IsZero() {
-			return r.Precondition.Start
-		}
-		return r.Start
-	}
-	var earliest time.Time
-	for _, r := range results {
-		if r != nil && !first(r).IsZero() && (earliest.IsZero() || first(r).Before(earliest)) {
-			earliest = first(r)
-		}
-	}
-	var late []string
-	for _, r := range results {
-		if r == nil || first(r).IsZero() {
-			continue
-		}
-		if d := first(r).Sub(earliest); d > lateStartSlack+spec.DefaultMaxClockOffset {
-			late = append(late, fmt.Sprintf("%s %.3f s", r.Labels["vm"], d.Seconds()))
-		}
-	}
-	return late
 }

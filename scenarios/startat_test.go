@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
@@ -51,13 +52,13 @@ func TestLateStarts(t *testing.T) {
 		results []*oltp.Result
 		want    []string
 	}{
-		{"all on time", harnessDriver{}, []*oltp.Result{withPre(0, time.Minute), withPre(lateStartSlack, time.Minute), nil, {Start: at.Add(time.Millisecond)}}, nil},
+		{"all on time", harnessDriver{}, []*oltp.Result{withPre(0, time.Minute), withPre(review.LateStartSlack, time.Minute), nil, {Start: at.Add(time.Millisecond)}}, nil},
 		{"one late by its precondition", harnessDriver{}, []*oltp.Result{withPre(0, time.Minute), withPre(620*time.Millisecond, time.Minute), nil, nil},
 			[]string{"sysbench-02 began 0.620 s after the common start"}},
 		{"late without a precondition", harnessDriver{}, []*oltp.Result{nil, nil, nil, {Start: at.Add(1500 * time.Millisecond)}},
 			[]string{"sysbench-04 began 1.500 s after the common start"}},
-		{"guests get their clock offset too", &guestDriver{}, []*oltp.Result{withPre(lateStartSlack+spec.DefaultMaxClockOffset, time.Minute),
-			withPre(lateStartSlack+spec.DefaultMaxClockOffset+time.Millisecond, time.Minute), nil, nil},
+		{"guests get their clock offset too", &guestDriver{}, []*oltp.Result{withPre(review.LateStartSlack+spec.DefaultMaxClockOffset, time.Minute),
+			withPre(review.LateStartSlack+spec.DefaultMaxClockOffset+time.Millisecond, time.Minute), nil, nil},
 			[]string{"sysbench-02 began 0.151 s after the common start"}},
 	} {
 		var log strings.Builder
@@ -68,39 +69,6 @@ func TestLateStarts(t *testing.T) {
 		}
 		if logged := log.String(); (len(tc.want) > 0) != strings.Contains(logged, "warning:") {
 			t.Errorf("%s: logged %q", tc.name, logged)
-		}
-	}
-}
-
-// The report names each VM whose first phase began well after the
-// earliest VM's, from the Results alone, and says so among its warnings.
-func TestStartSpreadInTheReport(t *testing.T) {
-	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	vm := func(name string, pre, measure time.Duration) *oltp.Result {
-		r := &oltp.Result{Start: at.Add(measure), Labels: map[string]string{"vm": name}}
-		if pre >= 0 {
-			r.Precondition = &oltp.Result{Start: at.Add(pre)}
-		}
-		return r
-	}
-	slack := lateStartSlack + spec.DefaultMaxClockOffset
-	for _, tc := range []struct {
-		name    string
-		results []*oltp.Result
-		want    string
-	}{
-		{"together", []*oltp.Result{vm("a", 0, time.Minute), vm("b", slack, time.Minute)}, ""},
-		{"one late", []*oltp.Result{vm("a", 0, time.Minute), vm("b", 870*time.Millisecond, time.Minute), vm("c", 10*time.Millisecond, time.Minute)}, "b 0.870 s"},
-		{"without preconditions", []*oltp.Result{vm("a", -1, 2*time.Second), vm("b", -1, 0)}, "a 2.000 s"},
-	} {
-		got := strings.Join(startSpread(tc.results), ", ")
-		if got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
-		rv := &Review{perVM: tc.results}
-		warned := strings.Contains(strings.Join(rv.warnings(), "\n"), "Late start: "+tc.want+" after the earliest VM began")
-		if warned != (tc.want != "") {
-			t.Errorf("%s: warnings %q", tc.name, rv.warnings())
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/workload"
@@ -86,7 +87,7 @@ func CheckSuite(s *spec.Suite, opts Options) error {
 // run), run.json (RunInfo: the start, the vmbench version, simulated),
 // per profile the tool's files (ResultWriter: <profile>.json,
 // <profile>.svg, <profile>-targets.svg, <profile>.txt), and report.md and
-// report.csv (WriteReports, after each profile), the review summary
+// report.csv (review.WriteReports, after each profile), the review summary
 // table with links to them; the table also goes to
 // opts.Out at the end, the interval lines as they come, and progress to
 // opts.Log. After a failure or Ctrl-C the directory keeps the profiles
@@ -196,18 +197,18 @@ func executeSuite(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, ou
 }
 
 // suiteReport writes each profile's files as it completes, then the
-// reports (WriteReports), rendered from the directory as `vmbench report
+// reports (review.WriteReports), rendered from the directory as `vmbench report
 // DIR` renders them.
 type suiteReport struct {
 	dir *rundir.ResultsDir
 	// measured counts the profiles whose files were written.
 	measured int
 	// last is the Report rendered after the last profile.
-	last *Report
+	last *review.Report
 }
 
 // profile writes the files of one profile's Output (the tool's
-// workload.ResultWriter) and rewrites the reports (WriteReports).
+// workload.ResultWriter) and rewrites the reports (review.WriteReports).
 func (w *suiteReport) profile(p spec.SuitePlan, o *workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	if !ok {
@@ -217,7 +218,7 @@ func (w *suiteReport) profile(p spec.SuitePlan, o *workload.Output) error {
 		return err
 	}
 	w.measured++
-	rep, err := WriteReports(w.dir.Path)
+	rep, err := review.WriteReports(w.dir.Path)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"vmbench/agent"
 	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
@@ -273,7 +274,7 @@ func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsph
 
 // writeSuiteProfile writes profile p's files: each VM's Output (those
 // that returned one) in vms/<vm>/ and their merge in the results
-// directory, then the reports (WriteReports); the merged curve goes to
+// directory, then the reports (review.WriteReports); the merged curve goes to
 // Out. With no Output at all it writes nothing.
 func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
@@ -314,7 +315,7 @@ func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []
 		return err
 	}
 	c.vmResults++
-	if _, err := WriteReports(c.dir); err != nil {
+	if _, err := review.WriteReports(c.dir); err != nil {
 		return err
 	}
 	if r, ok := p.Config.(workload.Reporter); ok {

@@ -57,8 +57,11 @@ var hostileBase = specFixture("hostile.yaml")
 
 // specFixture is package spec's test file testdata/name (a campaign or
 // suite file its tests edit too).
-func specFixture(name string) string {
-	b, err := os.ReadFile(filepath.Join("spec", "testdata", name))
+func specFixture(name string) string { return fixtureText(filepath.Join("spec", "testdata", name)) }
+
+// fixtureText is the test file at path, a sibling package's.
+func fixtureText(path string) string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		panic(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"vmbench/internal/testdb"
-	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 )
 
@@ -106,7 +106,7 @@ func TestResumeAfterKillBeforeTeardownKeepsTheReport(t *testing.T) {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	final := strings.TrimSuffix(dir, ".incomplete")
-	md, err := os.ReadFile(filepath.Join(final, scenarios.ReportFile))
+	md, err := os.ReadFile(filepath.Join(final, review.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/report"
-	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 )
 
@@ -23,11 +23,11 @@ func init() { registerGroup(newReportCmd) }
 // reportFormats are the renderings --format prints of one results
 // directory, each a writer of the Report: its review as text, report.md,
 // report.csv, report.html, or the derived figures as JSON.
-var reportFormats = map[string]func(*scenarios.Report, io.Writer) error{
-	"text":     (*scenarios.Report).WriteText,
-	"markdown": (*scenarios.Report).WriteMarkdown,
-	"md":       (*scenarios.Report).WriteMarkdown,
-	"csv":      (*scenarios.Report).WriteCSV,
+var reportFormats = map[string]func(*review.Report, io.Writer) error{
+	"text":     (*review.Report).WriteText,
+	"markdown": (*review.Report).WriteMarkdown,
+	"md":       (*review.Report).WriteMarkdown,
+	"csv":      (*review.Report).WriteCSV,
 	"html":     documentWriter((*report.Document).WriteHTML),
 	"json":     documentWriter((*report.Document).WriteJSON),
 }
@@ -46,8 +46,8 @@ var docFormats = map[string]func(*report.Document, io.Writer) error{
 const reportFormatNames = "html, md (or markdown), csv, json, text"
 
 // documentWriter writes a Report's Document (Report.Document) with write.
-func documentWriter(write func(*report.Document, io.Writer) error) func(*scenarios.Report, io.Writer) error {
-	return func(r *scenarios.Report, w io.Writer) error {
+func documentWriter(write func(*report.Document, io.Writer) error) func(*review.Report, io.Writer) error {
+	return func(r *review.Report, w io.Writer) error {
 		d, err := r.Document()
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func newReportCmd(a *app) *cobra.Command {
 				return err
 			}
 			_, isRun := os.Stat(filepath.Join(args[0], rundir.RunFile))
-			_, isReview := os.Stat(filepath.Join(args[0], scenarios.ReviewRecordFile))
+			_, isReview := os.Stat(filepath.Join(args[0], review.RecordFile))
 			if len(args) == 1 && ref == "" && output == "" && !cmd.Flags().Changed("format") && isReview == nil {
 				return writeReviewReports(ctx, a, args[0])
 			}
@@ -189,14 +189,14 @@ func checkNotRunning(ctx context.Context, dirs []string) error {
 // writeReviewReports writes a review directory's reports again, as review
 // run writes them, once it is read (until ctx ends).
 func writeReviewReports(ctx context.Context, a *app, dir string) error {
-	in, err := untilInterrupted(ctx, func() (*scenarios.Input, error) {
-		in, err := scenarios.ReadInput(dir)
+	in, err := untilInterrupted(ctx, func() (*review.Input, error) {
+		in, err := review.ReadInput(dir)
 		return in, asUsage(err)
 	})
 	if err != nil {
 		return err
 	}
-	if err := scenarios.WriteInputReports(in); err != nil {
+	if err := review.WriteInputReports(in); err != nil {
 		return asUsage(err)
 	}
 	fmt.Fprintf(a.stderr, "wrote report.html, report.md and report.csv in %s\n", dir)
@@ -207,8 +207,8 @@ func writeReviewReports(ctx context.Context, a *app, dir string) error {
 // stdout with --format, else its reports written and the text printed.
 // Reading ends when ctx does.
 func runOneReport(ctx context.Context, a *app, cmd *cobra.Command, dir, format string) error {
-	rep, err := untilInterrupted(ctx, func() (*scenarios.Report, error) {
-		rep, err := scenarios.Render(dir)
+	rep, err := untilInterrupted(ctx, func() (*review.Report, error) {
+		rep, err := review.Render(dir)
 		return rep, asUsage(err)
 	})
 	if err != nil {
@@ -218,7 +218,7 @@ func runOneReport(ctx context.Context, a *app, cmd *cobra.Command, dir, format s
 	if cmd.Flags().Changed("format") {
 		return write(rep, a.stdout) // printed only: the directory may be read-only
 	}
-	if err := rep.WriteFiles(); errors.Is(err, scenarios.ErrReportsNotWritable) {
+	if err := rep.WriteFiles(); errors.Is(err, review.ErrReportsNotWritable) {
 		return asUsage(err)
 	} else if err != nil {
 		return err
@@ -226,11 +226,11 @@ func runOneReport(ctx context.Context, a *app, cmd *cobra.Command, dir, format s
 	if err := write(rep, a.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "wrote %s, %s and %s in %s\n", scenarios.ReportFile, scenarios.ReportCSVFile, scenarios.ReportHTMLFile, dir)
+	fmt.Fprintf(a.stderr, "wrote %s, %s and %s in %s\n", review.ReportFile, review.ReportCSVFile, review.ReportHTMLFile, dir)
 	return nil
 }
 
-// runDocument renders dirs as one document (scenarios.BuildDocument): a
+// runDocument renders dirs as one document (review.BuildDocument): a
 // comparison, a review directory, or a report with a reference. Reading
 // ends when ctx does.
 func runDocument(ctx context.Context, a *app, dirs []string, format, refName, output string) error {
@@ -238,19 +238,19 @@ func runDocument(ctx context.Context, a *app, dirs []string, format, refName, ou
 	if !ok {
 		return usagef("--format: %q is not a format for several DIRs, a review directory, --reference or --output (valid: html, md, csv, json)", format)
 	}
-	var opts scenarios.DocumentOptions
+	var opts review.DocumentOptions
 	if refName != "" {
-		ref, err := scenarios.LookupReference(refName)
+		ref, err := review.LookupReference(refName)
 		if err != nil {
 			return usagef("%v", err)
 		}
 		opts.Reference = ref
 	}
 	opts.Plain = format == "csv"
-	inputs, err := untilInterrupted(ctx, func() ([]*scenarios.Input, error) {
-		inputs := make([]*scenarios.Input, len(dirs))
+	inputs, err := untilInterrupted(ctx, func() ([]*review.Input, error) {
+		inputs := make([]*review.Input, len(dirs))
 		for i, d := range dirs {
-			in, err := scenarios.ReadInput(d)
+			in, err := review.ReadInput(d)
 			if err != nil {
 				return nil, asUsage(err)
 			}
@@ -264,7 +264,7 @@ func runDocument(ctx context.Context, a *app, dirs []string, format, refName, ou
 	if err := distinctInputs(inputs); err != nil {
 		return err
 	}
-	doc, err := scenarios.BuildDocument(inputs, opts)
+	doc, err := review.BuildDocument(inputs, opts)
 	if err != nil {
 		return asUsage(err)
 	}

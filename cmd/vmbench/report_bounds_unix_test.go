@@ -17,7 +17,7 @@ import (
 
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
-	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 )
 
@@ -130,15 +130,15 @@ func TestReportRefusesFilesNotRegularOrTooLarge(t *testing.T) {
 // TestReportRefusesReviewFilesNotRegular: in a review directory, a FIFO
 // review.json, and a FIFO given as a second DIR, are refused at once.
 func TestReportRefusesReviewFilesNotRegular(t *testing.T) {
-	review := t.TempDir()
-	if err := os.CopyFS(filepath.Join(review, "sysbench-2vm"), os.DirFS(fixtures+"sysbench-2vm")); err != nil {
+	reviewDir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(reviewDir, "sysbench-2vm"), os.DirFS(fixtures+"sysbench-2vm")); err != nil {
 		t.Fatal(err)
 	}
-	record := filepath.Join(review, scenarios.ReviewRecordFile)
+	record := filepath.Join(reviewDir, review.RecordFile)
 	if err := syscall.Mkfifo(record, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stderr := runChild(t, "report", review); code != 2 || !strings.Contains(stderr, record+" is a named pipe (FIFO), not a regular file") {
+	if code, stderr := runChild(t, "report", reviewDir); code != 2 || !strings.Contains(stderr, record+" is a named pipe (FIFO), not a regular file") {
 		t.Errorf("review.json a FIFO: exit %d\n%s", code, stderr)
 	}
 	pipe := filepath.Join(t.TempDir(), "other")

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 )
 
 // checkOutput refuses, before anything is read or written, an --output
@@ -82,9 +82,9 @@ func pathErr(err error) error {
 // on its own and in a review directory, or in two, naming both inputs;
 // it names inputs that share a base name by the paths given, so that
 // their columns and JSON figures stay apart.
-func distinctInputs(inputs []*scenarios.Input) error {
+func distinctInputs(inputs []*review.Input) error {
 	type seen struct {
-		in *scenarios.Input
+		in *review.Input
 		fi os.FileInfo
 	}
 	var inDirs, repDirs []seen

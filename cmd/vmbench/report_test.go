@@ -9,7 +9,7 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/oltp"
-	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 )
 
 // keepReports reads dir's report.md and report.csv and removes them.
@@ -154,7 +154,7 @@ func TestReportBadDirectoryExitsTwo(t *testing.T) {
 }
 
 // fixtures are the results directories committed for the report's tests.
-const fixtures = "../../scenarios/testdata/results/"
+const fixtures = "../../scenarios/review/testdata/results/"
 
 func TestReportCompareCLI(t *testing.T) {
 	code, out, stderr := runCLI(t, nil, "report", fixtures+"sysbench-2vm", fixtures+"sysbench-2vm-faster", "--format", "csv", "--reference", "R750")
@@ -211,7 +211,7 @@ func TestReportReviewDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	record := `{"name": "r", "campaigns": [{"file": "a.yaml", "dir": "sysbench-2vm"}, {"file": "b.yaml", "error": "disk full"}, {"file": "c.yaml", "dir": "gone"}]}`
-	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, review.RecordFile), []byte(record), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, nil, "report", dir); code != 0 {
@@ -221,7 +221,7 @@ func TestReportReviewDirectory(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "Campaign b.yaml failed: disk full.") || !strings.Contains(string(md), "The results of campaign c.yaml (gone), listed in review.json, are gone.") {
 		t.Errorf("report.md: %v\n%s", err, md)
 	}
-	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record[:40]), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, review.RecordFile), []byte(record[:40]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, nil, "report", dir, "--format", "md"); code != 2 || !strings.Contains(stderr, "review.json: not a vmbench review record (damaged?)") {
@@ -239,7 +239,7 @@ func TestReportReviewInterruptedBeforeAnything(t *testing.T) {
 		t.Fatal(err)
 	}
 	record := `{"name": "rv", "interrupted": true, "campaigns": [{"file": "a.yaml", "error": "interrupted (Ctrl-C): campaign a: context canceled", "interrupted": true}, {"file": "b.yaml", "not_run": true}]}`
-	if err := os.WriteFile(filepath.Join(dir, scenarios.ReviewRecordFile), []byte(record), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, review.RecordFile), []byte(record), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, nil, "report", dir); code != 0 {

@@ -14,6 +14,7 @@ import (
 	"vmbench/internal/golden"
 	"vmbench/internal/testdb"
 	"vmbench/scenarios"
+	"vmbench/scenarios/review"
 	"vmbench/scenarios/spec"
 )
 
@@ -54,8 +55,8 @@ func TestReviewFullSimulateSQLite(t *testing.T) {
 	if filepath.Dir(out.Dir) != res || strings.HasSuffix(out.Dir, ".incomplete") {
 		t.Errorf("review directory %s, want a complete one in %s", out.Dir, res)
 	}
-	var rec scenarios.ReviewOutcome
-	b, err := os.ReadFile(filepath.Join(out.Dir, scenarios.ReviewRecordFile))
+	var rec review.Outcome
+	b, err := os.ReadFile(filepath.Join(out.Dir, review.RecordFile))
 	if err != nil || json.Unmarshal(b, &rec) != nil || len(rec.Campaigns) != 6 {
 		t.Fatalf("review.json: %v\n%s", err, b)
 	}
@@ -64,7 +65,7 @@ func TestReviewFullSimulateSQLite(t *testing.T) {
 			t.Errorf("%s: dir %q, error %q", c.File, c.Dir, c.Error)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(out.Dir, scenarios.ReportFile))
+	md, err := os.ReadFile(filepath.Join(out.Dir, review.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

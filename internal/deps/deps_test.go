@@ -28,9 +28,10 @@ var allowed = map[string][]string{
 	"vmbench/vsphere":                {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/vsphere/guest":          {"vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/workload":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
-	"vmbench/scenarios":              {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
-	"vmbench/scenarios/rundir":       {"vmbench/scenarios/spec", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"}, // the results directory's records: spec (the file kinds and placement it records), oltp's Results and what the workload contract brings; no vSphere
-	"vmbench/scenarios/spec":         {"vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                           // the workload registry and what it brings: no vSphere, no tool, no other scenarios package
+	"vmbench/scenarios":              {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/scenarios/review", "vmbench/internal/flagvalue", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/vsphere", "vmbench/vsphere/guest", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/agent", "vmbench/target", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/scenarios/rundir":       {"vmbench/scenarios/spec", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                             // the results directory's records: spec (the file kinds and placement it records), oltp's Results and what the workload contract brings; no vSphere
+	"vmbench/scenarios/review":       {"vmbench/scenarios/spec", "vmbench/scenarios/rundir", "vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"}, // reads and renders what a campaign saved: spec and rundir (its files), the tools' review columns and records through the workload contract; no vSphere, no agent, not the engine
+	"vmbench/scenarios/spec":         {"vmbench/internal/flagvalue", "vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},                                                       // the workload registry and what it brings: no vSphere, no tool, no other scenarios package
 	"vmbench/report":                 {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/internal/testdb":        {},
 	"vmbench/internal/golden":        {},
@@ -66,6 +67,9 @@ var forbiddenExternal = map[string][]string{
 	// rundir reads and writes files: no vSphere (the engine converts its
 	// values into the records).
 	"vmbench/scenarios/rundir": {"github.com/vmware/govmomi"},
+	// review renders saved results: no vSphere (the engine's tests pin
+	// the vSphere values it names: counters, the block-worker layout).
+	"vmbench/scenarios/review": {"github.com/vmware/govmomi"},
 }
 
 type pkg struct {
