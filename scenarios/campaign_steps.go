@@ -100,6 +100,6 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // Flush writes a last unterminated line.
 func (p *prefixWriter) Flush() {
 	if p.buf.Len() > 0 {
-		p.Write([]byte("\n"))
+		_, _ = p.Write([]byte("\n")) // a log line: a failed write has nowhere to be told
 	}
 }

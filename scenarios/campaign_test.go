@@ -93,7 +93,7 @@ func (c *stubConfig) DropDatabase(context.Context) error {
 	c.d.dropped = append(c.d.dropped, c.db.SQLitePath)
 	return nil
 }
-func (c *stubConfig) Prepare(ctx context.Context, env workload.Env) error {
+func (c *stubConfig) Prepare(_ context.Context, env workload.Env) error {
 	if c.d.failPrepareOn != "" && strings.Contains(c.db.SQLitePath, c.d.failPrepareOn+".db") {
 		return errors.New("disk full")
 	}
@@ -105,7 +105,7 @@ func (c *stubConfig) Prepare(ctx context.Context, env workload.Env) error {
 	env.Logf("loaded %s", filepath.Base(c.db.SQLitePath))
 	return nil
 }
-func (c *stubConfig) Check(ctx context.Context, env workload.Env) error {
+func (c *stubConfig) Check(_ context.Context, env workload.Env) error {
 	if c.d.failCheckOn != "" && strings.Contains(c.db.SQLitePath, c.d.failCheckOn+".db") {
 		env.Logf("stub: 3 rows missing")
 		return errors.New("a consistency check failed: 3 rows missing")
@@ -136,7 +136,9 @@ func (c *stubConfig) Run(ctx context.Context, env workload.Env) (*workload.Outpu
 		return nil, ctx.Err()
 	}
 	var n int
-	fmt.Sscanf(strings.TrimPrefix(env.Labels["vm"], "sysbench-"), "%d", &n)
+	if _, err := fmt.Sscanf(strings.TrimPrefix(env.Labels["vm"], "sysbench-"), "%d", &n); err != nil {
+		return nil, fmt.Errorf("stub: VM label %q: %w", env.Labels["vm"], err)
+	}
 	lat := make([]int, 100*n)
 	for i := range lat {
 		lat[i] = 10

@@ -173,6 +173,7 @@ func executablePlatform(path string) (goos, goarch string, err error) {
 			return "linux", "amd64", nil
 		case elf.EM_AARCH64:
 			return "linux", "arm64", nil
+		default: // refused below
 		}
 		return "", "", fmt.Errorf("agent %s: an ELF executable for %s, which vmbench's agent is not built for (linux/amd64, linux/arm64)", path, f.Machine)
 	}

@@ -47,8 +47,9 @@ func (s CampaignState) String() string {
 		return "incomplete, not running"
 	case StateNoResults:
 		return "no results directory"
+	default:
+		return "unknown"
 	}
-	return "unknown"
 }
 
 // CampaignProbe is the state of one campaign and where it was read.
@@ -178,6 +179,7 @@ func DecideGC(vm vsphere.VM, probe CampaignProbe, opts GCOptions) GCDecision {
 		return GCDecision{true, "the campaign finished (" + probe.Dir + ")"}
 	case StateIncomplete:
 		return GCDecision{true, "the campaign stopped unfinished (" + probe.Dir + ")"}
+	default: // running, no results or unknown: decided below
 	}
 	switch {
 	case opts.Named || opts.OlderThan > 0:

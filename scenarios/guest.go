@@ -341,8 +341,11 @@ func (d *guestDriver) stopLeftAgent(ctx context.Context, vm int, dir string) err
 	}
 	code, err := waitProcess(ctx, p, agentStopGrace+time.Minute)
 	said, _ := t.ReadFileMax(ctx, out, agent.MaxLogSize)
-	if err != nil || code != 0 {
-		return fmt.Errorf("stopping the agent left in %s on %s: exit %d, %v: %s", dir, t.Name(), code, err, bytes.TrimSpace(said))
+	if err != nil {
+		return fmt.Errorf("stopping the agent left in %s on %s: %w: %s", dir, t.Name(), err, bytes.TrimSpace(said))
+	}
+	if code != 0 {
+		return fmt.Errorf("stopping the agent left in %s on %s: exit %d: %s", dir, t.Name(), code, bytes.TrimSpace(said))
 	}
 	d.c.logf("%s: %s", t.Name(), bytes.TrimSpace(said))
 	return nil
@@ -505,7 +508,7 @@ func refusedFile(err error) bool {
 func (f *follower) stop(st agent.Status) (agent.Status, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cmp.Or(f.grace, agentStopGrace))
 	defer cancel()
-	f.proc.Kill(ctx)
+	_ = f.proc.Kill(ctx) // one that ended already cannot be killed: the polls below read what it left
 	tick := time.NewTicker(guestPoll)
 	defer tick.Stop()
 	for ctx.Err() == nil {
@@ -552,6 +555,7 @@ func (f *follower) poll(ctx context.Context) (agent.Status, error) {
 		f.announce(oltp.PhasePrecondition)
 	case agent.StateMeasure:
 		f.announce(oltp.PhaseMeasure)
+	default: // the other states start no phase of the live view
 	}
 	for ; f.next < st.Intervals; f.next++ {
 		b, err := f.t.ReadFileMax(ctx, f.dir+"/"+agent.IntervalPath(f.next+1), agent.MaxIntervalSize)

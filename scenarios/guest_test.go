@@ -197,7 +197,7 @@ func TestGuestFollowerStopReturnsOnceTheAgentEnded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Shutdown()
+	defer func() { _ = l.Shutdown() }()
 	const grace = time.Minute
 	f := &follower{t: l, dir: "run", proc: p, grace: grace}
 	start := time.Now()
@@ -252,11 +252,17 @@ func TestGuestOverSSH(t *testing.T) {
 		{"unknown host", filepath.Join(t.TempDir(), "empty"), "guest of vm1: "},
 	} {
 		if tc.want != "" {
-			os.WriteFile(tc.knownHosts, nil, 0o600)
+			if err := os.WriteFile(tc.knownHosts, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
-		os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		precious := filepath.Join(dir, "precious.txt")
-		os.WriteFile(precious, []byte("keep"), 0o644)
+		if err := os.WriteFile(precious, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		var log bytes.Buffer
 		c := &campaign{id: "x", log: &log, opts: Options{AgentBinary: exe}, env: vcenter{},
 			spec: &spec.Campaign{Guest: &spec.Guest{User: srv.User, Port: p, KeyFile: srv.KeyFile, KnownHosts: tc.knownHosts, Dir: dir}}}

@@ -71,8 +71,13 @@ func TestRenderRefusesDamagedVMCampaign(t *testing.T) {
 				return filepath.Join(dir, "merged.json") + ": merges 3 run(s), but vms/ holds 2 VM result(s)"
 			}},
 		{"a VM result copied under another name", func(dir string) {
-			b, _ := os.ReadFile(vm(dir, "sysbench-01"))
-			os.WriteFile(vm(dir, "sysbench-04"), b, 0o644)
+			b, err := os.ReadFile(vm(dir, "sysbench-01"))
+			if err == nil {
+				err = os.WriteFile(vm(dir, "sysbench-04"), b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}, func(dir string) string {
 			return vm(dir, "sysbench-04") + `: labels.vm is "sysbench-01", not "sysbench-04" as the file is named`
 		}},
@@ -87,7 +92,9 @@ func TestRenderRefusesDamagedVMCampaign(t *testing.T) {
 			}},
 		{"precondition results", func(dir string) {
 			os.Remove(filepath.Join(dir, "merged.json"))
-			rundir.WriteRunInfo(dir, rundir.RunInfo{Kind: rundir.VMCampaignKind})
+			if err := rundir.WriteRunInfo(dir, rundir.RunInfo{Kind: rundir.VMCampaignKind}); err != nil {
+				t.Fatal(err)
+			}
 			for _, n := range []string{"sysbench-01", "sysbench-02", "sysbench-03"} {
 				setResult(t, vm(dir, n), func(r *oltp.Result) { r.Phase = oltp.PhasePrecondition })
 			}

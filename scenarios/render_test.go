@@ -93,13 +93,13 @@ func reportBytes(t *testing.T, dir string) (md []byte) {
 }
 
 // editFile replaces old with new in the file once, or fails.
-func editFile(t *testing.T, path, old, new string) {
+func editFile(t *testing.T, path, old, repl string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(b), old, new, 1)
+	s := strings.Replace(string(b), old, repl, 1)
 	if s == string(b) {
 		t.Fatalf("%s has no %q", path, old)
 	}

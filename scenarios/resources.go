@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -123,7 +124,9 @@ func (c *campaign) tempDir() (string, error) {
 		return "", err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()})
+		if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()}); rerr != nil {
+			return "", errors.Join(err, rerr)
+		}
 		return "", err
 	}
 	c.tmp = tmp
@@ -198,38 +201,49 @@ func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.
 		if !ok {
 			continue
 		}
-		// A database inside a campaign VM goes with the VM; one on a shared
-		// server is recorded before it is created.
-		if shared {
-			e := rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
-				DB: &rundir.CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
-			if err := c.manifest.Record(e); err != nil {
-				drop()
-				return nil, nil, err
-			}
-		}
-		if c.dataSet != nil && c.env.guestDatabases() {
-			continue // the database is on the VM's restored vDisk (restore checks it)
-		}
-		if c.resumed { // a killed prepare or run left data in it: start afresh
-			if err := owner.DropDatabase(ctx); err != nil {
-				drop()
-				return nil, nil, fmt.Errorf("dropping the database the stopped campaign left for %s (%s): %w", vms[i].Name, describeDB(d), err)
-			}
-		}
-		if err := owner.CreateDatabase(ctx); err != nil {
-			if shared {
-				c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()})
-			}
+		made, err := c.createDatabase(ctx, owner, d, shared)
+		if err != nil {
 			drop()
 			return nil, nil, fmt.Errorf("database for %s (%s): %w", vms[i].Name, describeDB(d), err)
 		}
-		if shared {
+		if made && shared {
 			created = append(created, i)
 		}
 		c.logf("%s: %s", vms[i].Name, describeDB(d))
 	}
 	return cfgs, drop, nil
+}
+
+// createDatabase makes the database d through owner and says whether it
+// did. One on a shared server (shared) is recorded in the manifest before
+// it is made, and its failure after; one inside a VM goes with the VM. A
+// database restored with the VM's data vDisk is not made; in a resume the
+// one a killed prepare or run left is dropped first, to start afresh.
+func (c *campaign) createDatabase(ctx context.Context, owner workload.DatabaseOwner, d dialect.Config, shared bool) (bool, error) {
+	if shared {
+		e := rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
+			DB: &rundir.CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
+		if err := c.manifest.Record(e); err != nil {
+			return false, err
+		}
+	}
+	if c.dataSet != nil && c.env.guestDatabases() {
+		return false, nil // the database is on the VM's restored vDisk (restore checks it)
+	}
+	if c.resumed {
+		if err := owner.DropDatabase(ctx); err != nil {
+			return false, fmt.Errorf("dropping the database the stopped campaign left: %w", err)
+		}
+	}
+	if err := owner.CreateDatabase(ctx); err != nil {
+		if shared {
+			if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()}); rerr != nil {
+				return false, errors.Join(err, rerr)
+			}
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // placeDatabases says where each VM's database is, as the campaign's

@@ -220,6 +220,7 @@ func serverDSN(d dialect.Config) string {
 		if m := d.Params["sslmode"]; m != "" {
 			u.RawQuery = "sslmode=" + url.QueryEscape(m)
 		}
+	default: // SQL Server's URL has no database path
 	}
 	return u.String()
 }
