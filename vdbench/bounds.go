@@ -1,6 +1,7 @@
 package vdbench
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -196,7 +197,7 @@ func CheckBounds(file string, runs []Run, lim HostLimits, engine string) error {
 		maxRate := float64(lim.CPUs) * maxIOPSPerCPU
 		for _, rate := range rd.IORate.Rates {
 			if rate > maxRate {
-				b.add(rd.Name, keyLine(rd.keyLines, "iorate", rd.Line), "iorate", "%s I/Os per second is more than this host can issue: at most %s (%d per second on each of its %d CPUs: each I/O is one pread or pwrite)",
+				b.add(rd.Name, cmp.Or(rd.KeyLine("iorate"), rd.Line), "iorate", "%s I/Os per second is more than this host can issue: at most %s (%d per second on each of its %d CPUs: each I/O is one pread or pwrite)",
 					formatNum(rate), formatNum(maxRate), maxIOPSPerCPU, lim.CPUs)
 			}
 		}
@@ -213,14 +214,14 @@ func CheckBounds(file string, runs []Run, lim HostLimits, engine string) error {
 			intervals := math.Ceil(each / rd.Interval.Seconds())
 			memory := intervals * float64(len(r.SDs)) * intervalMemory
 			if memory > float64(lim.Memory)/4 {
-				b.add(rd.Name, keyLine(rd.keyLines, "interval", rd.Line), "interval", "interval=%s over warmup=%s and elapsed=%s gives %s intervals per point on each of %d sd(s), which hold about %s in memory until the point ends; this host has %s available, and a quarter of it may go to intervals%s (valid: a longer interval=, or a shorter elapsed=)",
+				b.add(rd.Name, cmp.Or(rd.KeyLine("interval"), rd.Line), "interval", "interval=%s over warmup=%s and elapsed=%s gives %s intervals per point on each of %d sd(s), which hold about %s in memory until the point ends; this host has %s available, and a quarter of it may go to intervals%s (valid: a longer interval=, or a shorter elapsed=)",
 					secText(rd.Interval), secText(rd.Warmup), secText(rd.Elapsed), formatNum(intervals), len(r.SDs), report.BinaryBytes(int64(min(memory, math.MaxInt64/2))), report.BinaryBytes(lim.Memory), src)
 			}
 		}
 	}
 	if total > MaxTotalTime.Seconds() && len(runs) > 0 {
 		rd := runs[0].RD
-		b.add(rd.Name, keyLine(rd.keyLines, "elapsed", rd.Line), "elapsed", "the %d run(s) would take %s in all; at most %s (a longer campaign is taken for a typo in elapsed= or warmup=)",
+		b.add(rd.Name, cmp.Or(rd.KeyLine("elapsed"), rd.Line), "elapsed", "the %d run(s) would take %s in all; at most %s (a longer campaign is taken for a typo in elapsed= or warmup=)",
 			len(runs), longDuration(total), longDuration(MaxTotalTime.Seconds()))
 	}
 	return errors.Join(b.list...)
@@ -235,7 +236,7 @@ func (b *boundErrors) checkThreads(r Run, lim HostLimits, engine, src string) {
 	for _, sd := range r.SDs {
 		threads += float64(sd.Threads)
 		if engine == EngineURing && sd.Threads > maxURingThreads {
-			b.add(rd.Name, keyLine(sd.keyLines, "threads", sd.Line), "threads", "sd=%s: threads=%d is deeper than an io_uring takes: with --ioengine %s threads= is the queue depth of the sd's ring, at most %d",
+			b.add(rd.Name, cmp.Or(sd.KeyLine("threads"), sd.Line), "threads", "sd=%s: threads=%d is deeper than an io_uring takes: with --ioengine %s threads= is the queue depth of the sd's ring, at most %d",
 				sd.Name, sd.Threads, EngineURing, maxURingThreads)
 		}
 	}
@@ -254,9 +255,9 @@ func (b *boundErrors) checkThreads(r Run, lim HostLimits, engine, src string) {
 	}
 	kw, line := "threads", 0
 	if len(r.SDs) > 0 {
-		line = keyLine(r.SDs[0].keyLines, "threads", r.SDs[0].Line)
+		line = cmp.Or(r.SDs[0].KeyLine("threads"), r.SDs[0].Line)
 	}
-	if l, ok := rd.keyLines["forthreads"]; ok {
+	if l := rd.KeyLine("forthreads"); l > 0 {
 		kw, line = rd.spelledAs("forthreads"), l
 	}
 	b.add(rd.Name, line, kw, "run %s would start %s I/O threads over its %d sd(s); this host runs at most %d: %s%s",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/oltp/hist"
 )
 
 // SaturationRatio is the fraction of its requested rate below which a
@@ -213,4 +214,29 @@ func meanService(res *oltp.Result) time.Duration {
 // fmtMs formats d in milliseconds with microsecond resolution.
 func fmtMs(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64) + " ms"
+}
+
+// latencyOf merges the read and write histograms of res: the service
+// time, or with intended the latency from the intended start (an empty
+// histogram when res has none).
+func latencyOf(res *oltp.Result, intended bool) (*hist.Histogram, error) {
+	h := hist.New()
+	if res == nil {
+		return h, nil
+	}
+	for _, o := range res.Ops {
+		s := &o.Latency
+		if intended {
+			s = o.Intended
+		}
+		if s == nil {
+			continue
+		}
+		oh, err := s.Histogram()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Name, err)
+		}
+		h.Merge(oh)
+	}
+	return h, nil
 }

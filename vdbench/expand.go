@@ -501,3 +501,18 @@ func maxXfer(x XferSize) int64 {
 	}
 	return m
 }
+
+// RunName makes a run's name safe as a file name: characters other than
+// letters, digits and . _ = - become _.
+func RunName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._=-", c) >= 0) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "run_" + string(b)
+	}
+	return string(b)
+}

@@ -40,3 +40,11 @@ func TestRunsRepeatedLoopValuesNamedApart(t *testing.T) {
 		files[f] = true
 	}
 }
+
+func TestRunName(t *testing.T) {
+	for in, want := range map[string]string{"rd1_xfer=4k_threads=32": "rd1_xfer=4k_threads=32", "a/b c": "a_b_c", ".x": "run_.x", "": "run_"} {
+		if got := RunName(in); got != want {
+			t.Errorf("RunName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

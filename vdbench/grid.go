@@ -51,5 +51,5 @@ func planLength(r Run) time.Duration {
 		eof = eof || wd.Seek.EOF
 	}
 	measure, warmup, _ := phases(r.RD, eof)
-	return timesDuration(pointCount(r), addDuration(addDuration(warmup, measure), PointGap))
+	return timesDuration(r.PointCount(), addDuration(addDuration(warmup, measure), PointGap))
 }

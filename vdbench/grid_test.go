@@ -32,15 +32,6 @@ func TestPointGridTake(t *testing.T) {
 	}
 }
 
-// gridRun is a curve of a max run and two points of 2 s each (the first
-// second the precondition) on a fake device (fakedevice_test.go: the
-// synctest bubble's clock, as no disk can run in it).
-func gridRun() Run {
-	return testRun(RD{IORate: IORate{Curve: true}, Curve: []float64{10, 50}, Elapsed: 2 * time.Second,
-		Interval: time.Second, Distribution: "deterministic"},
-		WD{RdPct: 100, Seek: Seek{Pct: 100}}, SD{Name: "sd1", Lun: "fake0", Threads: 2})
-}
-
 func TestGridAlignsIndependentRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now().Add(5 * time.Second)
@@ -85,9 +76,6 @@ func TestGridAlignsIndependentRuns(t *testing.T) {
 					t.Errorf("run %d: %s", i, w)
 				}
 			}
-		}
-		if b := (&Config{runs: []Run{gridRun()}}).Bounds().Time; b != 3*(2*time.Second+PointGap) {
-			t.Errorf("Bounds().Time %s, want 3 × (2 s + PointGap)", b)
 		}
 	})
 }

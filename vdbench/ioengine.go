@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 )
 
 // The I/O engines of `vmbench vdbench run --ioengine` (Options.Engine).
@@ -27,33 +26,6 @@ const maxURingThreads = 32767
 
 // Engines are the valid --ioengine values, the default first.
 var Engines = []string{EnginePsync, EngineURing}
-
-// engineFlag is --ioengine: psync (the default, read back as "") or
-// io_uring.
-type engineFlag string
-
-func (e *engineFlag) String() string { return string(*e) }
-func (e *engineFlag) Type() string   { return "engine" }
-
-func (e *engineFlag) Set(v string) error {
-	switch v {
-	case EnginePsync:
-		*e = ""
-	case EngineURing:
-		*e = engineFlag(v)
-	default:
-		return fmt.Errorf("not an I/O engine (valid: %s)", strings.Join(Engines, ", "))
-	}
-	return nil
-}
-
-// engine is the flag's engine name, psync when unset.
-func (e engineFlag) engine() string {
-	if e == "" {
-		return EnginePsync
-	}
-	return string(e)
-}
 
 // descriptorOf is implemented by backends with a file descriptor (Target),
 // which the io_uring engine submits to.

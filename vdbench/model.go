@@ -281,6 +281,20 @@ type Run struct {
 	SDs  []SD
 }
 
+// PointCount is the number of points the engine runs for r: the max run
+// and each curve point of iorate=curve, each rate of iorate=(list), or
+// the one point of iorate=max or a single rate.
+func (r Run) PointCount() int {
+	rd := r.RD
+	switch {
+	case rd.IORate.Curve:
+		return 1 + len(rd.Curve)
+	case len(rd.IORate.Rates) > 0:
+		return len(rd.IORate.Rates)
+	}
+	return 1
+}
+
 func (s SD) clone() SD {
 	s.OpenFlags = slices.Clone(s.OpenFlags)
 	s.keyLines = maps.Clone(s.keyLines)
@@ -303,6 +317,17 @@ func keyLine(lines map[string]int, kw string, def int) int {
 	}
 	return def
 }
+
+// KeyLine is the line of the parameter file where keyword kw (its full
+// name: "size", not "si") of s was given, by s or by an sd=default before
+// it; 0 when it was not given, or s was not parsed.
+func (s SD) KeyLine(kw string) int { return keyLine(s.keyLines, kw, 0) }
+
+// KeyLine is the line of the parameter file where keyword kw (its full
+// name: "forthreads" also for threads=) of r was given, by r or by an
+// rd=default before it; 0 when it was not given, r was not parsed, or
+// Override replaced its value.
+func (r RD) KeyLine(kw string) int { return keyLine(r.keyLines, kw, 0) }
 
 // setKeyLine records that keyword kw was given on line.
 func setKeyLine(lines *map[string]int, kw string, line int) {

@@ -110,36 +110,6 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// ivOf is one stored interval of reads of 4 KiB at the given latencies.
-func ivOf(at, length time.Duration, lats []time.Duration, writes int) oltp.Interval {
-	r := resultWith(reportStart, length, lats[writes:], lats[:writes], false)
-	return oltp.Interval{At: at, Length: length, Ops: r.Ops, Counters: r.Counters}
-}
-
-func TestWriteIntervalsGolden(t *testing.T) {
-	pre := resultWith(reportStart, time.Second, repeat(500*time.Microsecond, 1000), nil, false)
-	pre.Phase = oltp.PhasePrecondition
-	pre.Intervals = []oltp.Interval{ivOf(time.Second, time.Second, repeat(500*time.Microsecond, 1000), 0)}
-	m0 := reportStart.Add(time.Second)
-	var reads, writes []time.Duration
-	res := resultWith(m0, 3*time.Second, nil, nil, false)
-	for i := range 3 {
-		lats := make([]time.Duration, 2000+100*i)
-		for k := range lats {
-			lats[k] = time.Duration(400+k%200) * time.Microsecond
-		}
-		writes, reads = append(writes, lats[:600]...), append(reads, lats[600:]...)
-		res.Intervals = append(res.Intervals, ivOf(time.Duration(i+1)*time.Second, time.Second, lats, 600))
-	}
-	tot := resultWith(m0, 3*time.Second, reads, writes, false) // totals of the three
-	res.Ops, res.Counters, res.Precondition = tot.Ops, tot.Counters, pre
-	var b strings.Builder
-	if err := WriteIntervals(&b, Point{Label: "max", Result: res}); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "report_intervals.golden"), []byte(b.String()))
-}
-
 // TestWriteCurveNamesTheEngine: the caption says which engine issued the
 // I/O and what its service time is.
 func TestWriteCurveNamesTheEngine(t *testing.T) {
@@ -201,5 +171,20 @@ func TestStartText(t *testing.T) {
 		if got := StartText(c.s); got != c.want {
 			t.Errorf("StartText(%+v) = %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+// TestWriteCurveShowsTheFlag: issue 8's point that ran at 32,363 IOPS for
+// a requested 29,900 shows its flag in the curve table.
+func TestWriteCurveShowsTheFlag(t *testing.T) {
+	p := Point{Label: "29900", Requested: 29900, Achieved: 32363, Overshot: true,
+		Result: resultWith(reportStart, time.Second, repeat(time.Millisecond, 10), nil, true)}
+	p.Flag = pointFlag(p)
+	var b strings.Builder
+	if err := WriteCurve(&b, &CurveResult{Run: "rd1", Points: []Point{p}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "above the request (108.2% of it)") {
+		t.Errorf("curve table does not flag the point:\n%s", b.String())
 	}
 }

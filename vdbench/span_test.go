@@ -9,7 +9,7 @@ func TestSpanOf(t *testing.T) {
 	const (
 		kib = int64(1) << 10
 		mib = int64(1) << 20
-		g   = int64(gib)
+		g   = int64(1 << 30)
 	)
 	for _, tc := range []struct {
 		name       string

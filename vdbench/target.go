@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"vmbench/report"
 )
 
 // Target is an SD's lun opened for I/O: a block device or a regular file.
@@ -120,7 +122,7 @@ func parseOpenFlags(list []string, dsync, sync int) (openFlags, error) {
 // sizeLine names the line of sd's size= for messages: " (line N)", or ""
 // when size= was not given in a parameter file.
 func sizeLine(sd SD) string {
-	if l := keyLine(sd.keyLines, "size", 0); l > 0 {
+	if l := sd.KeyLine("size"); l > 0 {
 		return fmt.Sprintf(" (line %d)", l)
 	}
 	return ""
@@ -216,4 +218,13 @@ func refuseSignature(lun string, r io.ReaderAt) error {
 			"wipe it (wipefs -a) or run with --force if it really is a scratch target", lun, what)
 	}
 	return nil
+}
+
+// approxBytes writes a byte count for people, exactly too:
+// "76.0 GiB (81604378624 bytes)".
+func approxBytes(n int64) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", report.BinaryBytes(n), n)
 }

@@ -272,18 +272,6 @@ func (c *Config) Bounds() oltp.RunConfig {
 // caller's).
 func (c *Config) Cleanup(context.Context, workload.Env) error { return nil }
 
-// pointCount is the number of points of run.
-func pointCount(r Run) int {
-	rd := r.RD
-	switch {
-	case rd.IORate.Curve:
-		return 1 + len(rd.Curve)
-	case len(rd.IORate.Rates) > 0:
-		return len(rd.IORate.Rates)
-	}
-	return 1
-}
-
 // secondsFlag is a vdbench time option (-e, -i, -w): whole seconds, or
 // with m or h; it reads back as whole seconds.
 type secondsFlag struct {
@@ -403,4 +391,31 @@ func (c *Config) labels(env workload.Env) map[string]string {
 		l["profile"] = c.prof.Name
 	}
 	return l
+}
+
+// engineFlag is --ioengine: psync (the default, read back as "") or
+// io_uring.
+type engineFlag string
+
+func (e *engineFlag) String() string { return string(*e) }
+func (e *engineFlag) Type() string   { return "engine" }
+
+func (e *engineFlag) Set(v string) error {
+	switch v {
+	case EnginePsync:
+		*e = ""
+	case EngineURing:
+		*e = engineFlag(v)
+	default:
+		return fmt.Errorf("not an I/O engine (valid: %s)", strings.Join(Engines, ", "))
+	}
+	return nil
+}
+
+// engine is the flag's engine name, psync when unset.
+func (e engineFlag) engine() string {
+	if e == "" {
+		return EnginePsync
+	}
+	return string(e)
 }

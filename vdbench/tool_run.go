@@ -86,7 +86,7 @@ func (c *Config) RunOne(ctx context.Context, env workload.Env, i int) (*workload
 	if log == nil {
 		log = io.Discard
 	}
-	pw := newProgressWriter(out, log, pointCount(run))
+	pw := newProgressWriter(out, log, run.PointCount())
 	start := env.StartAt
 	if !start.IsZero() {
 		for _, r := range c.runs[:i] { // run i's grid follows those of the runs before it
@@ -180,7 +180,7 @@ func (c *Config) Plan() string {
 	}
 	points := 0
 	for _, r := range c.runs {
-		points += pointCount(r)
+		points += r.PointCount()
 	}
 	return fmt.Sprintf("%s: %d target(s), %d threads in all, %d points, about %s", head, sds, threads, points, c.Bounds().Time.Round(time.Second))
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"vmbench/report"
 )
 
 // sizeForms is the "valid:" text of every size error.
@@ -103,15 +101,6 @@ func FormatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10)
-}
-
-// approxBytes writes a byte count for people, exactly too:
-// "76.0 GiB (81604378624 bytes)".
-func approxBytes(n int64) string {
-	if n < 1<<10 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%s (%d bytes)", report.BinaryBytes(n), n)
 }
 
 // maxDuration is the longest time.Duration, where sums of run times stop.

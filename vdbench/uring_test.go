@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"vmbench/oltp"
-	"vmbench/workload"
 
 	"golang.org/x/sys/unix"
 )
@@ -210,29 +209,6 @@ func TestURingNeedsDescriptor(t *testing.T) {
 	}
 }
 
-func TestEngineFlag(t *testing.T) {
-	for _, tc := range []struct {
-		in, want, err string
-	}{
-		{"psync", EnginePsync, ""},
-		{"io_uring", EngineURing, ""},
-		{"libaio", "", "not an I/O engine (valid: psync, io_uring)"},
-		{"", "", "not an I/O engine"},
-	} {
-		var e engineFlag
-		err := e.Set(tc.in)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Set(%q): %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || e.engine() != tc.want {
-			t.Errorf("Set(%q): %q, %v", tc.in, e.engine(), err)
-		}
-	}
-}
-
 // BenchmarkEngineCPU measures the client CPU (user + system, of the whole
 // process) per I/O of each engine, 4 KiB random reads from 8 threads on a
 // small file held in the page cache, through oltp.Run as a real run does
@@ -288,29 +264,6 @@ func processCPU() (user, sys time.Duration) {
 		return 0, 0
 	}
 	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
-}
-
-// --ioengine reaches the run: io_uring is kept (and recorded in Flags),
-// psync is the default and reads back as unset.
-func TestCLIEngine(t *testing.T) {
-	lun := filepath.Join(t.TempDir(), "a.img")
-	for _, tc := range []struct {
-		args []string
-		want string
-		flag bool
-	}{
-		{nil, EnginePsync, false},
-		{[]string{"--ioengine", "psync"}, EnginePsync, false},
-		{[]string{"--ioengine", "io_uring"}, EngineURing, true},
-	} {
-		c, err := cliConfig(t, workload.VerbRun, append([]string{"--profile", "4k-random-read", "--target", lun}, tc.args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, ok := workload.RecordedFlags(c)["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
-			t.Errorf("%q: engine %s, recorded ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
-		}
-	}
 }
 
 // One ring serves slots doing their own I/O (the reaper goroutine, started
