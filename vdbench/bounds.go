@@ -242,7 +242,7 @@ func (b *boundErrors) checkThreads(r Run, lim HostLimits, engine, src string) {
 	}
 	reads, writes := false, false
 	for _, wd := range r.WDs {
-		largest = max(largest, maxXfer(wd.Xfer))
+		largest = max(largest, wd.Xfer.Largest())
 		reads, writes = reads || wd.RdPct > 0, writes || wd.RdPct < 100
 	}
 	buffers := 1

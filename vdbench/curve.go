@@ -9,6 +9,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/report"
 )
 
 // SaturationRatio is the fraction of its requested rate below which a
@@ -132,7 +133,7 @@ func (ps *pointSet) add(label string, rate float64) (Point, error) {
 			p.Overshot = p.Achieved > OvershootRatio*rate
 			if p.Overshot {
 				ps.warnings = append(ps.warnings, fmt.Sprintf("rd=%s: point %s achieved %s IOPS for a requested %s (%.1f%%): above its request, so its figures are not those of the rate asked",
-					ps.rd.Name, label, fmtIOPS(p.Achieved), fmtIOPS(rate), 100*p.Achieved/rate))
+					ps.rd.Name, label, report.Grouped(p.Achieved, 0), report.Grouped(rate, 0), 100*p.Achieved/rate))
 			}
 		}
 		p.Flag = pointFlag(p)

@@ -190,7 +190,7 @@ func validateWD(pr *parmErrors, wd WD, p *Params, sds map[string]SD) {
 	}
 	if err := validateXfer(wd.Xfer); err != nil {
 		at("xfersize", "%v", err)
-	} else if largest := maxXfer(wd.Xfer); largest > 0 {
+	} else if largest := wd.Xfer.Largest(); largest > 0 {
 		validateXferFits(at, wd, largest, names, sds)
 	}
 	for i, v := range []float64{wd.RdPct, wd.Seek.Pct, wd.RhPct, wd.WhPct, wd.Skew} {
@@ -488,18 +488,6 @@ func expandRun(p *Params, rd RD, name string, wds []WD, sdList []string, x *Xfer
 		}
 	}
 	return r
-}
-
-// maxXfer is the largest transfer x can issue, in bytes.
-func maxXfer(x XferSize) int64 {
-	if x.Max > 0 {
-		return x.Max
-	}
-	var m int64
-	for _, n := range x.Sizes {
-		m = max(m, n)
-	}
-	return m
 }
 
 // RunName makes a run's name safe as a file name: characters other than

@@ -110,6 +110,18 @@ func (x XferSize) Mean() float64 {
 	return sum / pct
 }
 
+// Largest is the largest transfer x can issue, in bytes.
+func (x XferSize) Largest() int64 {
+	if x.Max > 0 {
+		return x.Max
+	}
+	var m int64
+	for _, n := range x.Sizes {
+		m = max(m, n)
+	}
+	return m
+}
+
 func (x XferSize) clone() XferSize {
 	x.Sizes = slices.Clone(x.Sizes)
 	x.Pcts = slices.Clone(x.Pcts)

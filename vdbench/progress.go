@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"vmbench/report"
 )
 
 // progressWriter passes the engine's output on to out (when set) and
@@ -76,9 +78,9 @@ func (p *progressWriter) line(l string) {
 		if r, _, ok := strings.Cut(req, " ("); ok {
 			var v float64
 			if _, err := fmt.Sscan(r, &v); err == nil {
-				req = "requested " + fmtIOPS(v) + " I/O/s"
+				req = "requested " + report.Grouped(v, 0) + " I/O/s"
 			}
 		}
-		fmt.Fprintf(p.log, "    point %d/%d %s (%s): %s IOPS, mean response %s ms\n", p.k, p.points, p.label, req, fmtIOPS(rate), f[6])
+		fmt.Fprintf(p.log, "    point %d/%d %s (%s): %s IOPS, mean response %s ms\n", p.k, p.points, p.label, req, report.Grouped(rate, 0), f[6])
 	}
 }

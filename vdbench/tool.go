@@ -287,7 +287,7 @@ func (s *secondsFlag) String() string {
 }
 
 func (s *secondsFlag) Set(v string) error {
-	d, err := parseSeconds(v)
+	d, err := ParseSeconds(v)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func vmRecords(t *testing.T) []VMRecord {
 		for i := range names {
 			go func() {
 				defer func() { done <- struct{}{} }()
-				dev := &fakeDevice{service: time.Millisecond + time.Duration(i)*700*time.Microsecond, block: 512, capacity: gib}
+				dev := &fakeDevice{service: time.Millisecond + time.Duration(i)*700*time.Microsecond, block: 512, capacity: 1 << 30}
 				opts := fakeOpts(map[string]*fakeDevice{"sd1": dev})
 				opts.StartAt = start
 				cr, err := Execute(t.Context(), gridRun(), opts)
