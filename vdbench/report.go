@@ -11,6 +11,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/report"
+	"vmbench/vdbench/blockio"
 )
 
 // WriteCurve writes a run's table: one row per point with the requested
@@ -19,23 +20,23 @@ import (
 // client's CPU time per I/O (the whole vmbench process, see
 // oltp.ClientCost) and the point's flag (Point.Flag: saturated or above its request, with the share
 // of the request achieved; a late runner), then the run's warnings.
-func WriteCurve(w io.Writer, c *CurveResult) error {
+func WriteCurve(w io.Writer, c *blockio.CurveResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s; intended counts from the scheduled start (open loop), queueing included; "+
 		"client us/io is the vmbench process's CPU time per I/O (user+system, µs)\n", serviceWords(c))
 	t := curveTable()
 	for _, p := range c.Points {
-		s, err := latencyOf(p.Result, false)
+		s, err := blockio.Latency(p.Result, false)
 		if err != nil {
 			return fmt.Errorf("point %s: %w", p.Label, err)
 		}
-		in, err := latencyOf(p.Result, true)
+		in, err := blockio.Latency(p.Result, true)
 		if err != nil {
 			return fmt.Errorf("point %s: %w", p.Label, err)
 		}
 		req, ia, ip, sat := "-", "-", "-", ""
 		if p.Requested > 0 {
-			req = rateLabel(p.Requested)
+			req = blockio.RateLabel(p.Requested)
 		}
 		if in.Count() > 0 {
 			ia, ip = report.FormatMillis(in.Mean(), 3), report.FormatMillis(in.Percentile(99), 3)
@@ -69,8 +70,8 @@ func WriteCurve(w io.Writer, c *CurveResult) error {
 // writeVMSpread writes, for a curve merged across VMs (MergeVMRecords),
 // each point's spread across the VMs: the VMs' own IOPS, mean and p99
 // service times (min-max) and the mean of their p95s, HCIBench's figure.
-func writeVMSpread(b *strings.Builder, c *CurveResult) error {
-	if !slices.ContainsFunc(c.Points, func(p Point) bool { return p.VMRange != nil }) {
+func writeVMSpread(b *strings.Builder, c *blockio.CurveResult) error {
+	if !slices.ContainsFunc(c.Points, func(p blockio.Point) bool { return p.VMRange != nil }) {
 		return nil
 	}
 	fmt.Fprintf(b, "\nper VM (each VM's own point, all its targets): IOPS, avg and p99 ms as min-max over the VMs; "+
@@ -108,11 +109,11 @@ func curveTable() *report.Table {
 
 // serviceWords names the run and its I/O engine and says what its service
 // time is.
-func serviceWords(c *CurveResult) string {
-	if len(c.Points) > 0 && c.Points[0].Result != nil && c.Points[0].Result.Flags["ioengine"] == EngineURing {
-		return fmt.Sprintf("rd=%s, ioengine=%s: service time is each I/O's time from the io_uring_enter that submits it to its reaped completion", c.Run, EngineURing)
+func serviceWords(c *blockio.CurveResult) string {
+	if len(c.Points) > 0 && c.Points[0].Result != nil && c.Points[0].Result.Flags["ioengine"] == blockio.EngineURing {
+		return fmt.Sprintf("rd=%s, ioengine=%s: service time is each I/O's time from the io_uring_enter that submits it to its reaped completion", c.Run, blockio.EngineURing)
 	}
-	return fmt.Sprintf("rd=%s, ioengine=%s: service time is each pread/pwrite's own time (vdbench's response time)", c.Run, EnginePsync)
+	return fmt.Sprintf("rd=%s, ioengine=%s: service time is each pread/pwrite's own time (vdbench's response time)", c.Run, blockio.EnginePsync)
 }
 
 // clientPerIO is the client process's CPU time per I/O of a point, in µs
@@ -134,7 +135,7 @@ func bytesPerSec(res *oltp.Result) float64 {
 	if res == nil {
 		return 0
 	}
-	return res.PerSecond(res.Counters[CounterBytesRead] + res.Counters[CounterBytesWritten])
+	return res.PerSecond(res.Counters[blockio.CounterBytesRead] + res.Counters[blockio.CounterBytesWritten])
 }
 
 // Crossing is where a curve's mean service latency crosses a threshold.
@@ -166,11 +167,11 @@ type Summary struct {
 	StartLatency time.Duration
 	// StartRequested is the start point's requested rate (0 for a max
 	// point); the start is saturated when it achieved less than
-	// SaturationRatio of it, and its latency then is not the device's
+	// blockio.SaturationRatio of it, and its latency then is not the device's
 	// at that rate (see StartText).
 	StartRequested float64
 	// Saturated counts the rate points that achieved less than
-	// SaturationRatio of their request, of RatePoints.
+	// blockio.SaturationRatio of their request, of RatePoints.
 	Saturated, RatePoints int
 	Cross100us            Crossing
 	Cross1ms              Crossing
@@ -184,7 +185,7 @@ type Summary struct {
 }
 
 // Summarize computes the Summary of c (zero when it has no points).
-func Summarize(c *CurveResult) Summary {
+func Summarize(c *blockio.CurveResult) Summary {
 	s := Summary{Run: c.Run}
 	type pt struct {
 		req, iops float64
@@ -192,12 +193,12 @@ func Summarize(c *CurveResult) Summary {
 	}
 	var curve, all []pt
 	for _, p := range c.Points {
-		x := pt{req: p.Requested, iops: p.Achieved, lat: meanService(p.Result)}
+		x := pt{req: p.Requested, iops: p.Achieved, lat: blockio.MeanService(p.Result)}
 		all = append(all, x)
 		if p.Requested > 0 {
 			curve = append(curve, x)
 			s.RatePoints++
-			if p.Achieved < SaturationRatio*p.Requested {
+			if p.Achieved < blockio.SaturationRatio*p.Requested {
 				s.Saturated++
 			}
 		}
@@ -256,7 +257,7 @@ func WriteSummary(w io.Writer, s Summary) error {
 	fmt.Fprintf(&b, "  peak:            %s IOPS, %.3g GB/s @ %s (%s)\n", fmtIOPS(s.PeakIOPS), s.PeakGBps, fmtLatency(s.PeakLatency), s.PeakLabel)
 	if s.Saturated > 0 {
 		fmt.Fprintf(&b, "  saturated:       %d of %d rate points achieved less than %.0f%% of their request: their service time is not the device's at that rate (the curve table gives the latency from the intended start)\n",
-			s.Saturated, s.RatePoints, 100*SaturationRatio)
+			s.Saturated, s.RatePoints, 100*blockio.SaturationRatio)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -264,12 +265,12 @@ func WriteSummary(w io.Writer, s Summary) error {
 
 // StartText is the start point as the summary shows it: "624 IOPS @
 // 12.449 ms", with "(saturated: 18% of 3,400 requested)" when it achieved
-// less than SaturationRatio of its request. The review row (ReviewRow)
+// less than blockio.SaturationRatio of its request. The review row (ReviewRow)
 // gives the IOPS and the latency a column each, and the saturation a
 // note.
 func StartText(s Summary) string {
 	t := fmtIOPS(s.StartIOPS) + " IOPS @ " + fmtLatency(s.StartLatency)
-	if s.StartRequested > 0 && s.StartIOPS < SaturationRatio*s.StartRequested {
+	if s.StartRequested > 0 && s.StartIOPS < blockio.SaturationRatio*s.StartRequested {
 		t += fmt.Sprintf(" (saturated: %.0f%% of %s requested)", 100*s.StartIOPS/s.StartRequested, fmtIOPS(s.StartRequested))
 	}
 	return t

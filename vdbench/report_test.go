@@ -10,20 +10,22 @@ import (
 	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/internal/blocktest"
 )
 
 var reportStart = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 
 // testCurve is a curve of a device that does 4,000 IOPS, with mean
 // service times that rise with the rate.
-func testCurve() *CurveResult {
+func testCurve() *blockio.CurveResult {
 	type pt struct {
 		label          string
 		req, got       float64
 		lat, intended  time.Duration
 		spread, writes int
 	}
-	c := &CurveResult{Run: "rd1_xfer=4k", Warnings: []string{"rd=rd1: stopcurve=2.000 ms: the mean response time at 120% was 2.100 ms; the 1 remaining points were skipped"}}
+	c := &blockio.CurveResult{Run: "rd1_xfer=4k", Warnings: []string{"rd=rd1: stopcurve=2.000 ms: the mean response time at 120% was 2.100 ms; the 1 remaining points were skipped"}}
 	for _, p := range []pt{
 		{"max", 0, 4000, 1000 * time.Microsecond, 0, 200, 1000},
 		{"10%", 400, 400, 60 * time.Microsecond, 62 * time.Microsecond, 10, 100},
@@ -38,7 +40,7 @@ func testCurve() *CurveResult {
 			// A spread around the mean: lat - spread µs .. lat + spread µs.
 			lats[i] = p.lat + time.Duration((i%21)-10)*time.Duration(p.spread)*time.Microsecond/10
 		}
-		res := resultWith(reportStart, time.Second, lats[p.writes:], lats[:p.writes], false)
+		res := blocktest.Result(reportStart, time.Second, lats[p.writes:], lats[:p.writes], false)
 		if p.req > 0 {
 			res.Loop = oltp.OpenLoop
 			for i := range res.Ops {
@@ -56,9 +58,9 @@ func testCurve() *CurveResult {
 			res.Client = &oltp.ClientCost{Processes: 1, Cores: 2, UserCPU: time.Duration(n) * 9 * time.Microsecond,
 				SystemCPU: time.Duration(n) * 3 * time.Microsecond, Start: reportStart, End: reportStart.Add(time.Second)}
 		}
-		pt := Point{Label: p.label, Requested: p.req, Achieved: p.got,
-			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res}
-		pt.Flag = pointFlag(pt)
+		pt := blockio.Point{Label: p.label, Requested: p.req, Achieved: p.got,
+			Saturated: p.req > 0 && p.got < blockio.SaturationRatio*p.req, Result: res}
+		pt.Flag = blockio.PointFlag(pt)
 		c.Points = append(c.Points, pt)
 	}
 	return c
@@ -100,12 +102,12 @@ func TestSummarize(t *testing.T) {
 	if !s.Cross1ms.NotReached || s.Cross1ms.IOPS != 2000 {
 		t.Errorf("1 ms crossing %+v, want not reached below 2000 IOPS", s.Cross1ms)
 	}
-	c.Points = []Point{c.Points[0]} // iorate=max alone: start and peak are the max run (at 999.7 µs)
+	c.Points = []blockio.Point{c.Points[0]} // iorate=max alone: start and peak are the max run (at 999.7 µs)
 	s = Summarize(c)
 	if s.StartIOPS != 4000 || s.PeakIOPS != 4000 || !s.Cross100us.AboveAtStart || !s.Cross1ms.NotReached {
 		t.Errorf("max-only summary %+v", s)
 	}
-	if s := Summarize(&CurveResult{Run: "x"}); s.PeakIOPS != 0 || s.StartIOPS != 0 {
+	if s := Summarize(&blockio.CurveResult{Run: "x"}); s.PeakIOPS != 0 || s.StartIOPS != 0 {
 		t.Errorf("empty summary %+v", s)
 	}
 }
@@ -115,7 +117,7 @@ func TestSummarize(t *testing.T) {
 func TestWriteCurveNamesTheEngine(t *testing.T) {
 	c := testCurve()
 	for _, p := range c.Points {
-		p.Result.Flags = map[string]string{"ioengine": EngineURing}
+		p.Result.Flags = map[string]string{"ioengine": blockio.EngineURing}
 	}
 	var b strings.Builder
 	if err := WriteCurve(&b, c); err != nil {
@@ -177,11 +179,11 @@ func TestStartText(t *testing.T) {
 // TestWriteCurveShowsTheFlag: issue 8's point that ran at 32,363 IOPS for
 // a requested 29,900 shows its flag in the curve table.
 func TestWriteCurveShowsTheFlag(t *testing.T) {
-	p := Point{Label: "29900", Requested: 29900, Achieved: 32363, Overshot: true,
-		Result: resultWith(reportStart, time.Second, repeat(time.Millisecond, 10), nil, true)}
-	p.Flag = pointFlag(p)
+	p := blockio.Point{Label: "29900", Requested: 29900, Achieved: 32363, Overshot: true,
+		Result: blocktest.Result(reportStart, time.Second, blocktest.Repeat(time.Millisecond, 10), nil, true)}
+	p.Flag = blockio.PointFlag(p)
 	var b strings.Builder
-	if err := WriteCurve(&b, &CurveResult{Run: "rd1", Points: []Point{p}}); err != nil {
+	if err := WriteCurve(&b, &blockio.CurveResult{Run: "rd1", Points: []blockio.Point{p}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "above the request (108.2% of it)") {

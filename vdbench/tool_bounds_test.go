@@ -3,13 +3,17 @@ package vdbench
 import (
 	"testing"
 	"time"
+
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/internal/blocktest"
+	"vmbench/vdbench/parmfile"
 )
 
 // TestBoundsCoverTheGrid: a Config's Bounds().Time is its runs' planned
 // grid: per point its warmup and elapsed (as the engine runs them) and
-// PointGap.
+// blockio.PointGap.
 func TestBoundsCoverTheGrid(t *testing.T) {
-	if b := (&Config{runs: []Run{gridRun()}}).Bounds().Time; b != 3*(2*time.Second+PointGap) {
+	if b := (&Config{runs: []parmfile.Run{blocktest.GridRun()}}).Bounds().Time; b != 3*(2*time.Second+blockio.PointGap) {
 		t.Errorf("Bounds().Time %s, want 3 × (2 s + PointGap)", b)
 	}
 }

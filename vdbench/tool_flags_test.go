@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -66,8 +67,8 @@ func TestEngineFlag(t *testing.T) {
 	for _, tc := range []struct {
 		in, want, err string
 	}{
-		{"psync", EnginePsync, ""},
-		{"io_uring", EngineURing, ""},
+		{"psync", blockio.EnginePsync, ""},
+		{"io_uring", blockio.EngineURing, ""},
 		{"libaio", "", "not an I/O engine (valid: psync, io_uring)"},
 		{"", "", "not an I/O engine"},
 	} {
@@ -94,9 +95,9 @@ func TestCLIEngine(t *testing.T) {
 		want string
 		flag bool
 	}{
-		{nil, EnginePsync, false},
-		{[]string{"--ioengine", "psync"}, EnginePsync, false},
-		{[]string{"--ioengine", "io_uring"}, EngineURing, true},
+		{nil, blockio.EnginePsync, false},
+		{[]string{"--ioengine", "psync"}, blockio.EnginePsync, false},
+		{[]string{"--ioengine", "io_uring"}, blockio.EngineURing, true},
 	} {
 		c, err := cliConfig(t, workload.VerbRun, append([]string{"--profile", "4k-random-read", "--target", lun}, tc.args...)...)
 		if err != nil {
