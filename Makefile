@@ -87,8 +87,8 @@ GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lin
 # FUZZTIME. A failure writes the input to the package's testdata/fuzz/Target
 # (commit it with the fix: it then runs in every go test).
 FUZZTIME ?= 3s
-FUZZ ?= ./scenarios/spec:FuzzParse ./dialect:FuzzParseDSN ./vdbench:FuzzParse \
-	./vdbench:FuzzParseSize ./sysbench:FuzzFlags ./tpcc:FuzzParseFlags
+FUZZ ?= ./scenarios/spec:FuzzParse ./dialect:FuzzParseDSN ./vdbench/parmfile:FuzzParse \
+	./vdbench/parmfile:FuzzParseSize ./sysbench:FuzzFlags ./tpcc:FuzzParseFlags
 
 # AGENT_PLATFORMS are the GOOS/GOARCH pairs make agents builds; internal/deps's
 # TestCrossBuild builds windows/amd64 in every make test (linux/arm64 compiles

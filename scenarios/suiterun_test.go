@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"vmbench/scenarios/spec"
-	"vmbench/vdbench" // registers the suite's tool
+	_ "vmbench/vdbench" // registers the suite's tool
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -32,7 +33,7 @@ func TestSuiteIOEngine(t *testing.T) {
 	if got := workload.RecordedFlags(plans[0].Config)["ioengine"]; got != "io_uring" {
 		t.Errorf("profile flags carry ioengine %q, want io_uring (a guest's agent gets them)", got)
 	}
-	if err := vdbench.ProbeURing(); err != nil {
+	if err := blockio.ProbeURing(); err != nil {
 		t.Skipf("running it skipped: %v", err)
 	}
 	t.Setenv("TMPDIR", t.TempDir()) // the simulated targets

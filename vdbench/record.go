@@ -12,6 +12,8 @@ import (
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
 	"vmbench/oltp"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/parmfile"
 )
 
 // RecordKind and RecordVersion identify a RunRecord file. Version 2 added
@@ -53,7 +55,7 @@ type RunRecord struct {
 
 	// curve is the CurveResult NewRunRecord described, with each point's
 	// intervals (nil for a record read back).
-	curve *CurveResult
+	curve *blockio.CurveResult
 }
 
 // Partial implements workload.PartialRecord: the run was interrupted or
@@ -63,7 +65,7 @@ func (r *RunRecord) Partial() bool { return r.Interrupted || r.Error != "" }
 
 // curveResult is the run's CurveResult: the one measured, else the one
 // the record holds.
-func (r *RunRecord) curveResult() *CurveResult {
+func (r *RunRecord) curveResult() *blockio.CurveResult {
 	if r.curve != nil {
 		return r.curve
 	}
@@ -100,7 +102,7 @@ type PointRecord struct {
 	PerSD    []*oltp.Result `json:"per_sd,omitempty"`
 	// VMRange is the spread of the point across the VMs of a merged
 	// record (MergeVMRecords); nil for a run in one place.
-	VMRange *VMRange `json:"vm_range,omitempty"`
+	VMRange *blockio.VMRange `json:"vm_range,omitempty"`
 	// Scheduled is Point.Scheduled: the planned start on the common grid
 	// (absent without a common start).
 	Scheduled time.Time `json:"scheduled,omitzero"`
@@ -135,7 +137,7 @@ type SummaryRecord struct {
 }
 
 func latencies(res *oltp.Result, intended bool) (*Latencies, error) {
-	h, err := latencyOf(res, intended)
+	h, err := blockio.Latency(res, intended)
 	if err != nil || h.Count() == 0 {
 		return nil, err
 	}
@@ -148,9 +150,9 @@ func crossingRecord(c Crossing) CrossingRecord {
 
 // NewRunRecord describes cr, the outcome of run; runErr, if set, is why
 // the run stopped early.
-func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
+func NewRunRecord(run parmfile.Run, cr *blockio.CurveResult, runErr error) (*RunRecord, error) {
 	r := &RunRecord{Version: RecordVersion, Kind: RecordKind, Run: run.Name, Points: []PointRecord{}, Warnings: cr.Warnings, curve: cr,
-		Parameters: (&Params{SDs: run.SDs, WDs: run.WDs, RDs: []RD{run.RD}}).Text()}
+		Parameters: (&parmfile.Params{SDs: run.SDs, WDs: run.WDs, RDs: []parmfile.RD{run.RD}}).Text()}
 	for _, sd := range run.SDs {
 		r.Targets = append(r.Targets, sd.Lun)
 	}
@@ -195,7 +197,7 @@ func NewRunRecord(run Run, cr *CurveResult, runErr error) (*RunRecord, error) {
 }
 
 // targetPoints returns the per-SD figures of point p of run.
-func targetPoints(run Run, p Point) ([]TargetPoint, error) {
+func targetPoints(run parmfile.Run, p blockio.Point) ([]TargetPoint, error) {
 	var tps []TargetPoint
 	for i, sdr := range p.PerSD {
 		tp := TargetPoint{SD: sdr.Labels["sd"], Lun: sdr.Labels["lun"]}
@@ -224,11 +226,11 @@ func summaryRecord(s Summary) SummaryRecord {
 }
 
 // Curve returns the record's points as a CurveResult (for WriteCurve,
-// WriteIntervals and Summarize).
-func (r *RunRecord) Curve() *CurveResult {
-	c := &CurveResult{Run: r.Run, Warnings: r.Warnings}
+// blockio.WriteIntervals and Summarize).
+func (r *RunRecord) Curve() *blockio.CurveResult {
+	c := &blockio.CurveResult{Run: r.Run, Warnings: r.Warnings}
 	for _, p := range r.Points {
-		c.Points = append(c.Points, Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
+		c.Points = append(c.Points, blockio.Point{Label: p.Label, Requested: p.Requested, Achieved: p.Achieved,
 			Saturated: p.Saturated, Overshot: p.Overshot, Flag: p.Flag, Result: p.Result, PerSD: p.PerSD, Scheduled: p.Scheduled, VMRange: p.VMRange})
 	}
 	return c

@@ -10,20 +10,22 @@ import (
 	"vmbench/internal/golden"
 	"vmbench/oltp"
 	"vmbench/oltp/hist"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/internal/blocktest"
 )
 
 var reportStart = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
 
 // testCurve is a curve of a device that does 4,000 IOPS, with mean
 // service times that rise with the rate.
-func testCurve() *CurveResult {
+func testCurve() *blockio.CurveResult {
 	type pt struct {
 		label          string
 		req, got       float64
 		lat, intended  time.Duration
 		spread, writes int
 	}
-	c := &CurveResult{Run: "rd1_xfer=4k", Warnings: []string{"rd=rd1: stopcurve=2.000 ms: the mean response time at 120% was 2.100 ms; the 1 remaining points were skipped"}}
+	c := &blockio.CurveResult{Run: "rd1_xfer=4k", Warnings: []string{"rd=rd1: stopcurve=2.000 ms: the mean response time at 120% was 2.100 ms; the 1 remaining points were skipped"}}
 	for _, p := range []pt{
 		{"max", 0, 4000, 1000 * time.Microsecond, 0, 200, 1000},
 		{"10%", 400, 400, 60 * time.Microsecond, 62 * time.Microsecond, 10, 100},
@@ -38,7 +40,7 @@ func testCurve() *CurveResult {
 			// A spread around the mean: lat - spread µs .. lat + spread µs.
 			lats[i] = p.lat + time.Duration((i%21)-10)*time.Duration(p.spread)*time.Microsecond/10
 		}
-		res := resultWith(reportStart, time.Second, lats[p.writes:], lats[:p.writes], false)
+		res := blocktest.Result(reportStart, time.Second, lats[p.writes:], lats[:p.writes], false)
 		if p.req > 0 {
 			res.Loop = oltp.OpenLoop
 			for i := range res.Ops {
@@ -56,9 +58,9 @@ func testCurve() *CurveResult {
 			res.Client = &oltp.ClientCost{Processes: 1, Cores: 2, UserCPU: time.Duration(n) * 9 * time.Microsecond,
 				SystemCPU: time.Duration(n) * 3 * time.Microsecond, Start: reportStart, End: reportStart.Add(time.Second)}
 		}
-		pt := Point{Label: p.label, Requested: p.req, Achieved: p.got,
-			Saturated: p.req > 0 && p.got < SaturationRatio*p.req, Result: res}
-		pt.Flag = pointFlag(pt)
+		pt := blockio.Point{Label: p.label, Requested: p.req, Achieved: p.got,
+			Saturated: p.req > 0 && p.got < blockio.SaturationRatio*p.req, Result: res}
+		pt.Flag = blockio.PointFlag(pt)
 		c.Points = append(c.Points, pt)
 	}
 	return c
@@ -100,44 +102,14 @@ func TestSummarize(t *testing.T) {
 	if !s.Cross1ms.NotReached || s.Cross1ms.IOPS != 2000 {
 		t.Errorf("1 ms crossing %+v, want not reached below 2000 IOPS", s.Cross1ms)
 	}
-	c.Points = []Point{c.Points[0]} // iorate=max alone: start and peak are the max run (at 999.7 µs)
+	c.Points = []blockio.Point{c.Points[0]} // iorate=max alone: start and peak are the max run (at 999.7 µs)
 	s = Summarize(c)
 	if s.StartIOPS != 4000 || s.PeakIOPS != 4000 || !s.Cross100us.AboveAtStart || !s.Cross1ms.NotReached {
 		t.Errorf("max-only summary %+v", s)
 	}
-	if s := Summarize(&CurveResult{Run: "x"}); s.PeakIOPS != 0 || s.StartIOPS != 0 {
+	if s := Summarize(&blockio.CurveResult{Run: "x"}); s.PeakIOPS != 0 || s.StartIOPS != 0 {
 		t.Errorf("empty summary %+v", s)
 	}
-}
-
-// ivOf is one stored interval of reads of 4 KiB at the given latencies.
-func ivOf(at, length time.Duration, lats []time.Duration, writes int) oltp.Interval {
-	r := resultWith(reportStart, length, lats[writes:], lats[:writes], false)
-	return oltp.Interval{At: at, Length: length, Ops: r.Ops, Counters: r.Counters}
-}
-
-func TestWriteIntervalsGolden(t *testing.T) {
-	pre := resultWith(reportStart, time.Second, repeat(500*time.Microsecond, 1000), nil, false)
-	pre.Phase = oltp.PhasePrecondition
-	pre.Intervals = []oltp.Interval{ivOf(time.Second, time.Second, repeat(500*time.Microsecond, 1000), 0)}
-	m0 := reportStart.Add(time.Second)
-	var reads, writes []time.Duration
-	res := resultWith(m0, 3*time.Second, nil, nil, false)
-	for i := range 3 {
-		lats := make([]time.Duration, 2000+100*i)
-		for k := range lats {
-			lats[k] = time.Duration(400+k%200) * time.Microsecond
-		}
-		writes, reads = append(writes, lats[:600]...), append(reads, lats[600:]...)
-		res.Intervals = append(res.Intervals, ivOf(time.Duration(i+1)*time.Second, time.Second, lats, 600))
-	}
-	tot := resultWith(m0, 3*time.Second, reads, writes, false) // totals of the three
-	res.Ops, res.Counters, res.Precondition = tot.Ops, tot.Counters, pre
-	var b strings.Builder
-	if err := WriteIntervals(&b, Point{Label: "max", Result: res}); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, filepath.Join("testdata", "report_intervals.golden"), []byte(b.String()))
 }
 
 // TestWriteCurveNamesTheEngine: the caption says which engine issued the
@@ -145,7 +117,7 @@ func TestWriteIntervalsGolden(t *testing.T) {
 func TestWriteCurveNamesTheEngine(t *testing.T) {
 	c := testCurve()
 	for _, p := range c.Points {
-		p.Result.Flags = map[string]string{"ioengine": EngineURing}
+		p.Result.Flags = map[string]string{"ioengine": blockio.EngineURing}
 	}
 	var b strings.Builder
 	if err := WriteCurve(&b, c); err != nil {
@@ -201,5 +173,20 @@ func TestStartText(t *testing.T) {
 		if got := StartText(c.s); got != c.want {
 			t.Errorf("StartText(%+v) = %q, want %q", c.s, got, c.want)
 		}
+	}
+}
+
+// TestWriteCurveShowsTheFlag: issue 8's point that ran at 32,363 IOPS for
+// a requested 29,900 shows its flag in the curve table.
+func TestWriteCurveShowsTheFlag(t *testing.T) {
+	p := blockio.Point{Label: "29900", Requested: 29900, Achieved: 32363, Overshot: true,
+		Result: blocktest.Result(reportStart, time.Second, blocktest.Repeat(time.Millisecond, 10), nil, true)}
+	p.Flag = blockio.PointFlag(p)
+	var b strings.Builder
+	if err := WriteCurve(&b, &blockio.CurveResult{Run: "rd1", Points: []blockio.Point{p}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "above the request (108.2% of it)") {
+		t.Errorf("curve table does not flag the point:\n%s", b.String())
 	}
 }

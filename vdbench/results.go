@@ -10,6 +10,7 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/report"
+	"vmbench/vdbench/parmfile"
 )
 
 // RunFileBases returns the base name of each run's result files
@@ -18,7 +19,7 @@ import (
 // summary.txt, parmfile.vdb) already has that name, compared without
 // case. Params.Runs names runs apart; this also keeps "x-targets.svg" of
 // a run x apart from the files of a run named x-targets.
-func RunFileBases(runs []Run) []string {
+func RunFileBases(runs []parmfile.Run) []string {
 	used := map[string]bool{"summary.txt": true, "parmfile.vdb": true}
 	files := func(base string) []string {
 		base = strings.ToLower(base)
@@ -29,9 +30,9 @@ func RunFileBases(runs []Run) []string {
 	}
 	bases := make([]string, len(runs))
 	for i, r := range runs {
-		base := RunName(r.Name)
+		base := parmfile.RunName(r.Name)
 		for n := 2; taken(base); n++ {
-			base = fmt.Sprintf("%s_rep%d", RunName(r.Name), n)
+			base = fmt.Sprintf("%s_rep%d", parmfile.RunName(r.Name), n)
 		}
 		for _, f := range files(base) {
 			used[f] = true

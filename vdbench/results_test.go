@@ -4,10 +4,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vmbench/vdbench/parmfile"
 )
 
 func TestRunFileBasesAreDistinct(t *testing.T) {
-	runs := []Run{{Name: "x"}, {Name: "x-targets"}, {Name: "X"}, {Name: "summary"}, {Name: "a/b"}, {Name: "a_b"}}
+	runs := []parmfile.Run{{Name: "x"}, {Name: "x-targets"}, {Name: "X"}, {Name: "summary"}, {Name: "a/b"}, {Name: "a_b"}}
 	bases := RunFileBases(runs)
 	want := []string{"x", "x-targets_rep2", "X_rep2", "summary", "a_b", "a_b_rep2"}
 	if !slices.Equal(bases, want) {

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/oltp"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/parmfile"
 	"vmbench/workload"
 )
 
@@ -27,7 +29,7 @@ type Tool struct{}
 // group that only shows its help.
 func (Tool) Describe() workload.Descriptor {
 	var names []string
-	for _, p := range Profiles() {
+	for _, p := range parmfile.Profiles() {
 		names = append(names, p.Name)
 	}
 	return workload.Descriptor{Name: "vdbench", Workloads: names, Usage: "vdbench run|profiles|parse",
@@ -67,9 +69,9 @@ type Config struct {
 	engine           engineFlag
 
 	// set by Validate
-	params *Params
-	runs   []Run
-	prof   *Profile
+	params *parmfile.Params
+	runs   []parmfile.Run
+	prof   *parmfile.Profile
 }
 
 // The optional parts of the workload contract vdbench implements: for
@@ -122,7 +124,7 @@ func (c *Config) Complete(name string, _ func(string) string, _ func(string) boo
 	if name == "" {
 		return nil
 	}
-	if _, err := ProfileByName(name); err != nil {
+	if _, err := parmfile.ProfileByName(name); err != nil {
 		return err
 	}
 	c.profile = name
@@ -157,7 +159,7 @@ func (c *Config) Validate() error {
 			p.SDs[j].Size = int64(c.size)
 		}
 	}
-	o := Overrides{Elapsed: c.elapsed.ptr(), Interval: c.interval.ptr(), Warmup: c.warmup.ptr(), Curve: c.curve}
+	o := parmfile.Overrides{Elapsed: c.elapsed.ptr(), Interval: c.interval.ptr(), Warmup: c.warmup.ptr(), Curve: c.curve}
 	if err := p.Override(o); err != nil {
 		overridden := o.Elapsed != nil || o.Interval != nil || o.Warmup != nil
 		switch {
@@ -190,7 +192,7 @@ func (c *Config) overrideFlags() []string {
 }
 
 // source reads the parameter file, or renders the profile on the targets.
-func (c *Config) source() (*Params, error) {
+func (c *Config) source() (*parmfile.Params, error) {
 	args := c.args
 	switch {
 	case len(args) > 1:
@@ -211,13 +213,13 @@ func (c *Config) source() (*Params, error) {
 		if len(c.targets) > 0 || c.threads != 0 {
 			return nil, c.errf("--target and --threads go with --profile; a parameter file names its targets in sd=...,lun= and threads in sd=...,threads=")
 		}
-		p, err := ParseFile(args[0])
+		p, err := parmfile.ParseFile(args[0])
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, c.errf("parameter file %s does not exist", args[0])
 		}
 		return p, err
 	case c.profile != "":
-		prof, err := ProfileByName(c.profile)
+		prof, err := parmfile.ProfileByName(c.profile)
 		if err != nil {
 			return nil, c.errf("--profile: %v", err)
 		}
@@ -238,31 +240,31 @@ func (c *Config) source() (*Params, error) {
 }
 
 // Params are the parameters as Validate read and overrode them.
-func (c *Config) Params() *Params { return c.params }
+func (c *Config) Params() *parmfile.Params { return c.params }
 
 // Runs are the expanded runs, in order, as Validate made them.
-func (c *Config) Runs() []Run { return c.runs }
+func (c *Config) Runs() []parmfile.Run { return c.runs }
 
 // Force says --force was given.
 func (c *Config) Force() bool { return c.force }
 
 // targetOptions are the safety options the run opens its targets with.
-func (c *Config) targetOptions() TargetOptions {
-	return TargetOptions{Force: c.force, OverwriteFiles: c.overwriteFiles}
+func (c *Config) targetOptions() blockio.TargetOptions {
+	return blockio.TargetOptions{Force: c.force, OverwriteFiles: c.overwriteFiles}
 }
 
 // Profile is the built-in profile run, or nil for a parameter file.
-func (c *Config) Profile() *Profile { return c.prof }
+func (c *Config) Profile() *parmfile.Profile { return c.prof }
 
 // Bounds implements workload.Config: Time is the planned grid of every
-// run (planLength: per point warmup + elapsed as the engine runs them,
-// plus PointGap), so a deadline of StartAt + Time covers every point and
+// run (blockio.PlanLength: per point warmup + elapsed as the engine runs them,
+// plus blockio.PointGap), so a deadline of StartAt + Time covers every point and
 // the gaps between them. (Before the grid it was per point warmup= +
 // elapsed= + 100 ms, which a run with a common start outgrows.)
 func (c *Config) Bounds() oltp.RunConfig {
 	var t time.Duration
 	for _, r := range c.runs {
-		t = addDuration(t, planLength(r))
+		t = parmfile.AddDuration(t, blockio.PlanLength(r))
 	}
 	return oltp.RunConfig{Time: t}
 }
@@ -271,18 +273,6 @@ func (c *Config) Bounds() oltp.RunConfig {
 // target is kept, as vdbench keeps it; temporary targets are their
 // caller's).
 func (c *Config) Cleanup(context.Context, workload.Env) error { return nil }
-
-// pointCount is the number of points of run.
-func pointCount(r Run) int {
-	rd := r.RD
-	switch {
-	case rd.IORate.Curve:
-		return 1 + len(rd.Curve)
-	case len(rd.IORate.Rates) > 0:
-		return len(rd.IORate.Rates)
-	}
-	return 1
-}
 
 // secondsFlag is a vdbench time option (-e, -i, -w): whole seconds, or
 // with m or h; it reads back as whole seconds.
@@ -299,7 +289,7 @@ func (s *secondsFlag) String() string {
 }
 
 func (s *secondsFlag) Set(v string) error {
-	d, err := parseSeconds(v)
+	d, err := parmfile.ParseSeconds(v)
 	if err != nil {
 		return err
 	}
@@ -318,14 +308,14 @@ func (s *secondsFlag) ptr() *time.Duration {
 }
 
 // sizeFlag is a size in vdbench's units (256m, 1g); it reads back as
-// FormatSize writes it.
+// parmfile.FormatSize writes it.
 type sizeFlag int64
 
-func (s *sizeFlag) String() string { return FormatSize(int64(*s)) }
+func (s *sizeFlag) String() string { return parmfile.FormatSize(int64(*s)) }
 func (s *sizeFlag) Type() string   { return "size" }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := ParseSize(v)
+	n, err := parmfile.ParseSize(v)
 	if err != nil {
 		return err
 	}
@@ -373,7 +363,7 @@ type curveFlag []float64
 func (c *curveFlag) String() string {
 	var s []string
 	for _, v := range *c {
-		s = append(s, formatNum(v))
+		s = append(s, parmfile.FormatNum(v))
 	}
 	return strings.Join(s, ",")
 }
@@ -403,4 +393,31 @@ func (c *Config) labels(env workload.Env) map[string]string {
 		l["profile"] = c.prof.Name
 	}
 	return l
+}
+
+// engineFlag is --ioengine: psync (the default, read back as "") or
+// io_uring.
+type engineFlag string
+
+func (e *engineFlag) String() string { return string(*e) }
+func (e *engineFlag) Type() string   { return "engine" }
+
+func (e *engineFlag) Set(v string) error {
+	switch v {
+	case blockio.EnginePsync:
+		*e = ""
+	case blockio.EngineURing:
+		*e = engineFlag(v)
+	default:
+		return fmt.Errorf("not an I/O engine (valid: %s)", strings.Join(blockio.Engines, ", "))
+	}
+	return nil
+}
+
+// engine is the flag's engine name, psync when unset.
+func (e engineFlag) engine() string {
+	if e == "" {
+		return blockio.EnginePsync
+	}
+	return string(e)
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/internal/atomicfile"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/parmfile"
 	"vmbench/workload"
 )
 
@@ -64,7 +66,7 @@ func (c *Config) validateProfiles() error {
 	case len(c.args) == 0:
 		return nil
 	}
-	p, err := ProfileByName(c.args[0])
+	p, err := parmfile.ProfileByName(c.args[0])
 	if err != nil {
 		return c.errf("%v", err)
 	}
@@ -83,7 +85,7 @@ func (c *Config) Info(w io.Writer, verb workload.Verb) error {
 	var err error
 	switch {
 	case verb == VerbProfiles && c.prof == nil:
-		return WriteProfileList(w)
+		return parmfile.WriteProfileList(w)
 	case verb == VerbProfiles:
 		text, err = c.prof.Render(c.targets, c.threads)
 	case verb == VerbParse && c.params != nil:
@@ -100,7 +102,7 @@ func (c *Config) Info(w io.Writer, verb workload.Verb) error {
 
 // RunDir implements workload.DirRunner: after checkBeforeRun, it
 // creates the results directory (-o) and writes parmfile.vdb, creates
-// the file targets (CreateFiles), then runs each run in turn, writing
+// the file targets (blockio.CreateFiles), then runs each run in turn, writing
 // its files (WriteRunResults) and summary.txt as it completes and
 // printing its curve table and summary to out. A run that fails before
 // it measures anything, as the first, leaves nothing behind.
@@ -120,7 +122,7 @@ func (c *Config) RunDir(ctx context.Context, out io.Writer, env workload.Env) er
 	fmt.Fprintf(log, "vdbench: %d run(s), results in %s\n", len(c.runs), dir)
 	o := c.targetOptions()
 	o.Progress = log
-	created, err := CreateFiles(ctx, c.runs, o)
+	created, err := blockio.CreateFiles(ctx, c.runs, o)
 	if err != nil {
 		undo()
 		return err
@@ -132,7 +134,7 @@ func (c *Config) RunDir(ctx context.Context, out io.Writer, env workload.Env) er
 		o, runErr := c.RunOne(ctx, renv, i)
 		if o == nil {
 			if i == 0 {
-				RemoveCreated(created)
+				blockio.RemoveCreated(created)
 				undo()
 			}
 			return runErr

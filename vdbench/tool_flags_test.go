@@ -2,11 +2,14 @@ package vdbench
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
 
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -57,5 +60,51 @@ func TestOptionalParts(t *testing.T) {
 	}
 	if got := workload.Optional(&RunRecord{}); !slices.Equal(got, []string{"PartialRecord"}) {
 		t.Errorf("RunRecord's optional parts %v, want [PartialRecord]", got)
+	}
+}
+
+func TestEngineFlag(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{"psync", blockio.EnginePsync, ""},
+		{"io_uring", blockio.EngineURing, ""},
+		{"libaio", "", "not an I/O engine (valid: psync, io_uring)"},
+		{"", "", "not an I/O engine"},
+	} {
+		var e engineFlag
+		err := e.Set(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Set(%q): %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || e.engine() != tc.want {
+			t.Errorf("Set(%q): %q, %v", tc.in, e.engine(), err)
+		}
+	}
+}
+
+// --ioengine reaches the run: io_uring is kept (and recorded in Flags),
+// psync is the default and reads back as unset.
+func TestCLIEngine(t *testing.T) {
+	lun := filepath.Join(t.TempDir(), "a.img")
+	for _, tc := range []struct {
+		args []string
+		want string
+		flag bool
+	}{
+		{nil, blockio.EnginePsync, false},
+		{[]string{"--ioengine", "psync"}, blockio.EnginePsync, false},
+		{[]string{"--ioengine", "io_uring"}, blockio.EngineURing, true},
+	} {
+		c, err := cliConfig(t, workload.VerbRun, append([]string{"--profile", "4k-random-read", "--target", lun}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := workload.RecordedFlags(c)["ioengine"]; c.engine.engine() != tc.want || ok != tc.flag || (ok && got != tc.want) {
+			t.Errorf("%q: engine %s, recorded ioengine=%q (%v)", tc.args, c.engine.engine(), got, ok)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"vmbench/report"
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -114,7 +115,7 @@ func (c *Config) ReviewColumns() []workload.RowColumn {
 
 // ReviewRow implements workload.RowReviewer: the title (marked † for an
 // APPROXIMATION, and interrupted), then the figures of reviewCells, and a
-// note when the start point achieved less than SaturationRatio of its
+// note when the start point achieved less than blockio.SaturationRatio of its
 // request (its latency then is the saturated device's, not the device's
 // at that rate).
 func (c *Config) ReviewRow(o *workload.Output) workload.ReviewRow {
@@ -131,7 +132,7 @@ func (c *Config) ReviewRow(o *workload.Output) workload.ReviewRow {
 	for _, cell := range reviewCells(s) {
 		row.Cells = append(row.Cells, cell.text())
 	}
-	if s.StartRequested > 0 && s.StartIOPS < SaturationRatio*s.StartRequested {
+	if s.StartRequested > 0 && s.StartIOPS < blockio.SaturationRatio*s.StartRequested {
 		row.Notes = append(row.Notes, fmt.Sprintf("%s: the start point achieved %.0f%% of the %s IOPS it requested (saturated): "+
 			"its latency is not the device's at that rate (the curve table gives the latency from the intended start).",
 			c.Title(), 100*s.StartIOPS/s.StartRequested, fmtIOPS(s.StartRequested)))

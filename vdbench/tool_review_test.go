@@ -8,6 +8,7 @@ import (
 
 	"vmbench/internal/golden"
 	"vmbench/report"
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -26,7 +27,7 @@ func TestReviewRowAndFigures(t *testing.T) {
 	if got := strings.Join(headers, "|"); got != "profile|start IOPS|start latency (µs)|IOPS at 100 µs|IOPS at 1 ms|peak IOPS|peak throughput (GB/s)|peak latency (µs)" {
 		t.Errorf("columns %s", got)
 	}
-	out := func(c *CurveResult) *workload.Output { return &workload.Output{Record: &RunRecord{curve: c}} }
+	out := func(c *blockio.CurveResult) *workload.Output { return &workload.Output{Record: &RunRecord{curve: c}} }
 	tbl := &report.Table{}
 	for _, c := range cols {
 		tbl.Columns = append(tbl.Columns, report.Column{Header: c.Header, Numeric: c.Numeric})
@@ -64,7 +65,7 @@ func TestReviewRowAndFigures(t *testing.T) {
 	if n := cfg.ReviewRow(out(c)).Notes[0]; !strings.HasPrefix(n, "4K random read: the start point achieved 25% of the 400 IOPS it requested (saturated)") {
 		t.Errorf("note %q", n)
 	}
-	check("no point", out(&CurveResult{}), "4K random read|–|–|–|–|–|–|–", 0)
+	check("no point", out(&blockio.CurveResult{}), "4K random read|–|–|–|–|–|–|–", 0)
 	// The rows as the review shows them and as CSV has them.
 	var b strings.Builder
 	if err := tbl.WriteMarkdown(&b); err != nil {

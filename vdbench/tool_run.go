@@ -14,6 +14,8 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/parmfile"
 	"vmbench/workload"
 )
 
@@ -31,10 +33,10 @@ func (c *Config) Prepare(ctx context.Context, env workload.Env) error {
 	if log == nil {
 		log = io.Discard
 	}
-	sds, _ := sdFlags(c.runs)
+	sds, _ := blockio.TargetSDs(c.runs)
 	for _, sd := range sds {
 		_, statErr := os.Stat(sd.Lun)
-		t, err := OpenTarget(sd, TargetOptions{Write: true, Progress: log, Context: ctx})
+		t, err := blockio.OpenTarget(sd, blockio.TargetOptions{Write: true, Progress: log, Context: ctx})
 		if err != nil && errors.Is(err, syscall.EINVAL) && !slices.Contains(sd.OpenFlags, "none") {
 			if errors.Is(statErr, os.ErrNotExist) {
 				fmt.Fprintf(log, "simulation: %s refuses O_DIRECT; the temporary targets use buffered I/O (openflags=none), which measures the page cache\n",
@@ -46,7 +48,7 @@ func (c *Config) Prepare(ctx context.Context, env workload.Env) error {
 				}
 			}
 			sd.OpenFlags = []string{"none"}
-			t, err = OpenTarget(sd, TargetOptions{Write: true, Progress: log, Context: ctx})
+			t, err = blockio.OpenTarget(sd, blockio.TargetOptions{Write: true, Progress: log, Context: ctx})
 		}
 		if err != nil {
 			return fmt.Errorf("simulation: creating %s: %w", sd.Lun, err)
@@ -71,7 +73,7 @@ func (c *Config) Run(ctx context.Context, env workload.Env) (*workload.Output, e
 // engine's interval lines go, in vdbench's format, to env.Observer when it
 // is the Observer of IntervalWriter; one progress line per point, and the
 // review summary at the end, go to env.Log. With env.StartAt the points
-// start on the planned grid of Options.StartAt (run i's grid after the
+// start on the planned grid of blockio.Options.StartAt (run i's grid after the
 // planned grids of the runs before it). The Output's Result is the
 // max run's merged Result, its Record the *RunRecord of every point. After
 // a failure or Ctrl-C with points measured it returns them beside the
@@ -86,15 +88,15 @@ func (c *Config) RunOne(ctx context.Context, env workload.Env, i int) (*workload
 	if log == nil {
 		log = io.Discard
 	}
-	pw := newProgressWriter(out, log, pointCount(run))
+	pw := blockio.NewProgressWriter(out, log, run.PointCount())
 	start := env.StartAt
 	if !start.IsZero() {
 		for _, r := range c.runs[:i] { // run i's grid follows those of the runs before it
-			start = start.Add(planLength(r))
+			start = start.Add(blockio.PlanLength(r))
 		}
 	}
-	cr, runErr := Execute(ctx, run, Options{Force: c.force, OverwriteFiles: c.overwriteFiles, Out: pw, Labels: c.labels(env), Engine: c.engine.engine(), StartAt: start})
-	pw.flush()
+	cr, runErr := blockio.Execute(ctx, run, blockio.Options{Force: c.force, OverwriteFiles: c.overwriteFiles, Out: pw, Labels: c.labels(env), Engine: c.engine.engine(), StartAt: start})
+	pw.Flush()
 	if cr == nil {
 		return nil, runErr
 	}
@@ -180,45 +182,45 @@ func (c *Config) Plan() string {
 	}
 	points := 0
 	for _, r := range c.runs {
-		points += pointCount(r)
+		points += r.PointCount()
 	}
 	return fmt.Sprintf("%s: %d target(s), %d threads in all, %d points, about %s", head, sds, threads, points, c.Bounds().Time.Round(time.Second))
 }
 
-// flagOfKeyword maps a parameter that CheckBounds names to the option
+// flagOfKeyword maps a parameter that blockio.CheckBounds names to the option
 // that sets it.
 var flagOfKeyword = map[string]string{"threads": "threads", "forthreads": "threads", "interval": "interval", "elapsed": "elapsed", "sd": "target"}
 
-// CheckHost implements workload.Preflighter: CheckBounds for the runs
+// CheckHost implements workload.Preflighter: blockio.CheckBounds for the runs
 // (each problem a *workload.FlagError naming --threads, --interval,
 // --elapsed or --target when one sets the value, else none) and
-// CheckSpace (naming --size).
+// blockio.CheckSpace (naming --size).
 func (c *Config) CheckHost() error {
 	var errs []error
 	var joined interface{ Unwrap() []error }
-	if err := CheckBounds("", c.runs, ReadHostLimits(), c.engine.engine()); err != nil {
+	if err := blockio.CheckBounds("", c.runs, blockio.ReadHostLimits(), c.engine.engine()); err != nil {
 		list := []error{err}
 		if errors.As(err, &joined) {
 			list = joined.Unwrap()
 		}
 		for _, e := range list {
 			fe := &workload.FlagError{Err: e}
-			var pe *ParseError
+			var pe *parmfile.ParseError
 			if errors.As(e, &pe) && flagOfKeyword[pe.Keyword] != "" {
 				fe.Flags = []string{flagOfKeyword[pe.Keyword]}
 			}
 			errs = append(errs, fe)
 		}
 	}
-	if err := CheckSpace(c.runs); err != nil {
-		errs = append(errs, &workload.FlagError{Flags: []string{"size"}, Err: &ParseError{Keyword: "size", Msg: err.Error()}})
+	if err := blockio.CheckSpace(c.runs); err != nil {
+		errs = append(errs, &workload.FlagError{Flags: []string{"size"}, Err: &parmfile.ParseError{Keyword: "size", Msg: err.Error()}})
 	}
 	return errors.Join(errs...)
 }
 
 // CheckTargets implements workload.Preflighter (see the function
 // CheckTargets).
-func (c *Config) CheckTargets() error { return CheckTargets(c.runs, c.targetOptions()) }
+func (c *Config) CheckTargets() error { return blockio.CheckTargets(c.runs, c.targetOptions()) }
 
 // checkBeforeRun is the CLI's check before anything is created: the
 // host's bounds, the targets and the free space, as CheckHost and
@@ -230,21 +232,21 @@ func (c *Config) checkBeforeRun() error {
 	if c.prof != nil {
 		source, file = "--profile "+c.prof.Name, ""
 	}
-	if err := CheckBounds(file, c.runs, ReadHostLimits(), c.engine.engine()); err != nil {
+	if err := blockio.CheckBounds(file, c.runs, blockio.ReadHostLimits(), c.engine.engine()); err != nil {
 		if file == "" {
 			return fmt.Errorf("%s: %w", source, err)
 		}
 		return err
 	}
-	if err := CheckTargets(c.runs, c.targetOptions()); err != nil {
+	if err := blockio.CheckTargets(c.runs, c.targetOptions()); err != nil {
 		return err
 	}
-	if err := CheckSpace(c.runs); err != nil {
+	if err := blockio.CheckSpace(c.runs); err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	if c.engine.engine() == EngineURing {
-		if err := ProbeURing(); err != nil {
-			return c.errf("--ioengine %s: %v (--ioengine %s works without it)", EngineURing, err, EnginePsync)
+	if c.engine.engine() == blockio.EngineURing {
+		if err := blockio.ProbeURing(); err != nil {
+			return c.errf("--ioengine %s: %v (--ioengine %s works without it)", blockio.EngineURing, err, blockio.EnginePsync)
 		}
 	}
 	return nil
@@ -265,17 +267,17 @@ func (c *Config) Title() string {
 // lines of a point that ran are the text the engine printed while it ran
 // ("Starting RD=", the interval lines and the avg line, byte for byte what
 // Run wrote to the IntervalWriter); a point read back from a record has
-// none, and WriteIntervals renders its lines from its merged Result.
+// none, and blockio.WriteIntervals renders its lines from its merged Result.
 func (c *Config) WriteResults(dir, base string, o *workload.Output) ([]string, error) {
 	rec := recordOf(o)
 	cr := rec.curveResult()
 	var text strings.Builder
 	for _, p := range cr.Points {
-		if p.printed != "" {
-			text.WriteString(p.printed)
+		if p.Printed != "" {
+			text.WriteString(p.Printed)
 			continue
 		}
-		if err := WriteIntervals(&text, p); err != nil {
+		if err := blockio.WriteIntervals(&text, p); err != nil {
 			return nil, err
 		}
 	}

@@ -14,11 +14,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"vmbench/oltp"
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/internal/blocktest"
+	"vmbench/vdbench/parmfile"
 	"vmbench/workload"
 )
 
 func TestOverride(t *testing.T) {
-	prof, _ := ProfileByName("4k-random-read")
+	prof, _ := parmfile.ProfileByName("4k-random-read")
 	p, err := prof.Params([]string{"/dev/x"}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +29,7 @@ func TestOverride(t *testing.T) {
 	three, two := 3*time.Second, 2*time.Second
 	// elapsed=3 does not fit the profile's interval=5: the interval becomes
 	// vdbench's default for 3 s, 1 s (warmup=10 is a multiple of it).
-	if err := p.Override(Overrides{Elapsed: &three, Curve: []float64{20, 80}}); err != nil {
+	if err := p.Override(parmfile.Overrides{Elapsed: &three, Curve: []float64{20, 80}}); err != nil {
 		t.Fatal(err)
 	}
 	rd := p.RDs[0]
@@ -34,7 +37,7 @@ func TestOverride(t *testing.T) {
 		t.Errorf("rd %+v", rd)
 	}
 	// An explicit interval that does not fit is an error naming the rule.
-	if err := p.Override(Overrides{Elapsed: &three, Interval: &two}); err == nil || !strings.Contains(err.Error(), "elapsed=3 must be at least twice interval=2") {
+	if err := p.Override(parmfile.Overrides{Elapsed: &three, Interval: &two}); err == nil || !strings.Contains(err.Error(), "elapsed=3 must be at least twice interval=2") {
 		t.Errorf("elapsed=3 interval=2: %v", err)
 	}
 }
@@ -89,7 +92,7 @@ func TestConfigRunSimulated(t *testing.T) {
 	}
 	rec := o.Record.(*RunRecord)
 	if o.Result != rec.Points[0].Result || rec.Profile != "4k-random-write" || rec.Points[1].Result.Labels["suite"] != "tiny" ||
-		rec.Points[1].Result.Labels["profile"] != "4k-random-write" || rec.Points[1].Result.Ops[OpWrite].Latency.Count == 0 {
+		rec.Points[1].Result.Labels["profile"] != "4k-random-write" || rec.Points[1].Result.Ops[blockio.OpWrite].Latency.Count == 0 {
 		t.Errorf("output %+v", rec)
 	}
 	if row := cfg.ReviewRow(o); len(row.Cells) != len(cfg.ReviewColumns()) || row.Cells[0] != "4K random write" {
@@ -113,7 +116,7 @@ func TestConfigRunSimulated(t *testing.T) {
 	}
 	p := back.Points[1]
 	m, err := oltp.Merge(p.PerSD...)
-	if err != nil || m.Ops[OpWrite].Latency.Count != p.Result.Ops[OpWrite].Latency.Count {
+	if err != nil || m.Ops[blockio.OpWrite].Latency.Count != p.Result.Ops[blockio.OpWrite].Latency.Count {
 		t.Errorf("merge of the per-SD results: %v", err)
 	}
 	if order := back.CurveOrder(); order[0].Label != "50%" || order[1].Label != "max" {
@@ -147,8 +150,8 @@ func checkTextHoldsConsole(t *testing.T, path, console string) {
 	}
 }
 
-func params(text string) (*Params, error) {
-	p, err := Parse("record", []byte(text))
+func params(text string) (*parmfile.Params, error) {
+	p, err := parmfile.Parse("record", []byte(text))
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +184,8 @@ func TestConfigChecksTargets(t *testing.T) {
 	}
 	// A missing file with size= is accepted (the run would create it) and
 	// not created by the check.
-	run := testRun(RD{IORate: IORate{Max: true}, Elapsed: time.Second}, WD{RdPct: 0}, SD{Name: "sd1", Lun: missing, Size: 1 << 20})
-	if err := CheckTargets([]Run{run}, TargetOptions{}); err != nil {
+	run := blocktest.Run(parmfile.RD{IORate: parmfile.IORate{Max: true}, Elapsed: time.Second}, parmfile.WD{RdPct: 0}, parmfile.SD{Name: "sd1", Lun: missing, Size: 1 << 20})
+	if err := blockio.CheckTargets([]parmfile.Run{run}, blockio.TargetOptions{}); err != nil {
 		t.Errorf("missing file with size=: %v", err)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
@@ -194,44 +197,12 @@ func TestConfigChecksTargets(t *testing.T) {
 	if err := os.WriteFile(small, make([]byte, 8<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run = testRun(RD{IORate: IORate{Max: true}, Elapsed: time.Second}, WD{RdPct: 100, Xfer: Single(64 << 10)}, SD{Name: "sd1", Lun: small, OpenFlags: []string{"none"}})
-	if err := CheckTargets([]Run{run}, TargetOptions{}); err == nil || !strings.Contains(err.Error(), "holds no 65536-byte transfer") ||
+	run = blocktest.Run(parmfile.RD{IORate: parmfile.IORate{Max: true}, Elapsed: time.Second}, parmfile.WD{RdPct: 100, Xfer: parmfile.Single(64 << 10)}, parmfile.SD{Name: "sd1", Lun: small, OpenFlags: []string{"none"}})
+	if err := blockio.CheckTargets([]parmfile.Run{run}, blockio.TargetOptions{}); err == nil || !strings.Contains(err.Error(), "holds no 65536-byte transfer") ||
 		!strings.Contains(err.Error(), "(valid: size= of at least 128k") {
 		t.Errorf("8 KiB file, 64 KiB transfers: %v", err)
 	}
 	if st, _ := os.Stat(small); st.Size() != 8<<10 {
 		t.Errorf("the check changed the file's size to %d", st.Size())
-	}
-}
-
-func TestProgressWriter(t *testing.T) {
-	var log, out strings.Builder
-	p := newProgressWriter(&out, &log, 2)
-	_ = writeStart(p, "rd1", "max", 0, RD{Elapsed: 2e9}, time.Second, oltp.Exponential)
-	f := newFigures()
-	f.read.Record(100 * time.Microsecond)
-	f.length = time.Second
-	_ = writeIntervalLine(p, time.Now(), "avg_2-2", f)
-	_ = writeStart(p, "rd1", "50%", 2500, RD{Elapsed: 2e9}, time.Second, oltp.Exponential)
-	_ = writeIntervalLine(p, time.Now(), "avg_2-2", f)
-	if _, err := p.Write([]byte("warning: something")); err != nil {
-		t.Fatal(err)
-	}
-	p.flush()
-	want := "    point 1/2 max (Uncontrolled MAX): 1 IOPS, mean response 0.100 ms\n" +
-		"    point 2/2 50% (requested 2,500 I/O/s): 1 IOPS, mean response 0.100 ms\n    warning: something\n"
-	if log.String() != want {
-		t.Errorf("log\n%q\nwant\n%q", log.String(), want)
-	}
-	if !strings.Contains(out.String(), "Starting RD=rd1 (50%)") {
-		t.Errorf("output not passed on: %q", out.String())
-	}
-}
-
-func TestRunName(t *testing.T) {
-	for in, want := range map[string]string{"rd1_xfer=4k_threads=32": "rd1_xfer=4k_threads=32", "a/b c": "a_b_c", ".x": "run_.x", "": "run_"} {
-		if got := RunName(in); got != want {
-			t.Errorf("RunName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

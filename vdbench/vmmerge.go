@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vmbench/oltp"
+	"vmbench/vdbench/blockio"
 )
 
 // VMRecord is one VM's record of a run that ran in several VMs at once
@@ -20,33 +21,12 @@ type VMRecord struct {
 	Record *RunRecord
 }
 
-// VMRange is how a merged point's figures spread across the VMs that
-// measured it, each VM's own point (all its SDs merged).
-type VMRange struct {
-	// VMs is the number of VMs that measured the point.
-	VMs int `json:"vms"`
-	// IOPSMin and IOPSMax bound the VMs' achieved I/O per second.
-	IOPSMin float64 `json:"iops_min"`
-	IOPSMax float64 `json:"iops_max"`
-	// MeanMin, MeanMax, P99Min and P99Max bound the VMs' mean and 99th
-	// percentile service times.
-	MeanMin time.Duration `json:"mean_min_ns"`
-	MeanMax time.Duration `json:"mean_max_ns"`
-	P99Min  time.Duration `json:"p99_min_ns"`
-	P99Max  time.Duration `json:"p99_max_ns"`
-	// MeanOfP95 is the arithmetic mean of the VMs' own 95th-percentile
-	// service times: the figure HCIBench reports for a multi-VM run. It is
-	// not a percentile of the merged I/Os (the merged point's p99 and
-	// mean are), and a VM with few I/Os weighs as much as a busy one.
-	MeanOfP95 time.Duration `json:"mean_of_vm_p95_ns"`
-}
-
 // lunValue matches an sd's lun= value in a parameter text: the one part
 // of a run that differs between VMs (each runs on its own disks).
 var lunValue = regexp.MustCompile(`lun=[^,\s]*`)
 
 // MergeVMRecords merges the records of one run made in several VMs at
-// once, from a common start (see Options.StartAt), point by point, in the
+// once, from a common start (see blockio.Options.StartAt), point by point, in the
 // order of the first record (a point only later records have comes
 // after): each point's Results merged exactly as concurrent runs (the
 // histograms merged, never averaged), Requested, Achieved and MB/s
@@ -58,7 +38,7 @@ var lunValue = regexp.MustCompile(`lun=[^,\s]*`)
 // windows do not overlap (oltp.Merge refuses them) is warned about.
 //
 // Each VM's curve points ask for the curve's percentages of that VM's own
-// max run (CurveRate), so a merged point asks in total for its
+// max run (blockio.CurveRate), so a merged point asks in total for its
 // percentage of the sum of the VMs' maxes, which is what a multi-host
 // vdbench curve asks in total; vdbench splits that total evenly over its
 // hosts, vmbench in proportion to each VM's own max.
@@ -206,10 +186,10 @@ func (pr *PointRecord) mergedFigures(have, of int) error {
 		return fmt.Errorf("point %s: %w", pr.Label, err)
 	}
 	if pr.Requested > 0 {
-		pr.Saturated = pr.Achieved < SaturationRatio*pr.Requested
-		pr.Overshot = pr.Achieved > OvershootRatio*pr.Requested
+		pr.Saturated = pr.Achieved < blockio.SaturationRatio*pr.Requested
+		pr.Overshot = pr.Achieved > blockio.OvershootRatio*pr.Requested
 	}
-	flag := pointFlag(Point{Requested: pr.Requested, Achieved: pr.Achieved, Saturated: pr.Saturated, Overshot: pr.Overshot, Result: pr.Result})
+	flag := blockio.PointFlag(blockio.Point{Requested: pr.Requested, Achieved: pr.Achieved, Saturated: pr.Saturated, Overshot: pr.Overshot, Result: pr.Result})
 	if have < of {
 		flag = strings.TrimPrefix(flag+fmt.Sprintf("; measured on %d of %d VMs", have, of), "; ")
 	}
@@ -218,11 +198,11 @@ func (pr *PointRecord) mergedFigures(have, of int) error {
 }
 
 // vmRange is the spread of own, one point per VM.
-func vmRange(own []PointRecord) (*VMRange, error) {
-	r := &VMRange{VMs: len(own)}
+func vmRange(own []PointRecord) (*blockio.VMRange, error) {
+	r := &blockio.VMRange{VMs: len(own)}
 	var p95 time.Duration
 	for i, q := range own {
-		h, err := latencyOf(q.Result, false)
+		h, err := blockio.Latency(q.Result, false)
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", q.Label, err)
 		}

@@ -2,15 +2,20 @@ package vdbench
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"vmbench/vdbench/blockio"
+	"vmbench/vdbench/internal/blocktest"
+	"vmbench/vdbench/parmfile"
 )
 
-// vmRecords runs gridRun in two "VMs" (independent engines on fake
-// devices of different service times, fakedevice_test.go) from one
-// common start and returns their records.
+// vmRecords runs blocktest.GridRun in two "VMs" (independent engines on
+// fake devices of different service times) from one common start and
+// returns their records.
 func vmRecords(t *testing.T) []VMRecord {
 	t.Helper()
 	names := []string{"vm-a", "vm-b"}
@@ -21,15 +26,15 @@ func vmRecords(t *testing.T) []VMRecord {
 		for i := range names {
 			go func() {
 				defer func() { done <- struct{}{} }()
-				dev := &fakeDevice{service: time.Millisecond + time.Duration(i)*700*time.Microsecond, block: 512, capacity: gib}
-				opts := fakeOpts(map[string]*fakeDevice{"sd1": dev})
+				dev := &blocktest.FakeDevice{Service: time.Millisecond + time.Duration(i)*700*time.Microsecond, Block: 512, Size: 1 << 30}
+				opts := fakeOpts(map[string]*blocktest.FakeDevice{"sd1": dev})
 				opts.StartAt = start
-				cr, err := Execute(t.Context(), gridRun(), opts)
+				cr, err := blockio.Execute(t.Context(), blocktest.GridRun(), opts)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				if recs[i], err = NewRunRecord(gridRun(), cr, nil); err != nil {
+				if recs[i], err = NewRunRecord(blocktest.GridRun(), cr, nil); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -144,4 +149,16 @@ func TestMergeVMRecordsPartsAndRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// fakeOpts returns engine Options whose backends are the given devices,
+// by SD name.
+func fakeOpts(devs map[string]*blocktest.FakeDevice) blockio.Options {
+	return blockio.Options{Backend: func(sd parmfile.SD) (blockio.Backend, error) {
+		d, ok := devs[sd.Name]
+		if !ok {
+			return nil, fmt.Errorf("no fake device for sd=%s", sd.Name)
+		}
+		return d, nil
+	}}
 }

@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"vmbench/internal/textfmt":       {},
 	"vmbench/internal/atomicfile":    {},
 	"vmbench/internal/boundedread":   {},
-	"vmbench/vdbench":                {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/vdbench":                {"vmbench/vdbench/parmfile", "vmbench/vdbench/blockio", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/flagvalue", "vmbench/internal/progress", "vmbench/workload", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
 	"vmbench/vsphere":                {"vmbench/vsphere/guest", "vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/vsphere/guest":          {"vmbench/target", "vmbench/internal/boundedread"},
 	"vmbench/workload":               {"vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"},
@@ -42,6 +42,15 @@ var allowed = map[string][]string{
 	"vmbench/internal/sshtest":       {},
 	"vmbench/internal/containertest": {},
 	"vmbench/cmd/vmbench":            nil, // everything
+
+	// vdbench's parts. parmfile: files in, typed values out, and nothing of
+	// vmbench (no engine, no workload contract, no vSphere). blockio: the
+	// engine, on parmfile's Runs, the driver core and report's formats (no
+	// workload contract, no dialect, no vSphere). blocktest: test support
+	// that blockio's own tests import, so never blockio or vdbench.
+	"vmbench/vdbench/parmfile":           {},
+	"vmbench/vdbench/blockio":            {"vmbench/vdbench/parmfile", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/atomicfile"},
+	"vmbench/vdbench/internal/blocktest": {"vmbench/vdbench/parmfile", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/internal/boundedread", "vmbench/internal/atomicfile"},
 }
 
 // forbiddenExternal lists outside packages a package must never pull in:
@@ -70,6 +79,10 @@ var forbiddenExternal = map[string][]string{
 	// review renders saved results: no vSphere (the engine's tests pin
 	// the vSphere values it names: counters, the block-worker layout).
 	"vmbench/scenarios/review": {"github.com/vmware/govmomi"},
+	// vdbench's parameter-file format and its engine open no database
+	// (vdbench's SQL drivers come in with the workload contract).
+	"vmbench/vdbench/parmfile": {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
+	"vmbench/vdbench/blockio":  {"database/sql", "github.com/go-sql-driver/mysql", "modernc.org/sqlite", "github.com/microsoft/go-mssqldb", "github.com/vmware/govmomi"},
 }
 
 type pkg struct {

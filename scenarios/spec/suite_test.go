@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vmbench/vdbench" // registers the suite's tool
+	"vmbench/vdbench/blockio"
 	"vmbench/workload"
 )
 
@@ -28,7 +29,7 @@ func TestParseSuite(t *testing.T) {
 		run.SDs[0].Threads != 128 || run.RD.Elapsed != 60*time.Second || len(run.RD.Curve) != 12 {
 		t.Errorf("plan %+v", run)
 	}
-	if l := plans[0].Config.Bounds().Time; l != 13*(70*time.Second+vdbench.PointGap) {
+	if l := plans[0].Config.Bounds().Time; l != 13*(70*time.Second+blockio.PointGap) {
 		t.Errorf("length %s", l)
 	}
 
