@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"vmbench/oltp"
 	"vmbench/vdbench/blockio"
 	"vmbench/vdbench/internal/blocktest"
@@ -40,24 +38,6 @@ func TestOverride(t *testing.T) {
 	if err := p.Override(parmfile.Overrides{Elapsed: &three, Interval: &two}); err == nil || !strings.Contains(err.Error(), "elapsed=3 must be at least twice interval=2") {
 		t.Errorf("elapsed=3 interval=2: %v", err)
 	}
-}
-
-// profileConfig returns a validated Config of profile with args.
-func profileConfig(t *testing.T, profile string, args ...string) *Config {
-	t.Helper()
-	cfg := NewConfig()
-	fs := pflag.NewFlagSet("vdbench", pflag.ContinueOnError)
-	cfg.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Complete(profile, nil, fs.Changed); err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // TestConfigRunSimulated runs a profile through the workload contract on
