@@ -15,6 +15,7 @@ import (
 
 	"vmbench/dialect"
 	"vmbench/oltp"
+	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
@@ -128,7 +129,7 @@ func check(cf *spec.Campaign, opts Options, env environment) (workload.Config, v
 	} else if layout = applyVMs(layout, cf.VMs); layout.Validate() != nil {
 		errs = append(errs, src.Errorf("vms.role", "vms.role %s with this vms: block: %w", cf.VMs.Role, layout.Validate()))
 	} else {
-		errs = append(errs, checkData(cf, cfg, layout))
+		errs = append(errs, dataset.Check(cf, cfg, layout))
 	}
 	errs = append(errs, env.check(cf, opts))
 	return cfg, layout, errors.Join(errs...)
@@ -188,7 +189,7 @@ type campaign struct {
 	// dataSet is the data set restored into every VM (data.source:
 	// prebuilt), found before anything is created; dataDisk is the
 	// layout disk it is restored onto.
-	dataSet  *DataSet
+	dataSet  *dataset.Set
 	dataDisk vsphere.VDisk
 	// sim is the in-process simulator, when the campaign started one.
 	sim *vsphere.Simulator

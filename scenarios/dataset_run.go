@@ -13,61 +13,16 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/dialect"
+	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
 
-// This file makes a data set (PrepareData) and restores it into each VM's
-// database before a run (campaign.restore).
-
-// checkData refuses, before anything is created, a data: block that
-// cannot work: a data.dir that cannot be a directory, a data.disk that
-// is not a data disk of the layout, and a prebuilt source for a tool
-// whose data has no shape (workload.DataShaper).
-func checkData(cf *spec.Campaign, cfg workload.Config, layout vsphere.Layout) error {
-	if cf.Data == nil {
-		return nil
-	}
-	if err := checkDataDir(cf); err != nil {
-		return err
-	}
-	if cf.Data.Disk != "" || cf.Prebuilt() {
-		if _, err := dataDisk(cf, layout); err != nil {
-			return err
-		}
-	}
-	if !cf.Prebuilt() {
-		return nil
-	}
-	if _, ok := cfg.(workload.DataShaper); !ok {
-		return cf.Origin.Errorf("data.source", "data.source: prebuilt: workload tool %s has no data shape, so its data cannot be pre-built (use source: load)", cf.Workload.Tool)
-	}
-	return nil
-}
-
-// checkDataDir refuses a data.dir that cannot be a directory: one that
-// starts with "~" (YAML does not expand it), or whose nearest existing
-// path is not a directory.
-func checkDataDir(cf *spec.Campaign) error {
-	dir := cf.DataDir()
-	if strings.HasPrefix(dir, "~") {
-		return cf.Origin.Errorf("data.dir", "data.dir: %s: write the home directory out (a campaign file does not expand ~), or give a path relative to the working directory", dir)
-	}
-	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return cf.Origin.Errorf("data.dir", "data.dir: %s is not a directory, so %s cannot be one", p, dir)
-			}
-			return nil
-		}
-		if parent := filepath.Dir(p); parent == p {
-			return nil
-		}
-	}
-}
+// This file runs the data set's part of a campaign (package dataset):
+// making one (PrepareData) and restoring it into each VM's database
+// before a run (campaign.restore).
 
 // PrepareData makes the data set of the campaign in cf (as loaded; with
 // opts.Simulate its simulate: sizes apply, as in a --simulate run) and
@@ -91,13 +46,13 @@ func checkDataDir(cf *spec.Campaign) error {
 // A data set of the same key, present with its data and on every
 // datastore, is kept and returned as it is. A failure drops what it
 // loaded and destroys the loader VM. Progress goes to opts.Log.
-func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*DataSet, error) {
+func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*dataset.Set, error) {
 	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
 	}
 	cf = c.spec
-	disk, err := dataDisk(cf, c.layout)
+	disk, err := dataset.Disk(cf, c.layout)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +137,7 @@ func (c *campaign) workDir(dataDir string) (func(), error) {
 
 // prepareData is PrepareData once connected: it keeps a data set of the
 // same key or makes it (see PrepareData).
-func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk vsphere.VDisk) (*DataSet, error) {
+func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk vsphere.VDisk) (*dataset.Set, error) {
 	opts, dir := c.opts, c.spec.DataDir()
 	key, err := c.dataKey(ctx, disk)
 	if err != nil {
@@ -200,21 +155,16 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*DataSet, error) {
+	fail := func(err error) (*dataset.Set, error) {
 		if derr := drop(); derr != nil {
 			err = errors.Join(err, derr)
 		}
 		return nil, fmt.Errorf("data set %s: %w", ds.Key.ID(), err)
 	}
-	if err := c.saveVDisks(ctx, sess, ds, loader, disk, datastores); err != nil {
+	if err := dataset.Save(ctx, sess, ds, loader, disk, datastores, c.logf); err != nil {
 		return fail(err)
 	}
-	if c.sim != nil {
-		if err := keepSimData(c.sim, dir, ds); err != nil {
-			return fail(err)
-		}
-	}
-	if err := writeDataSet(dir, ds); err != nil {
+	if err := dataset.Write(dir, ds, c.sim); err != nil {
 		return fail(err)
 	}
 	if ds.Database != "" {
@@ -230,13 +180,13 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 // the campaign (it is copied to those that lack it). One that cannot is
 // dropped (its key file removed, logging why) and made again; so is
 // every one with opts.Force.
-func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key rundir.DataKey) (*DataSet, bool, error) {
+func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key rundir.DataKey) (*dataset.Set, bool, error) {
 	ds, err := c.lookupDataSet(key)
 	if err != nil {
 		return nil, false, nil
 	}
 	if c.sim != nil {
-		if err := seedSimData(c.sim, c.spec.DataDir(), ds); err != nil {
+		if err := dataset.SeedSim(c.sim, c.spec.DataDir(), ds); err != nil {
 			fmt.Fprintf(c.log, "%v\n", err)
 		}
 	}
@@ -254,15 +204,15 @@ func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key r
 
 // unkept says why ds cannot be kept (see keptDataSet), or completes it
 // on the campaign's datastores and returns nil.
-func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSet) error {
+func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *dataset.Set) error {
 	if c.opts.Force {
 		return errors.New("--force")
 	}
-	if err := ds.present(ctx, c.env.server()); err != nil {
+	if err := ds.Present(ctx, c.env.server(), c.serverName()); err != nil {
 		return err
 	}
 	if !c.env.guestDatabases() { // the data set's own database: check it
-		cfg, err := c.vmConfig(ds.config(c.env.server()))
+		cfg, err := c.vmConfig(ds.Config(c.env.server()))
 		if err != nil {
 			return err
 		}
@@ -273,7 +223,7 @@ func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSe
 		}
 	}
 	datastores := c.provisionSpec(sess).Datastores
-	missing, err := missingOn(ctx, sess, ds, datastores)
+	missing, err := dataset.MissingOn(ctx, sess, ds, datastores)
 	if err != nil {
 		return err
 	}
@@ -290,20 +240,27 @@ func (c *campaign) unkept(ctx context.Context, sess *vsphere.Session, ds *DataSe
 // databases are in the guests its engine is left empty: it is read from
 // a VM once one is up (the loader VM's, or each VM's before its run).
 func (c *campaign) dataKey(ctx context.Context, disk vsphere.VDisk) (rundir.DataKey, error) {
-	key, err := dataKey(ctx, c.spec.Workload.Tool, c.cfg, c.env.server(), !c.env.guestDatabases())
-	key.Disk = diskKey(disk)
-	return key, err
+	return dataset.NewKey(ctx, c.spec.Workload.Tool, c.cfg, disk, c.env.server(), !c.env.guestDatabases())
 }
 
 // lookupDataSet finds the data set of key in data.dir: by its name where
 // the databases stand apart, and the engine is known; by tool, shape and
-// disk where they are in the guests (findDataSetAnyEngine), and the
+// disk where they are in the guests (dataset.FindAnyEngine), and the
 // engine is read once a VM is up.
-func (c *campaign) lookupDataSet(key rundir.DataKey) (*DataSet, error) {
+func (c *campaign) lookupDataSet(key rundir.DataKey) (*dataset.Set, error) {
 	if !c.env.guestDatabases() {
-		return findDataSet(c.spec.DataDir(), key)
+		return dataset.Find(c.spec.DataDir(), key)
 	}
-	return findDataSetAnyEngine(c.spec.DataDir(), key)
+	return dataset.FindAnyEngine(c.spec.DataDir(), key)
+}
+
+// serverName names the environment's database server in errors, without
+// its password; "" where there is none.
+func (c *campaign) serverName() string {
+	if s := c.env.server(); s != nil {
+		return describeDB(*s)
+	}
+	return ""
 }
 
 // recordDataDB records the data set's database on a server in the
@@ -321,9 +278,9 @@ func (c *campaign) recordDataDB(loc dialect.Config) error {
 // into the data set's own database (key complete), else into the loader
 // VM's database (the key gets its engine). drop removes what it loaded
 // where it is not on the loader VM (which goes anyway).
-func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader vsphere.VM) (*DataSet, func() error, error) {
+func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader vsphere.VM) (*dataset.Set, func() error, error) {
 	opts, server := c.opts, c.env.server()
-	ds := &DataSet{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: c.spec.Name, dir: c.spec.DataDir()}
+	ds := dataset.New(key, c.spec.Name, c.spec.DataDir())
 	var loc dialect.Config
 	drop := func() error { return nil }
 	if !c.env.guestDatabases() {
@@ -332,7 +289,7 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 		} else {
 			ds.SQLiteFile = key.ID() + ".db"
 		}
-		loc = ds.config(server)
+		loc = ds.Config(server)
 		if err := c.recordDataDB(loc); err != nil {
 			return nil, nil, err
 		}
@@ -358,7 +315,7 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 		return nil, nil, err
 	}
 	fmt.Fprintf(opts.Log, "loading data set %s into %s\n", key, describeDB(loc))
-	if err := load(ctx, dcfg, opts.Log); err != nil {
+	if err := dataset.Load(ctx, dcfg, opts.Log); err != nil {
 		if derr := drop(); derr != nil {
 			err = errors.Join(err, derr)
 		}
@@ -373,22 +330,6 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 		ds.Key.Engine = engine
 	}
 	return ds, drop, nil
-}
-
-// load creates cfg's database, prepares the data and runs the checks.
-func load(ctx context.Context, cfg workload.Config, log io.Writer) error {
-	if owner, ok := cfg.(workload.DatabaseOwner); ok {
-		if err := owner.CreateDatabase(ctx); err != nil {
-			return err
-		}
-	}
-	if err := cfg.Prepare(ctx, workload.Env{Log: log}); err != nil {
-		return err
-	}
-	if ch, ok := cfg.(workload.Checker); ok {
-		return ch.Check(ctx, workload.Env{Log: log})
-	}
-	return nil
 }
 
 // FindData checks, before anything is created, that a campaign with
@@ -414,7 +355,7 @@ func (c *campaign) findData(ctx context.Context) error {
 	if !c.spec.Prebuilt() {
 		return nil
 	}
-	disk, err := dataDisk(c.spec, c.layout)
+	disk, err := dataset.Disk(c.spec, c.layout)
 	if err != nil {
 		return err
 	}
@@ -426,7 +367,7 @@ func (c *campaign) findData(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := ds.present(ctx, c.env.server()); err != nil {
+	if err := ds.Present(ctx, c.env.server(), c.serverName()); err != nil {
 		return err
 	}
 	c.dataSet, c.dataDisk = ds, disk
@@ -439,17 +380,14 @@ func (c *campaign) findData(ctx context.Context) error {
 // each copy before anything is measured; progress and check lines go to
 // the log, prefixed with the VM name.
 func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
-	var src dialect.Config // where the databases stand apart, the data set's
-	if !c.env.guestDatabases() {
-		src = c.dataSet.config(c.env.server())
-	}
+	server, inGuests := c.env.server(), c.env.guestDatabases()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(2, min(len(vms), 8)))
 	start := time.Now()
 	for i, vm := range vms {
 		g.Go(func() error {
 			dst := cfgs[i].(workload.Connector).Database()
-			if err := c.restoreOne(gctx, src, dst); err != nil {
+			if err := c.dataSet.Restore(gctx, server, dst, inGuests); err != nil {
 				return fmt.Errorf("restore on %s: %w", vm.Name, err)
 			}
 			ch, ok := cfgs[i].(workload.Checker)
@@ -468,25 +406,6 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 		return err
 	}
 	c.logf("restored data set %s into %d databases and checked them in %s", c.dataSet.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-// restoreOne puts the data set into one VM's database dst. Where the
-// databases stand apart it copies the data set's database src (what the
-// VM's restored vDisk holds on vSphere); where they are in the guests
-// the vDisk was restored before the VM powered on, and the VM's engine
-// must be the data set's.
-func (c *campaign) restoreOne(ctx context.Context, src, dst dialect.Config) error {
-	if !c.env.guestDatabases() {
-		return dialect.CopyDatabase(ctx, src, dst)
-	}
-	engine, err := dialect.ServerVersion(ctx, dst.WithDatabase(""))
-	if err != nil {
-		return fmt.Errorf("reading the engine: %w", err)
-	}
-	if engine != c.dataSet.Key.Engine {
-		return fmt.Errorf("the VM's engine is %s, and data set %s was made on %s: refused, not used (make it again with vmbench campaign prepare-data on this template)", engine, c.dataSet.Key.ID(), c.dataSet.Key.Engine)
-	}
 	return nil
 }
 

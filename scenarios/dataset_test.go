@@ -12,33 +12,6 @@ import (
 	"vmbench/scenarios/spec"
 )
 
-// TestFindDataSet: the data set of the key is found; one of another key
-// is refused with its differences; an edited key file is refused.
-func TestFindDataSet(t *testing.T) {
-	dir := t.TempDir()
-	key := rundir.DataKey{Tool: "tpcc", Shape: map[string]string{"warehouses": "2", "seed": "1"}, Engine: "sqlite 3.54.1"}
-	if err := writeDataSet(dir, &DataSet{Key: key, SQLiteFile: key.ID() + ".db", Campaign: "x"}); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := findDataSet(dir, key)
-	if err != nil || ds.config(nil).SQLitePath != filepath.Join(dir, key.ID()+".db") {
-		t.Fatalf("find: %+v %v", ds, err)
-	}
-	want := key
-	want.Shape = map[string]string{"warehouses": "3", "seed": "1"}
-	_, err = findDataSet(dir, want)
-	if err == nil || !strings.Contains(err.Error(), `warehouses "2" (wanted "3")`) || !strings.Contains(err.Error(), "refused, not used") {
-		t.Errorf("another key: %v", err)
-	}
-	// A key file renamed to another key's name.
-	if err := os.Rename(filepath.Join(dir, key.ID()+".json"), filepath.Join(dir, want.ID()+".json")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := findDataSet(dir, want); err == nil || !strings.Contains(err.Error(), "does not match its name") {
-		t.Errorf("renamed key file: %v", err)
-	}
-}
-
 // TestCheckDataDisk: data.source prebuilt needs the layout's data disk
 // (data.disk, or the role's db-test); a data.disk given must be one, and
 // data.dir must be able to be a directory: else the file is refused

@@ -2,57 +2,21 @@ package scenarios
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
-	"vmbench/internal/atomicfile"
-	"vmbench/scenarios/spec"
+	"vmbench/scenarios/dataset"
 	"vmbench/vsphere"
 )
 
-// This file is the vSphere half of a data set: the loader VM whose data
-// vDisk, once its guest is shut down, is copied to every datastore with
-// the key file beside it (prepare-data), and the check, before anything
-// is created, that every datastore of a campaign holds it (run).
-
-// dataShutdown bounds the loader VM's guest shutdown.
-const dataShutdown = 10 * time.Minute
-
-// dataDiskDefaults are the data disks of the built-in roles: the disk
-// that holds the database under test.
-var dataDiskDefaults = []string{"db-test", "data-log"}
-
-// dataDisk is the layout vDisk that holds the database under test
-// (data.disk, or the role's default). Errors name data.disk and the
-// layout's data disks.
-func dataDisk(s *spec.Campaign, l vsphere.Layout) (vsphere.VDisk, error) {
-	want := ""
-	if s.Data != nil {
-		want = s.Data.Disk
-	}
-	var names []string
-	for _, d := range l.Disks[min(1, len(l.Disks)):] {
-		if d.Name == want || want == "" && slices.Contains(dataDiskDefaults, d.Name) {
-			return d, nil
-		}
-		names = append(names, d.Name)
-	}
-	if want == "" {
-		return vsphere.VDisk{}, s.Origin.Errorf("data", "data.disk: name the vDisk of layout %s that holds the database under test (one of %s)", l.Role, strings.Join(names, ", "))
-	}
-	return vsphere.VDisk{}, s.Origin.Errorf("data.disk", "data.disk: layout %s has no data disk %q (its data disks: %s)", l.Role, want, strings.Join(names, ", "))
-}
-
-// diskKey is a DataKey's Disk: "db-test 270GB".
-func diskKey(d vsphere.VDisk) string { return fmt.Sprintf("%s %dGB", d.Name, d.SizeGB) }
+// This file is the vSphere half of a campaign's data set (package
+// dataset): the loader VM of prepare-data, whose data vDisk is saved to
+// every datastore, and the check, before anything is created, that every
+// datastore of a campaign holds it (run).
 
 // loaderVMs provisions the loader VM of prepare-data: the campaign's
 // layout, one VM named <role>-data-01 on the first datastore, powered
@@ -85,47 +49,11 @@ func (c *campaign) loaderVM(ctx context.Context, sess *vsphere.Session) (vsphere
 	return vms[0], datastores, teardown, nil
 }
 
-// saveVDisks shuts the loader VM's guest down (its database server
-// stops with it, so the files are consistent), copies its data disk to
-// every datastore as the data set's vDisk and writes the key file beside
-// each copy; ds gets VDisk and Datastores.
-func (c *campaign) saveVDisks(ctx context.Context, sess *vsphere.Session, ds *DataSet, loader vsphere.VM, disk vsphere.VDisk, datastores []string) error {
-	var slot *vsphere.Disk
-	for i := range loader.Disks {
-		if loader.Disks[i].Name == disk.Name {
-			slot = &loader.Disks[i]
-		}
-	}
-	if slot == nil {
-		return fmt.Errorf("the loader VM %s has no disk %s", loader.Name, disk.Name)
-	}
-	c.logf("shutting down %s's guest (its database server stops with it)", loader.Name)
-	if err := sess.ShutDown(ctx, loader.MoRef, dataShutdown); err != nil {
-		return err
-	}
-	ds.VDisk, ds.Datastores = ds.Key.ID()+".vmdk", datastores
-	key, err := json.MarshalIndent(ds, "", "  ")
-	if err != nil {
-		return err
-	}
-	for _, name := range datastores {
-		start := time.Now()
-		if err := sess.SaveDisk(ctx, loader.MoRef, slot.Bus, slot.Unit, vsphere.DataFile(name, ds.VDisk)); err != nil {
-			return err
-		}
-		if err := sess.PutFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"), append(key, '\n')); err != nil {
-			return err
-		}
-		c.logf("%s saved to %s in %s", disk.Name, vsphere.DataFile(name, ds.VDisk), time.Since(start).Round(time.Millisecond))
-	}
-	return nil
-}
-
 // onDatastores checks that each of datastores holds ds: its key file,
 // with the same key, beside its vDisk. A datastore without them is an
 // error naming it and saying how to put it there.
-func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) error {
-	missing, err := missingOn(ctx, sess, ds, datastores)
+func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *dataset.Set, datastores []string) error {
+	missing, err := dataset.MissingOn(ctx, sess, ds, datastores)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
@@ -139,7 +67,7 @@ func (c *campaign) simWhere(missing []string) string {
 	if c.sim == nil {
 		return "no " + vsphere.DataDir + "/<id>.json and .vmdk there"
 	}
-	return "no <id>.json and .vmdk in " + simDataDir(c.spec.DataDir(), missing[0]) + " (the simulated datastore's files)"
+	return "no <id>.json and .vmdk in " + dataset.SimDir(c.spec.DataDir(), missing[0]) + " (the simulated datastore's files)"
 }
 
 // simFlag is " --simulate" for simulated runs.
@@ -150,151 +78,20 @@ func simFlag(sim bool) string {
 	return ""
 }
 
-// missingOn returns the datastores that lack ds: its vDisk, or its key
-// file. A key file there whose key differs is an error: it is refused,
-// not used, and not overwritten.
-func missingOn(ctx context.Context, sess *vsphere.Session, ds *DataSet, datastores []string) ([]string, error) {
-	if ds.VDisk == "" {
-		return nil, fmt.Errorf("data set %s has no vDisk (made before data sets were saved on the datastores); make it again with vmbench campaign prepare-data --force", ds.Key.ID())
-	}
-	var missing []string
-	var errs []error
-	for _, name := range datastores {
-		keyFile := vsphere.DataFile(name, ds.Key.ID()+".json")
-		b, err := sess.GetFile(ctx, keyFile)
-		if errors.Is(err, vsphere.ErrNoFile) {
-			missing = append(missing, name)
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		there, err := decodeDataSet(keyFile, b)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if d := ds.differences(there); len(d) > 0 {
-			errs = append(errs, fmt.Errorf("%s differs from the data set's key file (%s): refused, not used", keyFile, strings.Join(d, ", ")))
-			continue
-		}
-		if ok, err := sess.FileExists(ctx, vsphere.DataFile(name, ds.VDisk)); err != nil {
-			errs = append(errs, err)
-		} else if !ok {
-			missing = append(missing, name)
-		}
-	}
-	return missing, errors.Join(errs...)
-}
-
 // complete puts ds on the datastores of the campaign that lack it
-// (missing): its vDisk copied from a datastore that has it, its key file
-// beside it; ds then lists them, and its key file in data.dir (and, with
-// the in-process simulator, the kept files) say so.
-func (c *campaign) complete(ctx context.Context, sess *vsphere.Session, ds *DataSet, missing []string) error {
-	var from string
-	for _, name := range ds.Datastores {
-		if !slices.Contains(missing, name) {
-			if ok, _ := sess.FileExists(ctx, vsphere.DataFile(name, ds.VDisk)); ok {
-				from = name
-				break
-			}
-		}
-	}
-	if from == "" {
-		return fmt.Errorf("data set %s: no datastore holds its vDisk any more", ds.Key.ID())
-	}
-	for _, name := range missing {
-		start := time.Now()
-		if err := sess.CopyDisk(ctx, vsphere.DataFile(from, ds.VDisk), vsphere.DataFile(name, ds.VDisk)); err != nil {
-			return err
-		}
-		if !slices.Contains(ds.Datastores, name) {
-			ds.Datastores = append(ds.Datastores, name)
-		}
-		c.logf("data set %s copied from %s to %s in %s", ds.Key.ID(), from, name, time.Since(start).Round(time.Millisecond))
-	}
-	key, err := json.MarshalIndent(ds, "", "  ")
-	if err != nil {
+// (missing: dataset.Complete); its key file in data.dir (and, with the
+// in-process simulator, the kept files) then say so.
+func (c *campaign) complete(ctx context.Context, sess *vsphere.Session, ds *dataset.Set, missing []string) error {
+	if err := dataset.Complete(ctx, sess, ds, missing, c.logf); err != nil {
 		return err
 	}
-	for _, name := range ds.Datastores {
-		if err := sess.PutFile(ctx, vsphere.DataFile(name, ds.Key.ID()+".json"), append(key, '\n')); err != nil {
-			return err
-		}
-	}
-	if c.sim != nil {
-		if err := keepSimData(c.sim, c.spec.DataDir(), ds); err != nil {
-			return err
-		}
-	}
-	return writeDataSet(c.spec.DataDir(), ds)
+	return dataset.Write(c.spec.DataDir(), ds, c.sim)
 }
 
 // usedDatastores are the datastores the campaign's VMs go to: the first
 // vms.count of pspec's (round-robin).
 func usedDatastores(p vsphere.ProvisionSpec) []string {
 	return p.Datastores[:min(len(p.Datastores), max(p.Count, 1))]
-}
-
-// simDataDir is where the in-process simulator's data set files are
-// kept between runs (the simulator's datastores end with its process):
-// <data.dir>/simulated/<datastore>.
-func simDataDir(dataDir, datastore string) string {
-	return filepath.Join(dataDir, "simulated", datastore)
-}
-
-// keepSimData copies the data set files of the simulated datastores to
-// the data directory (simDataDir), for the runs of later processes.
-func keepSimData(sim *vsphere.Simulator, dataDir string, ds *DataSet) error {
-	for _, name := range ds.Datastores {
-		from := filepath.Join(sim.DatastoreDir(name), vsphere.DataDir)
-		if err := copyFiles(from, simDataDir(dataDir, name), ds.Key.ID()); err != nil {
-			return fmt.Errorf("keeping the simulated data set: %w", err)
-		}
-	}
-	return nil
-}
-
-// seedSimData puts the kept data set files (keepSimData) back on the
-// simulated datastores of the same names.
-func seedSimData(sim *vsphere.Simulator, dataDir string, ds *DataSet) error {
-	for _, name := range sim.Datastores() {
-		from := simDataDir(dataDir, name)
-		if _, err := os.Stat(from); err != nil {
-			continue
-		}
-		if err := copyFiles(from, filepath.Join(sim.DatastoreDir(name), vsphere.DataDir), ds.Key.ID()); err != nil {
-			return fmt.Errorf("putting the data set on the simulated datastore %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// copyFiles copies the files of dir from whose names start with prefix
-// into dir to (made when missing), each written atomically.
-func copyFiles(from, to, prefix string) error {
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(to, e.Name()), b); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // restoreSpec, for a campaign that restores a data set (provisionSpec
@@ -307,7 +104,7 @@ func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec
 		return nil
 	}
 	if c.sim != nil {
-		if err := seedSimData(c.sim, c.spec.DataDir(), ds); err != nil {
+		if err := dataset.SeedSim(c.sim, c.spec.DataDir(), ds); err != nil {
 			return err
 		}
 	}
@@ -351,7 +148,7 @@ func (c *campaign) restoreAgain(ctx context.Context, vms []vsphere.VM) error {
 			continue
 		}
 		g.Go(func() error {
-			ip, err := c.sess.RestoreRunning(gctx, vms[i], r, dataShutdown, time.Duration(c.spec.VMs.IPTimeout))
+			ip, err := c.sess.RestoreRunning(gctx, vms[i], r, dataset.ShutdownTimeout, time.Duration(c.spec.VMs.IPTimeout))
 			if err != nil {
 				return err
 			}

@@ -2,9 +2,10 @@
 // per VM, prepare, a common start, precondition, measure, collection,
 // aggregation across VMs, the review table, and teardown. Their files are
 // read by package spec, the records a campaign leaves in its results
-// directory are package rundir's, and its review (the reports rendered
-// from them) is package review's. It names workloads by tool, name and
-// flags; the workload code itself is reached through the workload
-// contract (package workload): the tool from the registry, its flags
-// parsed once into a typed Config.
+// directory are package rundir's, its review (the reports rendered from
+// them) is package review's, and its pre-built data sets (made by
+// PrepareData, restored before each run) are package dataset's. It names
+// workloads by tool, name and flags; the workload code itself is reached
+// through the workload contract (package workload): the tool from the
+// registry, its flags parsed once into a typed Config.
 package scenarios

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/rundir"
 )
 
@@ -18,13 +19,14 @@ import (
 // it had blocked teardown and resume for good) and a symlink to /dev/zero
 // is not read without end.
 func TestRecordsThatAreNotFilesAreRefused(t *testing.T) {
+	key := rundir.DataKey{Tool: "tpcc"}
 	reads := []struct {
 		file string
 		read func(dir string) error
 	}{
 		{rundir.ManifestFile, func(dir string) error { _, err := rundir.ReadManifest(dir); return err }},
 		{rundir.JournalFile, func(dir string) error { _, err := rundir.ReadJournal(dir); return err }},
-		{"set.json", func(dir string) error { _, err := readDataSet(filepath.Join(dir, "set.json")); return err }},
+		{key.ID() + ".json", func(dir string) error { _, err := dataset.Find(dir, key); return err }},
 	}
 	kinds := []struct {
 		name string

@@ -1,4 +1,4 @@
-package scenarios
+package dataset
 
 import (
 	"bytes"
@@ -18,17 +18,15 @@ import (
 	"vmbench/internal/boundedread"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
-	"vmbench/workload"
+	"vmbench/vsphere"
 )
 
-// This file keeps pre-built data sets: a workload's data loaded and
-// checked once (`vmbench campaign prepare-data`), then restored into each
-// VM's database before each run instead of loaded again, the way the
-// review protocol keeps a pristine copy of the database under test.
+// This file is a data set's key file: what it records, finding the one
+// of a key in a data directory, reading and writing it.
 
-// DataSet is a data set's key file, <dir>/<key ID>.json, written last,
+// Set is a data set's key file, <dir>/<key ID>.json, written last,
 // once the data is loaded and checked: a data set without it is not one.
-type DataSet struct {
+type Set struct {
 	Key rundir.DataKey `json:"key"`
 	// SQLiteFile is the data's file, in the key file's directory (SQLite);
 	// Database the data's database on Server (MySQL, MariaDB, PostgreSQL),
@@ -52,23 +50,34 @@ type DataSet struct {
 	dir string // the directory it was read from
 }
 
-// config is where the data set's data is, on the engine of server (nil
-// for SQLite).
-func (d *DataSet) config(server *dialect.Config) dialect.Config {
+// New is the data set of key that campaign (the campaign file's name)
+// makes now, its key file and SQLite file in dir: where its data goes
+// (SQLiteFile, or Database and Server) is the caller's to set.
+func New(key rundir.DataKey, campaign, dir string) *Set {
+	return &Set{Key: key, Created: time.Now().UTC().Truncate(time.Second), Campaign: campaign, dir: dir}
+}
+
+// Config is where the data set's data is, on the engine of server (nil
+// for SQLite): its SQLite file in its directory, or its database on
+// server.
+func (d *Set) Config(server *dialect.Config) dialect.Config {
 	if d.SQLiteFile != "" {
 		return dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(d.dir, d.SQLiteFile)}
 	}
 	return server.WithDatabase(d.Database)
 }
 
-// present checks that the data set's data is still there: its SQLite
-// file, or its database on server with tables in it. A data set whose
-// key file outlived its data is an error saying so.
-func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
+// Present checks that the data set's data is still there: its SQLite
+// file, or its database on server with tables in it; serverName is how
+// errors name server (without its password). A data set whose key file
+// outlived its data is an error saying so, a database on a server not
+// given (nil) one saying to give it; a data set made on vSphere (its data
+// on its vDisks: MissingOn) is present.
+func (d *Set) Present(ctx context.Context, server *dialect.Config, serverName string) error {
 	if d.SQLiteFile == "" && d.Database == "" {
-		return nil // made on vSphere: its data is on its vDisks (onDatastores)
+		return nil // made on vSphere: its data is on its vDisks (MissingOn)
 	}
-	cfg := d.config(server)
+	cfg := d.Config(server)
 	if d.SQLiteFile != "" {
 		if _, err := os.Stat(cfg.SQLitePath); err != nil {
 			return fmt.Errorf("data set %s: its data file is gone (%w); make it again with vmbench campaign prepare-data", d.Key.ID(), err)
@@ -78,58 +87,26 @@ func (d *DataSet) present(ctx context.Context, server *dialect.Config) error {
 	if server == nil {
 		return fmt.Errorf("data set %s is on the server %s: give it with --db-dsn", d.Key.ID(), d.Server)
 	}
-	tables, err := dialect.Tables(ctx, d.config(server))
+	tables, err := dialect.Tables(ctx, d.Config(server))
 	if err != nil && !dialect.IsUnknownDatabase(err) {
 		return fmt.Errorf("data set %s: %w", d.Key.ID(), err)
 	}
 	if len(tables) == 0 {
-		return fmt.Errorf("data set %s: its database %s on %s has no tables (dropped?); make it again with vmbench campaign prepare-data", d.Key.ID(), d.Database, describeDB(*server))
+		return fmt.Errorf("data set %s: its database %s on %s has no tables (dropped?); make it again with vmbench campaign prepare-data", d.Key.ID(), d.Database, serverName)
 	}
 	return nil
 }
 
-// dataKey is the key of the data cfg loads on the engine at server (nil:
-// SQLite, the engine of this process); without withEngine its Engine is
-// left empty. cfg must be a workload.DataShaper.
-func dataKey(ctx context.Context, tool string, cfg workload.Config, server *dialect.Config, withEngine bool) (rundir.DataKey, error) {
-	shaper, ok := cfg.(workload.DataShaper)
-	if !ok {
-		return rundir.DataKey{}, fmt.Errorf("workload tool %s has no data shape: its data cannot be pre-built (use data: {source: load})", tool)
-	}
-	key := rundir.DataKey{Tool: tool, Shape: shaper.DataShape()}
-	if !withEngine {
-		return key, nil
-	}
-	engine, err := engineVersion(ctx, server)
-	key.Engine = engine
-	return key, err
-}
-
-// engineVersion is dialect.ServerVersion of server, or of this process's
-// SQLite (read from a throwaway file) when server is nil.
-func engineVersion(ctx context.Context, server *dialect.Config) (string, error) {
-	if server != nil {
-		return dialect.ServerVersion(ctx, server.WithDatabase(""))
-	}
-	f, err := os.CreateTemp("", "vmbench-sqlite-version-*.db")
-	if err != nil {
-		return "", err
-	}
-	f.Close()
-	probe := dialect.Config{Driver: dialect.SQLite, SQLitePath: f.Name()}
-	defer func() { _ = dialect.DropDatabase(context.WithoutCancel(ctx), probe) }()
-	return dialect.ServerVersion(ctx, probe)
-}
-
-// findDataSet returns the data set of key in dir. None is an error that
-// names the key, lists the data sets of the same tool in dir with how
-// they differ, and says how to make one.
-func findDataSet(dir string, key rundir.DataKey) (*DataSet, error) {
+// Find returns the data set of key in dir. None is an error that names
+// the key, lists the data sets of the same tool in dir with how they
+// differ, and says how to make one; a key file whose key is not the one
+// its name says, or that is not a key file, is an error naming it.
+func Find(dir string, key rundir.DataKey) (*Set, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("data.dir %s is not a directory", dir)
 	}
 	path := filepath.Join(dir, key.ID()+".json")
-	ds, err := readDataSet(path)
+	ds, err := read(path)
 	if err == nil {
 		if !slices.Equal(key.Differences(ds.Key), nil) {
 			return nil, fmt.Errorf("%s: its key does not match its name (%s): the file was edited", path, strings.Join(key.Differences(ds.Key), ", "))
@@ -147,7 +124,7 @@ func findDataSet(dir string, key rundir.DataKey) (*DataSet, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
 	var near []string
 	for _, f := range files {
-		if other, err := readDataSet(f); err == nil {
+		if other, err := read(f); err == nil {
 			near = append(near, fmt.Sprintf("%s differs in %s", filepath.Base(f), strings.Join(key.Differences(other.Key), ", ")))
 		}
 	}
@@ -157,16 +134,16 @@ func findDataSet(dir string, key rundir.DataKey) (*DataSet, error) {
 	return nil, errors.New(msg + "; make it with: vmbench campaign prepare-data FILE (with the same flags and database, and --simulate for simulated runs)")
 }
 
-// findDataSetAnyEngine returns the one data set in dir of key's tool,
-// shape and disk, whatever its engine: outside simulation the engine is
-// read from the VMs once they are up, and checked then. None is
-// findDataSet's error; several (made on different engines) is an error
+// FindAnyEngine returns the one data set in dir of key's tool, shape and
+// disk, whatever its engine: where the databases are in the guests the
+// engine is read from the VMs once they are up, and checked then. None
+// is Find's error; several (made on different engines) is an error
 // listing them.
-func findDataSetAnyEngine(dir string, key rundir.DataKey) (*DataSet, error) {
+func FindAnyEngine(dir string, key rundir.DataKey) (*Set, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, key.Tool+"-*.json"))
-	var found []*DataSet
+	var found []*Set
 	for _, f := range files {
-		ds, err := readDataSet(f)
+		ds, err := read(f)
 		if err != nil {
 			continue
 		}
@@ -178,7 +155,7 @@ func findDataSetAnyEngine(dir string, key rundir.DataKey) (*DataSet, error) {
 	}
 	switch len(found) {
 	case 0:
-		return findDataSet(dir, key)
+		return Find(dir, key)
 	case 1:
 		return found[0], nil
 	}
@@ -190,13 +167,13 @@ func findDataSetAnyEngine(dir string, key rundir.DataKey) (*DataSet, error) {
 		dir, len(found), key, strings.Join(names, ", "))
 }
 
-// readDataSet reads a key file strictly (decodeDataSet).
-func readDataSet(path string) (*DataSet, error) {
+// read reads a key file strictly (decode).
+func read(path string) (*Set, error) {
 	b, err := boundedread.ReadFile(path, spec.MaxFileSize) // a key file is a few hundred bytes
 	if err != nil {
 		return nil, err
 	}
-	ds, err := decodeDataSet(path, b)
+	ds, err := decode(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -204,13 +181,13 @@ func readDataSet(path string) (*DataSet, error) {
 	return ds, nil
 }
 
-// decodeDataSet decodes the key file named name strictly: no unknown
-// field, a key with a tool, and file names (sqlite_file, vdisk) that
-// stay in their directory.
-func decodeDataSet(name string, b []byte) (*DataSet, error) {
+// decode decodes the key file named name strictly: no unknown field, a
+// key with a tool, and file names (sqlite_file, vdisk) that stay in
+// their directory.
+func decode(name string, b []byte) (*Set, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var ds DataSet
+	var ds Set
 	if err := dec.Decode(&ds); err != nil {
 		return nil, fmt.Errorf("%s: not a vmbench data set key file: %w", name, err)
 	}
@@ -227,7 +204,7 @@ func decodeDataSet(name string, b []byte) (*DataSet, error) {
 
 // differences lists how other (a copy of d's key file, on a datastore)
 // differs from d: its key's differences, and its vDisk.
-func (d *DataSet) differences(other *DataSet) []string {
+func (d *Set) differences(other *Set) []string {
 	out := d.Key.Differences(other.Key)
 	if d.VDisk != other.VDisk {
 		out = append(out, fmt.Sprintf("vdisk %q (wanted %q)", other.VDisk, d.VDisk))
@@ -235,8 +212,16 @@ func (d *DataSet) differences(other *DataSet) []string {
 	return out
 }
 
-// writeDataSet writes ds's key file atomically, last.
-func writeDataSet(dir string, ds *DataSet) error {
+// Write writes ds's key file into dir, atomically and last. With sim,
+// the in-process simulator (nil for none), it first keeps the data set's
+// files of sim's datastores in dir (SimDir), for the simulators of later
+// processes (SeedSim). Errors are the file system's.
+func Write(dir string, ds *Set, sim *vsphere.Simulator) error {
+	if sim != nil {
+		if err := keepSim(sim, dir, ds); err != nil {
+			return err
+		}
+	}
 	b, err := json.MarshalIndent(ds, "", "  ")
 	if err != nil {
 		return err
