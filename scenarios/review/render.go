@@ -13,6 +13,7 @@ import (
 	"vmbench/internal/boundedread"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/workload"
 )
 
 // ReportFile and ReportCSVFile are the reports of a results directory:
@@ -37,6 +38,17 @@ type Report struct {
 	// Review is a VM campaign's review table; nil for a block suite.
 	Review *Review
 	suite  *suiteReview
+	// tool is a VM campaign's workload as its campaign.yaml records it,
+	// read and parsed once, by Render; zero for a block suite.
+	tool recordedTool
+}
+
+// recordedTool is the workload campaign.yaml records: its tool's name
+// (workload.tool) and its Config, parsed from the recorded name and flags
+// (toolConfig).
+type recordedTool struct {
+	name string
+	cfg  workload.Config
 }
 
 // Render reads the results directory dir (of either kind, complete or
@@ -61,7 +73,7 @@ func Render(dir string) (*Report, error) {
 	}
 	rep := &Report{Dir: dir, Info: ri}
 	if ri.Kind == rundir.VMCampaignKind {
-		rep.Review, err = renderVMs(dir, ri)
+		rep.Review, rep.tool, err = renderVMs(dir, ri)
 	} else {
 		rep.suite, err = renderSuite(dir, ri)
 	}
