@@ -178,6 +178,10 @@ type campaign struct {
 	tl        *timeline
 	completed bool
 	overhead  *rundir.Overhead // set once teardown ended
+	// report is a VM campaign's review, rendered once (aggregate) from
+	// the files it wrote; its report.md, report.csv and report.html are
+	// written after the teardown, with the overhead (finishOverhead).
+	report *review.Report
 	// suite is set for a block suite in VMs (vmSuite): its profiles run
 	// in every VM in place of cfg.
 	suite *vmSuite
