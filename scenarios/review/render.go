@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
@@ -51,12 +52,21 @@ type recordedTool struct {
 	cfg  workload.Config
 }
 
+// renders counts Render's calls (RenderCount).
+var renders atomic.Int64
+
+// RenderCount is how many results directories this process has rendered
+// (Render) so far: tests check with it that a campaign renders its
+// review once. Nothing prints it.
+func RenderCount() int64 { return renders.Load() }
+
 // Render reads the results directory dir (of either kind, complete or
 // .incomplete) and builds its Report. It writes nothing. Every error is
 // about the directory: one that is not a results directory, a file
 // missing or unreadable, a Result or record of a version this vmbench
 // does not read (named with the file and the versions it reads).
 func Render(dir string) (*Report, error) {
+	renders.Add(1)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
