@@ -130,9 +130,9 @@ func runLoaded(ctx context.Context, f *spec.File, opts Options) (*Outcome, error
 		}
 		out, err = RunSuite(ctx, f.Suite, opts)
 	} else {
-		k, err := Check(f.Campaign, opts) // again: CheckReview's were made before the review's first campaign ran
-		if err != nil {
-			return nil, err
+		k, cerr := Check(f.Campaign, opts) // again: CheckReview's were made before the review's first campaign ran
+		if cerr != nil {
+			return nil, cerr
 		}
 		if err := FindData(ctx, k); err != nil {
 			return nil, err
