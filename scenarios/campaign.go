@@ -90,11 +90,34 @@ type Outcome struct {
 // as the simulate block overrides them, that the run ends (Bounds), that
 // the tool runs on the database, and the VM layout. It is what makes bad
 // input exit 2 with nothing created. cf is the file as loaded (not
-// Simulated); errors name its file and line. It returns the Config the
-// campaign runs: the simulated one in simulation.
-func Check(cf *spec.Campaign, opts Options) (workload.Config, vsphere.Layout, error) {
-	return check(cf, opts, newEnvironment(opts))
+// Simulated); errors name its file and line. It returns the campaign
+// checked, which Run, PlanCampaign, FindData and PrepareData take, so
+// that a campaign is checked once per process; the timing of its setup
+// step starts here (Options.Clock).
+func Check(cf *spec.Campaign, opts Options) (*Checked, error) {
+	tl := newTimeline(opts.Clock)
+	tl.begin(rundir.StepSetup)
+	c, err := checked(cf, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.tl = tl
+	return &Checked{c: c}, nil
 }
+
+// Checked is a campaign Check passed: in the environment its Options
+// choose, the file as it runs there, its workload parsed and its VM
+// layout. It holds the run's state: Run, Resume, PlanCampaign or
+// PrepareData use it once.
+type Checked struct{ c *campaign }
+
+// Config is the workload Config the campaign runs: the simulated one in
+// simulation.
+func (k *Checked) Config() workload.Config { return k.c.cfg }
+
+// Layout is the campaign's VM layout (its role with the vms: block
+// applied).
+func (k *Checked) Layout() vsphere.Layout { return k.c.layout }
 
 // checked checks cf (as loaded) as Check does and returns the campaign
 // it makes: in the environment opts choose, cf as it runs there, its
@@ -178,6 +201,10 @@ type campaign struct {
 	tl        *timeline
 	completed bool
 	overhead  *rundir.Overhead // set once teardown ended
+	// report is a VM campaign's review, rendered once (aggregate) from
+	// the files it wrote; its report.md, report.csv and report.html are
+	// written after the teardown, with the overhead (finishOverhead).
+	report *review.Report
 	// suite is set for a block suite in VMs (vmSuite): its profiles run
 	// in every VM in place of cfg.
 	suite *vmSuite
@@ -235,20 +262,13 @@ func (c *campaign) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "    "+format+"\n", args...)
 }
 
-// Run runs a whole campaign (cf as loaded; with opts.Simulate its
-// simulate block applies) and returns where its results are. On success the results directory is
+// Run runs a whole campaign, checked by Check (with Options.Simulate its
+// simulate block applies), and returns where its results are. On success the results directory is
 // <ResultsDir>/<name>-<time>; until then it is named with ".incomplete",
 // so a crash never leaves a directory that looks finished. VMs are
 // destroyed at the end, on failure and on Ctrl-C, unless KeepVMs.
-func Run(ctx context.Context, cf *spec.Campaign, opts Options) (out *Outcome, err error) {
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
-	c, err := checked(cf, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.tl = tl
-	return runCampaign(ctx, c)
+func Run(ctx context.Context, k *Checked) (out *Outcome, err error) {
+	return runCampaign(ctx, k.c)
 }
 
 // runCampaign runs c, checked (spec, opts, cfg or suite, layout and

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 
 	"vmbench/scenarios/review"
@@ -43,10 +44,15 @@ func vmDisks(disks []rundir.Disk) []vsphere.Disk {
 	return out
 }
 
-// writeRunInfo records run.json for a VM campaign: the vmbench version,
-// what the environment says of where it ran (environment.recordRun),
-// whether it completed and, once teardown ended, its Overhead.
+// writeRunInfo records run.json for a VM campaign (runInfo).
 func (c *campaign) writeRunInfo(completed bool) error {
+	return rundir.WriteRunInfo(c.dir, c.runInfo(completed))
+}
+
+// runInfo is run.json of a VM campaign: the vmbench version, what the
+// environment says of where it ran (environment.recordRun), whether it
+// completed and, once teardown ended, its Overhead.
+func (c *campaign) runInfo(completed bool) rundir.RunInfo {
 	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.overhead,
 		VMs: c.vmRecords}
 	if c.dataSet != nil {
@@ -58,14 +64,17 @@ func (c *campaign) writeRunInfo(completed bool) error {
 	} else {
 		c.env.recordRun(c, &ri)
 	}
-	return rundir.WriteRunInfo(c.dir, ri)
+	return ri
 }
 
 // finishOverhead ends the timing of the steps (after teardown), prints
 // the overhead table to Out and records it in run.json. A campaign that
-// completed renders its reports again, so that report.md shows it; one
-// that stopped records it only when its directory is kept (it measured
-// something). runErr is the campaign's error, if any.
+// completed writes its reports, the review rendered once (c.report) with
+// this run.json, so that report.md shows the overhead as `vmbench report
+// DIR` renders it; a block suite renders its reports again. One that
+// stopped records it only when its directory is kept (it measured
+// something), with the reports of a review it rendered before it
+// stopped, as rendered then. runErr is the campaign's error, if any.
 func (c *campaign) finishOverhead(runErr error) error {
 	c.overhead = c.tl.overhead(runErr == nil && c.completed)
 	if c.resumed {
@@ -76,14 +85,26 @@ func (c *campaign) finishOverhead(runErr error) error {
 		return err
 	}
 	if runErr != nil {
-		if c.vmResults > 0 {
-			return c.writeRunInfo(false)
+		if c.vmResults == 0 {
+			return nil
 		}
-		return nil
-	}
-	if err := c.writeRunInfo(true); err != nil {
+		err := c.writeRunInfo(false)
+		if c.report != nil {
+			err = errors.Join(err, c.report.WriteFiles())
+		}
 		return err
 	}
-	_, err := review.WriteReports(c.dir)
-	return err
+	if c.report == nil { // a block suite
+		if err := c.writeRunInfo(true); err != nil {
+			return err
+		}
+		_, err := review.WriteReports(c.dir)
+		return err
+	}
+	ri := c.runInfo(true)
+	if err := rundir.WriteRunInfo(c.dir, ri); err != nil {
+		return err
+	}
+	c.report.Info = &ri
+	return c.report.WriteFiles()
 }

@@ -218,7 +218,7 @@ func runStubSpec(t *testing.T, ctx context.Context, d *stubDriver, sim *vsphere.
 	stubNow.Store(d)
 	dir := t.TempDir()
 	var log bytes.Buffer
-	out, err := Run(ctx, cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
+	out, err := checkAndRun(ctx, cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: dir,
 		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	t.Log(log.String())
 	return out, dir, log.String(), err
@@ -289,7 +289,7 @@ func TestCheckRefusesBadWorkloadBeforeAnything(t *testing.T) {
 	}
 	dir := t.TempDir()
 	stubNow.Store(&stubDriver{})
-	_, err = Run(t.Context(), cf, Options{Simulate: true, ResultsDir: dir,
+	_, err = checkAndRun(t.Context(), cf, Options{Simulate: true, ResultsDir: dir,
 		Out: io.Discard, Log: io.Discard, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
 		t.Fatalf("err = %v", err)
@@ -297,4 +297,14 @@ func TestCheckRefusesBadWorkloadBeforeAnything(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a refused campaign created %v", entries)
 	}
+}
+
+// checkAndRun checks cf with opts (Check) and runs it (Run), as campaign
+// run does; a refused campaign's error is Check's.
+func checkAndRun(ctx context.Context, cf *spec.Campaign, opts Options) (*Outcome, error) {
+	k, err := Check(cf, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Run(ctx, k)
 }

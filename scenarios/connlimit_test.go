@@ -43,18 +43,18 @@ func TestCheckRefusesConnectionsBeyondFileLimit(t *testing.T) {
 	text := strings.Replace(string(b), "      threads: 4\n", "      threads: 5000\n", 1)
 	line := 1 + strings.Count(text[:strings.Index(text, "threads: 5000")], "\n")
 	cf := parsed(t, text)
-	_, _, err = Check(cf, Options{Simulate: true, Driver: spec.DriverHarness, Getenv: func(string) string { return "" }})
+	_, err = Check(cf, Options{Simulate: true, Driver: spec.DriverHarness, Getenv: func(string) string { return "" }})
 	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": simulate.workload.flags.threads: 8 VMs x 5000 connections (sqlite) need about 80064 open files"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "may open 20000 (ulimit -n); raise the limit (ulimit -n 80064) or use fewer threads or VMs") {
 		t.Fatalf("err = %v\nwant %q and the ulimit -n to give", err, want)
 	}
 
 	// The same spec fits with 4 threads, and when the limit is unknown.
-	if _, _, err := Check(parsed(t, string(b)), Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+	if _, err := Check(parsed(t, string(b)), Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("4 threads x 8 VMs: %v", err)
 	}
 	lowFileLimit(t, 0)
-	if _, _, err := Check(cf, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
+	if _, err := Check(cf, Options{Simulate: true, Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("unknown limit: %v", err)
 	}
 }
@@ -108,14 +108,17 @@ func TestCheckLayoutOptions(t *testing.T) {
 	add := func(lines string) *spec.Campaign {
 		return parsed(t, strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n"+lines, 1))
 	}
-	_, l, err := Check(add("  memory-reservation: full\n  latency-sensitivity: high\n  cores-per-socket: 8\n"), opts)
-	if err != nil || !l.ReserveMemory || l.LatencySensitivity != "high" || l.CoresPerSocket != 8 || l.SwapGB() != 0 {
-		t.Fatalf("layout %+v, err %v", l, err)
+	k, err := Check(add("  memory-reservation: full\n  latency-sensitivity: high\n  cores-per-socket: 8\n"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := k.Layout(); !l.ReserveMemory || l.LatencySensitivity != "high" || l.CoresPerSocket != 8 || l.SwapGB() != 0 {
+		t.Fatalf("layout %+v", l)
 	}
 	// Cores that do not divide the role's vCPUs: at the key's own line.
 	text := strings.Replace(string(b), "  role: sysbench\n", "  role: sysbench\n  cores-per-socket: 5\n", 1)
 	line := 1 + strings.Count(text[:strings.Index(text, "cores-per-socket: 5")], "\n")
-	_, _, err = Check(parsed(t, text), opts)
+	_, err = Check(parsed(t, text), opts)
 	want := "sysbench-8vm.yaml:" + strconv.Itoa(line) + ": vms.cores-per-socket: 5 does not divide the sysbench role's 16 vCPUs"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)

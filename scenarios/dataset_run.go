@@ -15,7 +15,6 @@ import (
 	"vmbench/dialect"
 	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/rundir"
-	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -45,13 +44,11 @@ import (
 //
 // A data set of the same key, present with its data and on every
 // datastore, is kept and returned as it is. A failure drops what it
-// loaded and destroys the loader VM. Progress goes to opts.Log.
-func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*dataset.Set, error) {
-	c, err := checked(cf, opts)
-	if err != nil {
-		return nil, err
-	}
-	cf = c.spec
+// loaded and destroys the loader VM. Progress goes to the Options' Log.
+// k is the campaign, checked (Check).
+func PrepareData(ctx context.Context, k *Checked) (*dataset.Set, error) {
+	c := k.c
+	cf := c.spec
 	disk, err := dataset.Disk(cf, c.layout)
 	if err != nil {
 		return nil, err
@@ -68,7 +65,7 @@ func PrepareData(ctx context.Context, cf *spec.Campaign, opts Options) (*dataset
 		return nil, err
 	}
 	defer lock.Release()
-	c.driver, c.log, c.tl = harnessDriver{}, &syncWriter{w: opts.Log}, newTimeline(opts.Clock)
+	c.driver, c.log, c.tl = harnessDriver{}, &syncWriter{w: c.opts.Log}, newTimeline(c.opts.Clock)
 	c.id = "data-" + vsphere.NewCampaignID(time.Now())
 	if !cf.Prebuilt() {
 		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", cf.Origin.File)
@@ -333,19 +330,14 @@ func (c *campaign) loadDataSet(ctx context.Context, key rundir.DataKey, loader v
 }
 
 // FindData checks, before anything is created, that a campaign with
-// data.source: prebuilt has its data set (same key) in data.dir; cf is
-// the file as loaded, opts as for Run. It connects to opts.DBServer, if
+// data.source: prebuilt has its data set (same key) in data.dir; k is
+// the campaign, checked (Check). It connects to Options.DBServer, if
 // any, to read the engine's version. Without prebuilt it returns nil.
-func FindData(ctx context.Context, cf *spec.Campaign, opts Options) error {
-	if !cf.Prebuilt() {
-		return nil
+func FindData(ctx context.Context, k *Checked) error {
+	if k.c.log == nil {
+		k.c.log = io.Discard // the campaign's log is set when it runs
 	}
-	c, err := checked(cf, opts)
-	if err != nil {
-		return err
-	}
-	c.log = io.Discard
-	return c.findData(ctx)
+	return k.c.findData(ctx)
 }
 
 // findData finds the campaign's data set before anything is created (its

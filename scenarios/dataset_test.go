@@ -33,7 +33,7 @@ func TestCheckDataDisk(t *testing.T) {
 	} {
 		cf, err := spec.Parse("sysbench-8vm.yaml", append(b, c.data...))
 		if err == nil {
-			_, _, err = Check(cf, opts)
+			_, err = Check(cf, opts)
 		}
 		switch {
 		case c.want == "" && err != nil:
@@ -58,7 +58,11 @@ func TestPrepareDataOneAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Release()
-	_, err = PrepareData(t.Context(), cf, Options{Simulate: true, Log: io.Discard, Getenv: func(string) string { return "" }})
+	k, err := Check(cf, Options{Simulate: true, Log: io.Discard, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = PrepareData(t.Context(), k)
 	if err == nil || !strings.Contains(err.Error(), "is in use by another prepare-data (pid "+strconv.Itoa(os.Getpid())+")") {
 		t.Errorf("err = %v", err)
 	}

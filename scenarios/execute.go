@@ -97,7 +97,8 @@ func phaseLength(d time.Duration) string {
 	return d.String()
 }
 
-// aggregate writes one Result per VM, the merged Result and the review.
+// aggregate writes one Result per VM and the merged Result, renders the
+// review (c.report) and prints it.
 func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	for _, r := range results {
 		if err := c.writeVMResult(r); err != nil {
@@ -117,18 +118,20 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 		return nil, err
 	}
 	c.completed = true
-	// The reports are rendered from the files just written, as `vmbench
-	// report DIR` renders them.
+	// The review is rendered from the files just written, as `vmbench
+	// report DIR` renders it, once: its reports are written after the
+	// teardown, with the overhead (finishOverhead).
 	c.tl.begin(rundir.StepReport)
-	rep, err := review.WriteReports(c.dir)
+	rep, err := review.Render(c.dir)
 	if err != nil {
 		return nil, err
 	}
+	c.report = rep
 	fmt.Fprintln(c.opts.Out)
 	if err := rep.WriteText(c.opts.Out); err != nil {
 		return nil, err
 	}
-	c.logf("wrote %d VM results, merged.json, report.md, report.csv and report.html", len(results))
+	c.logf("wrote %d VM results and merged.json; report.md, report.csv and report.html follow the teardown", len(results))
 	if err := c.finished(rundir.StepCollect); err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func TestCheckRefusesHooksWithoutGuestLogin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = Check(cf, Options{Getenv: getenv})
+			_, err = Check(cf, Options{Getenv: getenv})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -171,7 +171,7 @@ func TestCheckRefusesHooksWithoutGuestLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Check(cf, Options{Simulate: true, Getenv: getenv}); err != nil {
+	if _, err := Check(cf, Options{Simulate: true, Getenv: getenv}); err != nil {
 		t.Errorf("Check in simulation: %v", err)
 	}
 }

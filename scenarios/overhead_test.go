@@ -111,7 +111,7 @@ func TestCampaignRecordsOverhead(t *testing.T) {
 	d := &stubDriver{vms: 3}
 	stubNow.Store(d)
 	var out, log bytes.Buffer
-	res, err := Run(t.Context(), cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
+	res, err := checkAndRun(t.Context(), cf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
 		Out: &out, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond,
 		Clock: stepClock(time.Minute)})
 	if err != nil {

@@ -42,11 +42,8 @@ type CampaignPlan struct {
 // provisioning. A campaign that does not fit is not an error: the plan
 // says so (Fits false) with its problems. Errors are bad input and
 // failures to reach or read vSphere.
-func PlanCampaign(ctx context.Context, cf *spec.Campaign, opts Options) (*CampaignPlan, error) {
-	c, err := checked(cf, opts)
-	if err != nil {
-		return nil, err
-	}
+func PlanCampaign(ctx context.Context, k *Checked) (*CampaignPlan, error) {
+	c := k.c
 	c.log = io.Discard
 	if err := c.findData(ctx); err != nil {
 		return nil, err

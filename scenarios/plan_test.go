@@ -39,7 +39,7 @@ func simulatedServer(t *testing.T, shape string) *spec.Campaign {
 func TestPlanRefusesWhatDoesNotFit(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "results")
 	cf := simulatedServer(t, "  datastore-gb: 1500\n  host-cores: 32\n  host-memory-gb: 768\n")
-	p, err := PlanCampaign(context.Background(), cf, Options{Simulate: true, ResultsDir: results, Getenv: func(string) string { return "" }})
+	p, err := checkAndPlan(cf, Options{Simulate: true, ResultsDir: results, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPlanPerHost(t *testing.T) {
 	cf := simulatedServer(t, "  host-memory-gb: 256\n")
 	cf.VMs.Hosts = []string{"esx01", "esx02"}
 	cf.VMs.MemoryReservation = spec.ReserveFull
-	p, err := PlanCampaign(context.Background(), cf, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	p, err := checkAndPlan(cf, Options{Simulate: true, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +109,13 @@ func mustMention(t *testing.T, lines []string, want string) {
 		}
 	}
 	t.Errorf("none of %q mentions %q", lines, want)
+}
+
+// checkAndPlan checks cf with opts (Check) and plans it (PlanCampaign).
+func checkAndPlan(cf *spec.Campaign, opts Options) (*CampaignPlan, error) {
+	k, err := Check(cf, opts)
+	if err != nil {
+		return nil, err
+	}
+	return PlanCampaign(context.Background(), k)
 }

@@ -62,12 +62,13 @@ func (c *renderStubConfig) Run(context.Context, workload.Env) (*workload.Output,
 	return nil, nil
 }
 
-// reportBytes reads dir's report.md and report.csv, removes them, renders
-// dir again (review.WriteReports) and fails unless both come back byte for byte.
+// reportBytes reads dir's report.md, report.csv and report.html, removes them, renders
+// dir again (review.WriteReports) and fails unless all come back byte for byte.
 func reportBytes(t *testing.T, dir string) (md []byte) {
 	t.Helper()
-	var want [2][]byte
-	for i, f := range []string{review.ReportFile, review.ReportCSVFile} {
+	files := []string{review.ReportFile, review.ReportCSVFile, review.ReportHTMLFile}
+	want := make([][]byte, len(files))
+	for i, f := range files {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +81,7 @@ func reportBytes(t *testing.T, dir string) (md []byte) {
 	if _, err := review.WriteReports(dir); err != nil {
 		t.Fatal(err)
 	}
-	for i, f := range []string{review.ReportFile, review.ReportCSVFile} {
+	for i, f := range files {
 		got, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

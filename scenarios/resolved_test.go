@@ -84,7 +84,7 @@ func body(t *testing.T, path string) string {
 func runResolved(t *testing.T, cf *spec.Campaign, cfg vsphere.Config, server *dialect.Config) string {
 	t.Helper()
 	log := &tsWriter{t0: time.Now()}
-	out, err := Run(t.Context(), cf, Options{Simulate: true, Driver: spec.DriverHarness, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
+	out, err := checkAndRun(t.Context(), cf, Options{Simulate: true, Driver: spec.DriverHarness, VSphere: cfg, DBServer: server, ResultsDir: t.TempDir(),
 		Out: io.Discard, Log: log,
 		Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
 	if err != nil {
@@ -172,15 +172,15 @@ func resolvedReruns(t *testing.T, files []string) {
 				t.Fatalf("campaign.yaml does not load: %v", err)
 			}
 			// What it records is the simulated workload as parsed.
-			ran, _, err := Check(cf, Options{Simulate: true})
+			ran, err := Check(cf, Options{Simulate: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			reloaded, _, err := Check(again, Options{Simulate: true})
+			reloaded, err := Check(again, Options{Simulate: true})
 			if err != nil {
 				t.Fatalf("campaign.yaml does not check: %v", err)
 			}
-			if got, want := workload.RecordedFlags(reloaded), workload.RecordedFlags(ran); !maps.Equal(got, want) {
+			if got, want := workload.RecordedFlags(reloaded.Config()), workload.RecordedFlags(ran.Config()); !maps.Equal(got, want) {
 				t.Errorf("reloaded flags %v, want the simulated ones as parsed %v", got, want)
 			}
 			// The rerun gets the vSphere URL alone: the placement comes from the file.

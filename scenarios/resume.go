@@ -104,17 +104,17 @@ func OpenResume(dir string) (*Resumable, error) {
 // Check completes opts for resuming r and checks the campaign as Check
 // does for a run: opts.Simulate is the recorded one, and an empty vSphere
 // URL is the recorded one (its credentials from GOVC_USERNAME and
-// GOVC_PASSWORD or the flags: the record holds none). Errors are bad input.
-func (r *Resumable) Check(opts Options) (Options, error) {
+// GOVC_PASSWORD or the flags: the record holds none). It returns the
+// campaign checked, for CheckData and Resume. Errors are bad input.
+func (r *Resumable) Check(opts Options) (*Checked, error) {
 	opts.Simulate = r.Simulated
 	if opts.VSphere.URL == "" {
 		opts.VSphere.URL = withoutPassword(r.VSphereURL)
 	}
 	if r.Simulated && opts.VSphere.URL == "" {
-		return opts, fmt.Errorf("%s: no vSphere URL is recorded: give the vcsim's with --url", r.Dir)
+		return nil, fmt.Errorf("%s: no vSphere URL is recorded: give the vcsim's with --url", r.Dir)
 	}
-	_, _, err := Check(r.Spec, opts)
-	return opts, err
+	return Check(r.Spec, opts)
 }
 
 // withoutPassword is a recorded (redacted) URL without its placeholder
@@ -138,7 +138,7 @@ func withoutUser(raw string) string {
 	return u.String()
 }
 
-// Resume goes on with the campaign of r (opts as r.Check returned them):
+// Resume goes on with the campaign of r, k as r.Check returned it:
 // it takes the run lock (an error wrapping ErrRunning when the campaign
 // is still running), reconnects to the same vSphere, finds the
 // campaign's VMs by its tag and checks they are the recorded ones (name
@@ -149,23 +149,15 @@ func withoutUser(raw string) string {
 // stopped process) and the data prepared and run again from a common
 // start. Nothing is provisioned again. It then collects, reports,
 // completes the directory and tears down as Run does (unless KeepVMs).
-func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
+func Resume(ctx context.Context, r *Resumable, k *Checked) (*Outcome, error) {
 	lock, err := rundir.Lock(r.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
-	if opts, err = r.Check(opts); err != nil {
-		return nil, err
-	}
-	c, err := checked(r.Spec, opts)
-	if err != nil {
-		return nil, err
-	}
-	c.tl, c.resumed, c.prior = tl, true, r.Journal.Processes()
-	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, r.ID, r.Dir
+	c := k.c
+	c.resumed, c.prior = true, r.Journal.Processes()
+	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: c.opts.Log}, r.ID, r.Dir
 	if c.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
 	}
@@ -185,12 +177,13 @@ func Resume(ctx context.Context, r *Resumable, opts Options) (*Outcome, error) {
 
 // CheckData checks, before anything is touched, that a campaign that
 // restores a pre-built data set (data.source: prebuilt) and has its run
-// to do again finds its data set (FindData); opts as for Resume.
-func (r *Resumable) CheckData(ctx context.Context, opts Options) error {
+// to do again finds its data set (FindData); k is r's campaign, checked
+// (Resumable.Check).
+func (r *Resumable) CheckData(ctx context.Context, k *Checked) error {
 	if r.Journal.Last(rundir.StepRun) != nil {
 		return nil
 	}
-	return FindData(ctx, r.Spec, opts)
+	return FindData(ctx, k)
 }
 
 // resume is Resume's steps, once the directory is locked.

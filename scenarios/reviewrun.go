@@ -87,8 +87,9 @@ func CheckReview(ctx context.Context, rf *spec.Review, opts Options) error {
 		if err == nil && f.Suite != nil {
 			err = CheckSuite(f.Suite, suiteOptions(opts))
 		} else if err == nil {
-			if _, _, err = Check(f.Campaign, opts); err == nil {
-				err = FindData(ctx, f.Campaign, opts)
+			var k *Checked
+			if k, err = Check(f.Campaign, opts); err == nil {
+				err = FindData(ctx, k)
 			}
 		}
 		if err != nil {
@@ -129,13 +130,14 @@ func runLoaded(ctx context.Context, f *spec.File, opts Options) (*Outcome, error
 		}
 		out, err = RunSuite(ctx, f.Suite, opts)
 	} else {
-		if _, _, err := Check(f.Campaign, opts); err != nil {
+		k, cerr := Check(f.Campaign, opts) // again: CheckReview's were made before the review's first campaign ran
+		if cerr != nil {
+			return nil, cerr
+		}
+		if err := FindData(ctx, k); err != nil {
 			return nil, err
 		}
-		if err := FindData(ctx, f.Campaign, opts); err != nil {
-			return nil, err
-		}
-		out, err = Run(ctx, f.Campaign, opts)
+		out, err = Run(ctx, k)
 	}
 	return out, err
 }

@@ -6,11 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
 	"vmbench/internal/flagvalue"
 )
+
+// parses counts Parse's calls (ParseCount).
+var parses atomic.Int64
+
+// ParseCount is how many workload flag sets this process has parsed
+// (Parse) so far: tests check with it that a campaign parses each of its
+// flag sets once. Nothing prints it.
+func ParseCount() int64 { return parses.Load() }
 
 // Parse builds a tool's Config from a workload name and flags given as a
 // map (a campaign file's flags:, names without dashes, with dashes or
@@ -20,6 +29,7 @@ import (
 // flag (refused, unknown, named twice, a bad value) is a *FlagError whose
 // Flags holds its name without dashes, '_' as '-'.
 func Parse(t Tool, name string, flags map[string]string, getenv func(string) string, refuse []string) (Config, error) {
+	parses.Add(1)
 	cfg := t.NewConfig()
 	fs := pflag.NewFlagSet(t.Describe().Name, pflag.ContinueOnError)
 	fs.SetOutput(discard{})

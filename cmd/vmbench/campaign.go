@@ -169,16 +169,17 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := scenarios.Check(cf, opts); err != nil {
+			checked, err := scenarios.Check(cf, opts)
+			if err != nil {
 				return usageError{err} // each error names the file and line
 			}
-			if err := scenarios.FindData(cmd.Context(), cf, opts); err != nil {
+			if err := scenarios.FindData(cmd.Context(), checked); err != nil {
 				return usageError{err}
 			}
 			if err := checkResultsDir(opts.ResultsDir); err != nil {
 				return err
 			}
-			out, err := scenarios.Run(cmd.Context(), cf, opts)
+			out, err := scenarios.Run(cmd.Context(), checked)
 			if err != nil {
 				return err
 			}

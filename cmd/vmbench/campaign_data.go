@@ -69,10 +69,11 @@ func newCampaignPrepareDataCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
+			checked, err := scenarios.Check(file.Campaign, opts)
+			if err != nil {
 				return usageError{err}
 			}
-			ds, err := scenarios.PrepareData(cmd.Context(), file.Campaign, opts)
+			ds, err := scenarios.PrepareData(cmd.Context(), checked)
 			if err != nil {
 				return err
 			}

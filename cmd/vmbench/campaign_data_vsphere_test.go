@@ -51,7 +51,11 @@ data: {source: prebuilt, dir: %s}
 	opts := scenarios.Options{VSphere: sim.Config(), VcsimGuestIP: "127.0.0.1", ResultsDir: res, Out: io.Discard,
 		Log: &syncBuilder{b: &log}, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond}
 
-	ds, err := scenarios.PrepareData(t.Context(), cf, opts)
+	checked, err := scenarios.Check(cf, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := scenarios.PrepareData(t.Context(), checked)
 	if err != nil || !strings.Contains(log.String(), "sbtest1: want 300 rows") || !strings.Contains(log.String(), "shutting down sysbench-data-01's guest") {
 		t.Fatalf("prepare-data: %v\n%s", err, log.String())
 	}
@@ -69,7 +73,10 @@ data: {source: prebuilt, dir: %s}
 	}
 
 	log.Reset()
-	out, err := scenarios.Run(t.Context(), cf, opts)
+	if checked, err = scenarios.Check(cf, opts); err != nil {
+		t.Fatal(err)
+	}
+	out, err := scenarios.Run(t.Context(), checked)
 	if err != nil || strings.Count(log.String(), "db-test restored from [LocalDS_") != 2 || strings.Contains(log.String(), "Creating") ||
 		strings.Count(log.String(), "sbtest1: want 300 rows, ids 1..300: ok") != 2 {
 		t.Fatalf("run: %v\n%s", err, log.String())
@@ -103,7 +110,10 @@ data: {source: prebuilt, dir: %s}
 		}
 	}
 	log.Reset()
-	_, err = scenarios.Run(t.Context(), cf, opts)
+	if checked, err = scenarios.Check(cf, opts); err != nil {
+		t.Fatal(err)
+	}
+	_, err = scenarios.Run(t.Context(), checked)
 	if err == nil || !strings.Contains(err.Error(), "was made on mysql 0.0.1-other") || !strings.Contains(err.Error(), "refused, not used") {
 		t.Fatalf("run on another engine: %v\n%s", err, log.String())
 	}

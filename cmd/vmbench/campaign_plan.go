@@ -101,12 +101,13 @@ func planFile(ctx context.Context, a *app, fl *campaignRunFlags, path string, fi
 			return nil, err
 		}
 		opts.Plan = true
-		if _, _, err := scenarios.Check(file.Campaign, opts); err != nil {
+		checked, err := scenarios.Check(file.Campaign, opts)
+		if err != nil {
 			return nil, usageError{err}
 		}
-		if err := scenarios.FindData(ctx, file.Campaign, opts); err != nil {
+		if err := scenarios.FindData(ctx, checked); err != nil {
 			return nil, usageError{err}
 		}
-		return scenarios.PlanCampaign(ctx, file.Campaign, opts)
+		return scenarios.PlanCampaign(ctx, checked)
 	}
 }

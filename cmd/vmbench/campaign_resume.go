@@ -61,13 +61,14 @@ func newCampaignResumeCmd(a *app) *cobra.Command {
 				return err
 			}
 			opts.VSphere = fl.vf.config(a) // GOVC_* and the flags; the recorded URL when none is given
-			if opts, err = r.Check(opts); err != nil {
+			checked, err := r.Check(opts)
+			if err != nil {
 				return usageError{err}
 			}
-			if err := r.CheckData(cmd.Context(), opts); err != nil {
+			if err := r.CheckData(cmd.Context(), checked); err != nil {
 				return usageError{err}
 			}
-			out, err := scenarios.Resume(cmd.Context(), r, opts)
+			out, err := scenarios.Resume(cmd.Context(), r, checked)
 			if errors.Is(err, rundir.ErrRunning) {
 				return asUsage(err)
 			}

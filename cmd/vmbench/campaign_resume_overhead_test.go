@@ -67,8 +67,8 @@ func holdDatabase(t *testing.T, srv *testdb.Server, db string) (release func()) 
 	}
 }
 
-// A campaign killed (SIGKILL) after it wrote its reports and before its
-// teardown resumes into a report that keeps the consistency checks'
+// A campaign killed (SIGKILL) after it rendered its review and before its
+// teardown (which writes its reports) resumes into a report that keeps the consistency checks'
 // line and an overhead table of both processes: the killed one's
 // provisioning and measured window, and the resume's own steps. The
 // campaign's teardown is held at its first step (dropping the VMs'
@@ -93,7 +93,7 @@ func TestResumeAfterKillBeforeTeardownKeepsTheReport(t *testing.T) {
 			}
 			release = holdDatabase(t, srv, dbs[0])
 		}
-		return strings.Contains(line, "merged.json, report.md")
+		return strings.Contains(line, "VM results and merged.json")
 	}, append(vcsimCampaign(t, sim, res), "--db-dsn", serverDSN(t, srv))...)
 	release()
 	dir := resultsDir(t, res)

@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/workload"
 )
 
 // ReportFile and ReportCSVFile are the reports of a results directory:
@@ -37,7 +39,26 @@ type Report struct {
 	// Review is a VM campaign's review table; nil for a block suite.
 	Review *Review
 	suite  *suiteReview
+	// tool is a VM campaign's workload as its campaign.yaml records it,
+	// read and parsed once, by Render; zero for a block suite.
+	tool recordedTool
 }
+
+// recordedTool is the workload campaign.yaml records: its tool's name
+// (workload.tool) and its Config, parsed from the recorded name and flags
+// (toolConfig).
+type recordedTool struct {
+	name string
+	cfg  workload.Config
+}
+
+// renders counts Render's calls (RenderCount).
+var renders atomic.Int64
+
+// RenderCount is how many results directories this process has rendered
+// (Render) so far: tests check with it that a campaign renders its
+// review once. Nothing prints it.
+func RenderCount() int64 { return renders.Load() }
 
 // Render reads the results directory dir (of either kind, complete or
 // .incomplete) and builds its Report. It writes nothing. Every error is
@@ -45,6 +66,7 @@ type Report struct {
 // missing or unreadable, a Result or record of a version this vmbench
 // does not read (named with the file and the versions it reads).
 func Render(dir string) (*Report, error) {
+	renders.Add(1)
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -61,7 +83,7 @@ func Render(dir string) (*Report, error) {
 	}
 	rep := &Report{Dir: dir, Info: ri}
 	if ri.Kind == rundir.VMCampaignKind {
-		rep.Review, err = renderVMs(dir, ri)
+		rep.Review, rep.tool, err = renderVMs(dir, ri)
 	} else {
 		rep.suite, err = renderSuite(dir, ri)
 	}

@@ -20,12 +20,30 @@ import (
 // vms/<vm>.json and merged.json, read back through the Result schema
 // version. Without merged.json (the campaign stopped before it merged)
 // the VMs' Results are merged here, incomplete ones included, and the
-// review says so.
-func renderVMs(dir string, ri *rundir.RunInfo) (*Review, error) {
-	cf, err := loadRecorded(filepath.Join(dir, "campaign.yaml"))
+// review says so. It returns the review and the workload campaign.yaml
+// records, its Config parsed (toolConfig), for the tool's own report
+// (Report.toolReport): campaign.yaml is read once per Render.
+func renderVMs(dir string, ri *rundir.RunInfo) (*Review, recordedTool, error) {
+	file := filepath.Join(dir, "campaign.yaml")
+	cf, err := loadRecorded(file)
 	if err != nil {
-		return nil, err
+		return nil, recordedTool{}, err
 	}
+	var cfg workload.Config
+	rv, err := renderVMReview(dir, ri, cf, func() ([]workload.Column, error) {
+		cfg, err = toolConfig(file, cf.Workload)
+		return reviewColumns(cfg), err
+	})
+	if err != nil {
+		return nil, recordedTool{}, err
+	}
+	return rv, recordedTool{name: cf.Workload.Tool, cfg: cfg}, nil
+}
+
+// renderVMReview is renderVMs's review of campaign.yaml cf, its tool's
+// review columns from columns (called once the results are read and
+// checked, so that their errors come first).
+func renderVMReview(dir string, ri *rundir.RunInfo, cf *spec.Campaign, columns func() ([]workload.Column, error)) (*Review, error) {
 	perVM, err := readVMResults(dir)
 	if err != nil {
 		return nil, err
@@ -44,7 +62,7 @@ func renderVMs(dir string, ri *rundir.RunInfo) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols, err := toolColumns(filepath.Join(dir, "campaign.yaml"), cf.Workload)
+	cols, err := columns()
 	if err != nil {
 		return nil, err
 	}
@@ -226,18 +244,14 @@ func vmStates(rs []*oltp.Result) string {
 	return strings.Join(parts, ", ")
 }
 
-// toolColumns are the review columns of the campaign's workload, through
-// the workload contract (toolConfig) and its workload.Reviewer's columns;
-// none when it is not a Reviewer. file names campaign.yaml in errors.
-func toolColumns(file string, w spec.Workload) ([]workload.Column, error) {
-	cfg, err := toolConfig(file, w)
-	if err != nil {
-		return nil, err
-	}
+// reviewColumns are the review columns of the campaign's workload cfg
+// (toolConfig), its workload.Reviewer's columns; none when it is not a
+// Reviewer (or cfg is nil).
+func reviewColumns(cfg workload.Config) []workload.Column {
 	if r, ok := cfg.(workload.Reviewer); ok {
-		return r.ReviewColumns(), nil
+		return r.ReviewColumns()
 	}
-	return nil, nil
+	return nil
 }
 
 // toolConfig is the campaign's workload Config: the tool from the

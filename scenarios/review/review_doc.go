@@ -209,22 +209,11 @@ func withoutHosts(platform []string, merged *oltp.Result) []string {
 // review (workload.TableReporter): its table as a table, the rest as
 // preformatted text; none for a tool without.
 func (r *Report) toolReport() ([]report.TableBlock, []report.PreBlock, error) {
-	file := filepath.Join(r.Dir, "campaign.yaml")
-	spec, err := loadRecorded(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	if t, err := workload.Lookup(spec.Workload.Tool); err != nil {
-		return nil, nil, nil
-	} else if _, ok := t.NewConfig().(workload.TableReporter); !ok {
+	rep, ok := r.tool.cfg.(workload.TableReporter)
+	if !ok {
 		return nil, nil, nil // sysbench's report repeats the review table
 	}
-	cfg, err := toolConfig(file, spec.Workload)
-	if err != nil {
-		return nil, nil, err
-	}
-	tool, out := spec.Workload.Tool, &workload.Output{Result: r.Review.merged}
-	rep := cfg.(workload.TableReporter)
+	tool, out := r.tool.name, &workload.Output{Result: r.Review.merged}
 	tableWords, textWords := rep.ReportContents()
 	var b bytes.Buffer
 	var tables []report.TableBlock

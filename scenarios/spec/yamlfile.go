@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,6 +29,14 @@ var (
 	campaignName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
 )
 
+// decodes counts decodeFile's decodes (DecodeCount).
+var decodes atomic.Int64
+
+// DecodeCount is how many campaign, suite or review files this process
+// has decoded so far: tests check with it that a run decodes each file
+// once. Nothing prints it.
+func DecodeCount() int64 { return decodes.Load() }
+
 // decodeFile strictly decodes data, the text of file, into v (a pointer
 // to a struct): it must hold one YAML document; an unknown key is an error
 // naming its line, its section (sections, by Go type name) and the valid
@@ -35,6 +44,7 @@ var (
 // of file in messages ("campaign file"). It returns where v was read
 // from, for the lines of later errors.
 func decodeFile(file string, data []byte, v any, what string, sections map[string]section) (Origin, error) {
+	decodes.Add(1)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
