@@ -39,7 +39,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 			}
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
-				Labels: vmLabels(vm, c.id, "driver", c.driver.Where(i))})
+				Labels: vmLabels(vm, c.id, "driver", string(c.driver.Where(i)))})
 			w.Flush()
 			live.done(i)
 			if out != nil {

@@ -155,7 +155,7 @@ func (d *guestDriver) agentBinary() (string, error) {
 	return exe, nil
 }
 
-func (d *guestDriver) Where(int) string { return spec.DriverGuest }
+func (d *guestDriver) Where(int) spec.Driver { return spec.DriverGuest }
 
 func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
 	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbPrepare, workload.Env{Log: log})

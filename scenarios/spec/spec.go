@@ -43,7 +43,7 @@ type Campaign struct {
 	// Driver is where each VM's workload driver runs: "harness" (the
 	// default: this host, over the network) or "guest" (the vmbench
 	// agent inside each VM; in simulation a local agent process per VM).
-	Driver string `yaml:"driver,omitempty"`
+	Driver Driver `yaml:"driver,omitempty"`
 	Guest  *Guest `yaml:"guest,omitempty"`
 	// Data says where each VM's data comes from: loaded by the workload's
 	// prepare (the default) or restored from a pre-built data set.
@@ -196,7 +196,7 @@ type Sim struct {
 	// Driver overrides driver: in simulation (harness or guest): a
 	// campaign can show the agent path in simulation while its real run
 	// drives from the harness.
-	Driver string `yaml:"driver,omitempty"`
+	Driver Driver `yaml:"driver,omitempty"`
 	// DBServer is the server holding the VMs' databases in simulation, as
 	// --db-dsn names it but without a password (mysql://root@host:3306/);
 	// empty means an embedded SQLite file per VM. A results directory's
@@ -316,9 +316,7 @@ func (s *Campaign) validate() error {
 	default:
 		bad("database.driver", "%q is not supported (valid: mysql, postgres, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
 	}
-	switch s.Driver {
-	case "", DriverHarness, DriverGuest:
-	default:
+	if !s.Driver.Valid() {
 		bad("driver", "%q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", s.Driver)
 	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
@@ -328,9 +326,7 @@ func (s *Campaign) validate() error {
 		if sim.VMs != nil && (sim.VMs.Count < 1 || sim.VMs.Count > MaxVMs) {
 			bad("simulate.vms.count", "%d is not valid (1..%d, as vms.count)", sim.VMs.Count, MaxVMs)
 		}
-		switch sim.Driver {
-		case "", DriverHarness, DriverGuest:
-		default:
+		if !sim.Driver.Valid() {
 			bad("simulate.driver", "%q is not valid (harness or guest, as driver:)", sim.Driver)
 		}
 	}

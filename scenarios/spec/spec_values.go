@@ -5,17 +5,28 @@ import (
 	"time"
 )
 
-// Where a campaign's workload driver runs (the campaign file's driver:).
+// Driver is where a campaign's workload driver runs: DriverHarness or
+// DriverGuest. It is written as the campaign file's driver: and
+// simulate.driver: (Campaign.Driver, Sim.Driver; "" is the default,
+// harness), given as --driver (Options.Driver in package scenarios), and
+// recorded as each Result's "driver" label.
+type Driver string
+
+// The drivers.
 const (
 	// DriverHarness runs every VM's workload in this process, against the
 	// VM's database over the network.
-	DriverHarness = "harness"
+	DriverHarness Driver = "harness"
 	// DriverGuest runs it inside each VM's guest: the vmbench agent,
 	// uploaded and started through a target.Target (a local directory per
 	// VM in simulation), writes its intervals and Result to files that the
 	// campaign reads back.
-	DriverGuest = "guest"
+	DriverGuest Driver = "guest"
 )
+
+// Valid says d is a driver: DriverHarness, DriverGuest, or "" (the
+// default, harness).
+func (d Driver) Valid() bool { return d == "" || d == DriverHarness || d == DriverGuest }
 
 // DefaultMaxClockOffset is how far a guest's clock may be from the
 // harness's before a guest-driven campaign refuses to start
