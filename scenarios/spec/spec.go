@@ -155,7 +155,7 @@ type Guest struct {
 	// guests included; the login is User with the password of
 	// PasswordEnv, or govc's GOVC_GUEST_LOGIN=user:password). In
 	// simulation each guest is a local directory, whatever Via says.
-	Via string `yaml:"via,omitempty"`
+	Via GuestVia `yaml:"via,omitempty"`
 	// User, Port (default 22), and one way to log in: KeyFile (a private
 	// key without a passphrase), Agent (the keys of $SSH_AUTH_SOCK) or
 	// PasswordEnv (the environment variable holding the password).
@@ -434,9 +434,7 @@ func (s *Campaign) validateGuest() error {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, s.Origin.Errorf(path, path+": "+format, args...))
 	}
-	switch g.Via {
-	case "", GuestViaSSH, GuestViaTools:
-	default:
+	if !g.Via.Valid() {
 		bad("guest.via", "%q is not valid (ssh: by SSH to the VM's IP; tools: VMware Tools guest operations, no network path needed)", g.Via)
 	}
 	if g.Via == GuestViaTools && (g.KeyFile != "" || g.Agent || g.KnownHosts != "" || g.Port != 0) {

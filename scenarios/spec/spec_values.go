@@ -33,15 +33,24 @@ func (d Driver) Valid() bool { return d == "" || d == DriverHarness || d == Driv
 // (guest.max-clock-offset): a common start is only common within it.
 const DefaultMaxClockOffset = 50 * time.Millisecond
 
-// The values of guest.via: how a real campaign reaches each guest.
+// GuestVia is how a real campaign reaches each guest: GuestViaSSH or
+// GuestViaTools. It is written as the campaign file's guest.via: (and a
+// block suite's; Guest.Via), "" being the default, ssh.
+type GuestVia string
+
+// The ways to reach a guest.
 const (
 	// GuestViaSSH reaches it by SSH at the IP VMware Tools reports.
-	GuestViaSSH = "ssh"
+	GuestViaSSH GuestVia = "ssh"
 	// GuestViaTools reaches it through VMware Tools guest operations
 	// (vsphere/guest), through vCenter: no network path to the guest,
 	// Windows guests included.
-	GuestViaTools = "tools"
+	GuestViaTools GuestVia = "tools"
 )
+
+// Valid says v is a way to reach a guest: GuestViaSSH, GuestViaTools,
+// or "" (the default, ssh).
+func (v GuestVia) Valid() bool { return v == "" || v == GuestViaSSH || v == GuestViaTools }
 
 // Defaults of the vms: block, as the provisioning (package vsphere)
 // applies them to a zero value; a test of the campaign engine pins them
