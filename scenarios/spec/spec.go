@@ -70,17 +70,17 @@ type VMs struct {
 	// campaign: "stop" (the default: nothing is measured, every VM is
 	// removed) or "continue" (the others are measured; the review says
 	// which VM was left out).
-	OnIPTimeout string `yaml:"on-ip-timeout,omitempty"`
+	OnIPTimeout OnIPTimeout `yaml:"on-ip-timeout,omitempty"`
 	// Hosts pins the VMs to ESXi hosts, round-robin as datastores (default:
 	// vSphere, or DRS, chooses); the host each VM ran on is read back and
 	// recorded either way. In simulation they become the simulator's hosts.
 	Hosts []string `yaml:"hosts,omitempty"`
 	// MemoryReservation is "full" (reserve all of each VM's memory: no
 	// ballooning, no swap file) or "none" (the default).
-	MemoryReservation string `yaml:"memory-reservation,omitempty"`
+	MemoryReservation MemoryReservation `yaml:"memory-reservation,omitempty"`
 	// LatencySensitivity is "normal" (the default) or "high" (needs
 	// memory-reservation: full, as vSphere does).
-	LatencySensitivity string `yaml:"latency-sensitivity,omitempty"`
+	LatencySensitivity LatencySensitivity `yaml:"latency-sensitivity,omitempty"`
 	// CoresPerSocket groups each VM's vCPUs into sockets (default: the
 	// role's, one socket).
 	CoresPerSocket int32 `yaml:"cores-per-socket,omitempty"`
@@ -91,7 +91,7 @@ type Data struct {
 	// Source is DataLoad (the default: each VM's prepare loads the data)
 	// or DataPrebuilt (each VM's database is restored from the data set
 	// `vmbench campaign prepare-data` made, with the same key).
-	Source string `yaml:"source,omitempty"`
+	Source DataSource `yaml:"source,omitempty"`
 	// Dir holds the data sets' key files (and, for SQLite, their files);
 	// default "data", relative to the working directory.
 	Dir string `yaml:"dir,omitempty"`
@@ -100,20 +100,6 @@ type Data struct {
 	// role's, db-test for sysbench and data-log for sqlserver).
 	Disk string `yaml:"disk,omitempty"`
 }
-
-// Values of Data.Source.
-const (
-	DataLoad     = "load"
-	DataPrebuilt = "prebuilt"
-)
-
-// Values of VMs.OnIPTimeout and VMs.MemoryReservation.
-const (
-	OnIPTimeoutStop     = "stop"
-	OnIPTimeoutContinue = "continue"
-	ReserveFull         = "full"
-	ReserveNone         = "none"
-)
 
 // VSphere holds placement defaults; GOVC_* environment variables and
 // command-line flags (--dc, --pool, --folder, --net) take precedence. The
@@ -356,15 +342,11 @@ func (s *Campaign) validateVMs() error {
 			d, DefaultIPTimeout, MaxIPTimeout)
 	}
 	if d := s.Data; d != nil {
-		switch d.Source {
-		case "", DataLoad, DataPrebuilt:
-		default:
+		if !d.Source.Valid() {
 			bad("data.source", "%q is not valid (load: each VM's prepare loads the data; prebuilt: restore the data set made by vmbench campaign prepare-data)", d.Source)
 		}
 	}
-	switch s.VMs.OnIPTimeout {
-	case "", OnIPTimeoutStop, OnIPTimeoutContinue:
-	default:
+	if !s.VMs.OnIPTimeout.Valid() {
 		bad("vms.on-ip-timeout", "%q is not valid (stop: the campaign stops and removes its VMs; continue: the other VMs are measured)", s.VMs.OnIPTimeout)
 	}
 	if n := len(s.VMs.Hosts); n > MaxHosts {
@@ -391,9 +373,7 @@ func (s *Campaign) validateVMs() error {
 	default:
 		bad("vms.latency-sensitivity", "%q is not valid (normal, or high with memory-reservation: full)", s.VMs.LatencySensitivity)
 	}
-	switch s.VMs.MemoryReservation {
-	case "", ReserveFull, ReserveNone:
-	default:
+	if !s.VMs.MemoryReservation.Valid() {
 		bad("vms.memory-reservation", "%q is not valid (full: reserve all of each VM's memory; none: no reservation)", s.VMs.MemoryReservation)
 	}
 	s.validateSimulate(bad)

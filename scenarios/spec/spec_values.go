@@ -63,12 +63,65 @@ const (
 	DefaultIPTimeout = 10 * time.Minute
 )
 
-// Values of VMs.LatencySensitivity (vSphere's levels; the same as
-// package vsphere's, which a test of the campaign engine pins).
+// LatencySensitivity is each VM's latency sensitivity: LatencyNormal or
+// LatencyHigh (vSphere's levels; the same as package vsphere's, which a
+// test of the campaign engine pins), written as the campaign file's
+// vms.latency-sensitivity: (VMs.LatencySensitivity; "" is the default,
+// normal).
+type LatencySensitivity string
+
+// The latency sensitivities.
 const (
-	LatencyNormal = "normal"
-	LatencyHigh   = "high"
+	LatencyNormal LatencySensitivity = "normal"
+	LatencyHigh   LatencySensitivity = "high"
 )
+
+// DataSource is where each VM's data comes from: DataLoad or
+// DataPrebuilt, written as the campaign file's data.source: (Data.Source;
+// "" is the default, load).
+type DataSource string
+
+// The data sources.
+const (
+	DataLoad     DataSource = "load"
+	DataPrebuilt DataSource = "prebuilt"
+)
+
+// Valid says d is a data source: DataLoad, DataPrebuilt, or "" (the
+// default, load).
+func (d DataSource) Valid() bool { return d == "" || d == DataLoad || d == DataPrebuilt }
+
+// OnIPTimeout is what a VM without an IP after vms.ip-timeout does to the
+// campaign: OnIPTimeoutStop or OnIPTimeoutContinue, written as the
+// campaign file's vms.on-ip-timeout: (VMs.OnIPTimeout; "" is the default,
+// stop).
+type OnIPTimeout string
+
+// The policies of a VM without an IP.
+const (
+	OnIPTimeoutStop     OnIPTimeout = "stop"
+	OnIPTimeoutContinue OnIPTimeout = "continue"
+)
+
+// Valid says o is a policy: OnIPTimeoutStop, OnIPTimeoutContinue, or ""
+// (the default, stop).
+func (o OnIPTimeout) Valid() bool { return o == "" || o == OnIPTimeoutStop || o == OnIPTimeoutContinue }
+
+// MemoryReservation is how much of each VM's memory is reserved:
+// ReserveFull or ReserveNone, written as the campaign file's
+// vms.memory-reservation: (VMs.MemoryReservation; "" is the default,
+// none).
+type MemoryReservation string
+
+// The memory reservations.
+const (
+	ReserveFull MemoryReservation = "full"
+	ReserveNone MemoryReservation = "none"
+)
+
+// Valid says m is a memory reservation: ReserveFull, ReserveNone, or ""
+// (the default, none).
+func (m MemoryReservation) Valid() bool { return m == "" || m == ReserveFull || m == ReserveNone }
 
 // EnvGuestLogin is the environment variable govc reads a guest login
 // from (user:password), which guest.via: tools falls back on; the same
