@@ -146,11 +146,17 @@ func yamlKeys(v any) string {
 	return strings.Join(keys, ", ")
 }
 
+// FileKind is a file's kind: key: SuiteKind (Suite.Kind) or ReviewKind
+// (Review.Kind); a VM campaign's file has none (""). A block suite's
+// results directory records its kind in run.json too (rundir.RunInfo's
+// kind, rundir.SuiteRunKind).
+type FileKind string
+
 // File is a campaign file of either kind, as LoadAny read it: a VM
 // campaign (Campaign, no kind:) or a block suite (Suite, kind: block-suite).
 type File struct {
 	// Kind is the file's kind: "" for a VM campaign, or SuiteKind.
-	Kind     string
+	Kind     FileKind
 	Campaign *Campaign
 	Suite    *Suite
 }
@@ -189,7 +195,7 @@ func loadAnyBytes(path string, b []byte) (*File, error) {
 			return nil, err
 		}
 		return &File{Campaign: s}, nil
-	case kind.Kind == yaml.ScalarNode && kind.ShortTag() == "!!str" && kind.Value == SuiteKind:
+	case kind.Kind == yaml.ScalarNode && kind.ShortTag() == "!!str" && FileKind(kind.Value) == SuiteKind:
 		s, err := ParseSuite(path, b)
 		if err != nil {
 			return nil, err
