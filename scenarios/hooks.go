@@ -15,6 +15,7 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
@@ -73,7 +74,7 @@ type hookState struct {
 }
 
 // hookStep is the overhead table's step of hook.
-func hookStep(hook spec.Hook) string { return "hooks: " + string(hook) }
+func hookStep(hook spec.Hook) rundir.Step { return rundir.Step("hooks: " + hook) }
 
 // runHooks runs hook's commands on every VM, one command after another,
 // each on every VM at once (at most hookParallel): see spec.Hooks. A

@@ -76,7 +76,7 @@ func TestCampaignHooks(t *testing.T) {
 		"collect and aggregate")
 	runInfo, _ := os.ReadFile(filepath.Join(out.Dir, rundir.RunFile))
 	for _, step := range spec.HookNames() {
-		if !strings.Contains(string(runInfo), `"step": "`+hookStep(step)+`"`) {
+		if !strings.Contains(string(runInfo), `"step": "`+string(hookStep(step))+`"`) {
 			t.Errorf("the overhead in %s has no step %q:\n%s", rundir.RunFile, hookStep(step), runInfo)
 		}
 	}

@@ -27,7 +27,7 @@ const JournalFile = "steps.jsonl"
 // StepResumed is the JournalEntry.Step written when `campaign resume`
 // starts: the entries after it are that attempt's. The other entries name
 // the steps (StepPreflight ... StepCollect) as the overhead table does.
-const StepResumed = "resume"
+const StepResumed Step = "resume"
 
 // The commands of the processes that work on a campaign
 // (ProcessTime.Command).
@@ -41,7 +41,7 @@ const (
 type JournalEntry struct {
 	// Step is StepPreflight, StepProvision, StepDatabases, StepAgents,
 	// StepPrepare, StepRun, StepChecks, StepCollect or StepResumed.
-	Step string    `json:"step"`
+	Step Step      `json:"step"`
 	Time time.Time `json:"time"`
 	// Placement, with StepPreflight, is where the VMs go (as resolved).
 	Placement *spec.VSphere `json:"placement,omitempty"`
@@ -150,12 +150,12 @@ func ReadJournal(dir string) (*Journal, error) {
 }
 
 // Finished says whether step has finished, in any attempt.
-func (j *Journal) Finished(step string) bool { return j.Last(step) != nil }
+func (j *Journal) Finished(step Step) bool { return j.Last(step) != nil }
 
 // Steps lists the steps finished, in the order first recorded, without
 // StepResumed.
-func (j *Journal) Steps() []string {
-	var out []string
+func (j *Journal) Steps() []Step {
+	var out []Step
 	for _, e := range j.Entries {
 		if e.Step != StepResumed && !slices.Contains(out, e.Step) {
 			out = append(out, e.Step)
@@ -165,7 +165,7 @@ func (j *Journal) Steps() []string {
 }
 
 // Last is the last entry of step, or nil.
-func (j *Journal) Last(step string) *JournalEntry {
+func (j *Journal) Last(step Step) *JournalEntry {
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		if j.Entries[i].Step == step {
 			return &j.Entries[i]
@@ -187,6 +187,7 @@ func (j *Journal) Checks() []CheckVerdict {
 			return e.Checks
 		case StepRun:
 			return nil
+		default: // a step before the checks: look further back
 		}
 	}
 	return nil
@@ -196,7 +197,7 @@ func (j *Journal) Checks() []CheckVerdict {
 // that reads the journal, as its entries recorded it.
 type Process struct {
 	Command  string    // CommandRun or CommandResume
-	Last     string    // the last step it recorded; "" when none
+	Last     Step      // the last step it recorded; "" when none
 	Overhead *Overhead // its record at its last entry holding one; nil when none does
 }
 
