@@ -29,11 +29,16 @@ const JournalFile = "steps.jsonl"
 // the steps (StepPreflight ... StepCollect) as the overhead table does.
 const StepResumed Step = "resume"
 
+// Command is the command of a process that worked on a campaign
+// (Process.Command, ProcessTime.Command: run.json's
+// overhead.processes[].command): CommandRun or CommandResume.
+type Command string
+
 // The commands of the processes that work on a campaign
 // (ProcessTime.Command).
 const (
-	CommandRun    = "campaign run"
-	CommandResume = "campaign resume"
+	CommandRun    Command = "campaign run"
+	CommandResume Command = "campaign resume"
 )
 
 // JournalEntry is one line of the journal: a finished step, with what a
@@ -196,7 +201,7 @@ func (j *Journal) Checks() []CheckVerdict {
 // Process is a process that worked on a campaign before the resume
 // that reads the journal, as its entries recorded it.
 type Process struct {
-	Command  string    // CommandRun or CommandResume
+	Command  Command   // CommandRun or CommandResume
 	Last     Step      // the last step it recorded; "" when none
 	Overhead *Overhead // its record at its last entry holding one; nil when none does
 }

@@ -33,7 +33,7 @@ type Overhead struct {
 // ProcessTime is one process that worked on a resumed campaign.
 type ProcessTime struct {
 	// Command is "campaign run" or "campaign resume".
-	Command string `json:"command"`
+	Command Command `json:"command"`
 	// Total is its wall time, ns: from its start to its end, or, for a
 	// process that stopped (a kill, a crash), to the last step its
 	// journal recorded (JournalEntry.Overhead).
