@@ -101,7 +101,7 @@ type Result struct {
 	// or StatusFailed, with Error the error that stopped it. Empty reads as
 	// complete (see State). Merge refuses parts that are not complete
 	// unless MergeOptions.Incomplete.
-	Status string `json:"status,omitempty"`
+	Status Status `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Planned is the phase's planned length (--time, --warmup-time; 0 when
 	// none was set). Overruns lists the phase or report intervals that ran
