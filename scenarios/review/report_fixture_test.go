@@ -51,7 +51,7 @@ var fixtureCampaigns = []fixtureCampaign{
 // tps transactions per second with latencies spread evenly from avgMs/2
 // to 3avgMs/2, in 1 s intervals.
 func fixtureResult(vm string, threads int, tps, avgMs float64, cpu time.Duration) *oltp.Result {
-	phase := func(name string, start time.Time, ramp bool) *oltp.Result {
+	phase := func(name oltp.Phase, start time.Time, ramp bool) *oltp.Result {
 		all := hist.New()
 		var ivs []oltp.Interval
 		for s := range 10 {
