@@ -145,7 +145,7 @@ type Status struct {
 type Interval struct {
 	Version int           `json:"version"` // IntervalVersion
 	Seq     int           `json:"seq"`     // 1, 2, ... as the file's number
-	Phase   string        `json:"phase"`
+	Phase   oltp.Phase    `json:"phase"`
 	At      time.Duration `json:"at_ns"`
 	End     time.Time     `json:"end"`
 	Length  time.Duration `json:"length_ns"`

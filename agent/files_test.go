@@ -180,7 +180,7 @@ func TestHlogReadsBack(t *testing.T) {
 	var ivs []Interval
 	for i := range 3 {
 		ivs = append(ivs, NewInterval(i+1, oltp.IntervalReport{
-			Phase: []string{oltp.PhasePrecondition, oltp.PhaseMeasure, oltp.PhaseMeasure}[i],
+			Phase: []oltp.Phase{oltp.PhasePrecondition, oltp.PhaseMeasure, oltp.PhaseMeasure}[i],
 			End:   end.Add(time.Duration(i) * time.Second), Length: time.Second,
 			Ops:     []string{"new order", "payment"}, // a space becomes '_' in the tag
 			Latency: []*hist.Histogram{histOf(spread(100*(i+1), 37*time.Microsecond)...), hist.New()},
@@ -211,7 +211,7 @@ func TestHlogReadsBack(t *testing.T) {
 				t.Fatalf("line %s %s: %v", IntervalPath(iv.Seq), op, err)
 			}
 			want, _ := iv.Latency[i].Histogram()
-			tag := iv.Phase + "/" + strings.ReplaceAll(op, " ", "_")
+			tag := string(iv.Phase) + "/" + strings.ReplaceAll(op, " ", "_")
 			if h.Tag() != tag || h.TotalCount() != want.Count() || time.Duration(h.ValueAtQuantile(99)) != want.Percentile(99) ||
 				h.StartTimeMs() != iv.End.Add(-iv.Length).UnixMilli() || h.EndTimeMs() != iv.End.UnixMilli() {
 				t.Errorf("line %s %s: tag %q count %d p99 %d [%d, %d] ms; want %q %d %d [%d, %d]", IntervalPath(iv.Seq), op,

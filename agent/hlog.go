@@ -55,7 +55,7 @@ func (l *hlog) add(iv Interval) error {
 		if err != nil {
 			return fmt.Errorf("%s: %s of %s: %w", HlogFile, IntervalPath(iv.Seq), op, err)
 		}
-		h.SetTag(tagName(iv.Phase + "/" + op))
+		h.SetTag(tagName(string(iv.Phase) + "/" + op))
 		h.SetStartTimeMs(start.UnixMilli())
 		h.SetEndTimeMs(iv.End.UnixMilli())
 		if err := l.w.OutputIntervalHistogram(h); err != nil {

@@ -195,7 +195,7 @@ func (o *observer) begin() {
 }
 
 // Phase moves the status to the phase's state.
-func (o *observer) Phase(name string, _ time.Duration) {
+func (o *observer) Phase(name oltp.Phase, _ time.Duration) {
 	o.begin()
 	state := StateMeasure
 	if name == oltp.PhasePrecondition {

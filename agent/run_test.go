@@ -197,7 +197,7 @@ func checkHlog(t *testing.T, dir string, ivs []Interval) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if h.Tag() != iv.Phase+"/"+op || h.TotalCount() != iv.Latency[i].Count ||
+			if h.Tag() != string(iv.Phase)+"/"+op || h.TotalCount() != iv.Latency[i].Count ||
 				h.ValueAtQuantile(99) != want.ValueAtQuantile(99) {
 				t.Errorf("%s %s: hlog tag %q count %d p99 %d, want %s/%s %d %d", IntervalPath(iv.Seq), op,
 					h.Tag(), h.TotalCount(), h.ValueAtQuantile(99), iv.Phase, op, iv.Latency[i].Count, want.ValueAtQuantile(99))

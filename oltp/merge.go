@@ -213,9 +213,9 @@ func mergeable(o MergeOptions, rs []*Result) error {
 
 // mergedStatus is the worst status of rs (failed, then interrupted) with
 // the errors of the parts that have that status.
-func mergedStatus(rs []*Result) (status, errText string) {
+func mergedStatus(rs []*Result) (status Status, errText string) {
 	status = StatusComplete
-	rank := map[string]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2}
+	rank := map[Status]int{StatusComplete: 0, StatusInterrupted: 1, StatusFailed: 2}
 	for _, r := range rs {
 		if rank[r.State()] > rank[status] {
 			status = r.State()

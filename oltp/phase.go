@@ -20,7 +20,7 @@ import (
 // start may lie in the past (the measure phase starts at the
 // precondition's final swap): the phase's clock runs from start all the
 // same.
-func (r *run) phase(ctx context.Context, name string, start time.Time, length time.Duration, done <-chan struct{}) (*Result, error) {
+func (r *run) phase(ctx context.Context, name Phase, start time.Time, length time.Duration, done <-chan struct{}) (*Result, error) {
 	if r.cfg.OnPhase != nil {
 		r.cfg.OnPhase(name, length)
 	}
@@ -97,7 +97,7 @@ loop:
 // planEnd returns the planned end of the phase name that starts at start
 // and lasts length (zero: no planned end). For the measure phase of
 // workers that keep the time themselves, it is their deadline too.
-func (r *run) planEnd(name string, start time.Time, length time.Duration) time.Time {
+func (r *run) planEnd(name Phase, start time.Time, length time.Duration) time.Time {
 	if length <= 0 {
 		return time.Time{}
 	}
@@ -135,7 +135,7 @@ func (r *run) setClient(res *Result, cpu *cpuChain) {
 // end is counted; the precondition ends at the tick, which starts the
 // measure phase when next is set: the measure flag is set with it, under
 // the boundary's write lock (see run.crossing).
-func (r *run) lastTick(name string, planEnd time.Time, next bool) (hist.Tick, time.Time) {
+func (r *run) lastTick(name Phase, planEnd time.Time, next bool) (hist.Tick, time.Time) {
 	if name != PhaseMeasure {
 		r.boundary.Lock()
 		defer r.boundary.Unlock()
@@ -160,7 +160,7 @@ func (r *run) lastTick(name string, planEnd time.Time, next bool) (hist.Tick, ti
 // record stores the interval [last, end) of res, planned to end at
 // planned, from tick t with the CPU cpu spent in it, and if report is
 // set, reports it with the backlog at its end.
-func (r *run) record(res *Result, phase string, last, end, planned time.Time, t hist.Tick, report bool, backlog int64, cpu *IntervalCPU) {
+func (r *run) record(res *Result, phase Phase, last, end, planned time.Time, t hist.Tick, report bool, backlog int64, cpu *IntervalCPU) {
 	iv := Interval{At: end.Sub(res.Start), Length: end.Sub(last), Planned: planned.Sub(last),
 		Ops: r.opResults(t.Interval), Counters: r.counterMap(t.IntervalCounters), CPU: cpu}
 	if iv.Length > 0 {

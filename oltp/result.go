@@ -53,10 +53,16 @@ const (
 	TerminalLoop Loop = "terminals"
 )
 
+// Phase names a phase of a run: PhasePrecondition (the warm-up, when
+// the run has one) or PhaseMeasure, written as a Result's "phase"
+// (Result.Phase) and an interval's (IntervalReport.Phase, the agent's
+// intervals/NNNNNN.json).
+type Phase string
+
 // Phase names.
 const (
-	PhaseMeasure      = "measure"
-	PhasePrecondition = "precondition"
+	PhaseMeasure      Phase = "measure"
+	PhasePrecondition Phase = "precondition"
 )
 
 // Result is the outcome of one phase of one run, or of several merged runs.
@@ -67,7 +73,7 @@ type Result struct {
 	Workload string            `json:"workload"`
 	Flags    map[string]string `json:"flags"`            // the options that shaped the run (never passwords)
 	Labels   map[string]string `json:"labels,omitempty"` // vm, role, datastore, host...
-	Phase    string            `json:"phase"`
+	Phase    Phase             `json:"phase"`
 	Loop     Loop              `json:"loop"`
 	// Measured says in words what the latency figures are, e.g.
 	// "service time of each event, closed loop, 32 threads".
@@ -101,7 +107,7 @@ type Result struct {
 	// or StatusFailed, with Error the error that stopped it. Empty reads as
 	// complete (see State). Merge refuses parts that are not complete
 	// unless MergeOptions.Incomplete.
-	Status string `json:"status,omitempty"`
+	Status Status `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Planned is the phase's planned length (--time, --warmup-time; 0 when
 	// none was set). Overruns lists the phase or report intervals that ran

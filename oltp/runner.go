@@ -277,7 +277,7 @@ func (r *run) halt() {
 // (open loop) or a submission (terminal-driven).
 func (r *run) intended() bool { return r.open || r.terms != nil }
 
-func (r *run) newResult(phase string, start time.Time) *Result {
+func (r *run) newResult(phase Phase, start time.Time) *Result {
 	res := &Result{
 		Version: ResultVersion, Workload: r.spec.Workload, Flags: maps.Clone(r.cfg.Flags), Labels: maps.Clone(r.cfg.Labels),
 		Phase: phase, Loop: ClosedLoop, Threads: r.cfg.Threads, Start: start, Parts: 1, Status: StatusComplete,

@@ -8,25 +8,30 @@ import (
 	"time"
 )
 
+// Status is how a phase ended: StatusComplete, StatusInterrupted or
+// StatusFailed, written as a Result's "status" (Result.Status; "" in a
+// version 1 file, which Result.State reads).
+type Status string
+
 // Status values of Result.Status.
 const (
 	// StatusComplete: the phase ran to its planned end (--time, --events,
 	// or the workload had no more events).
-	StatusComplete = "complete"
+	StatusComplete Status = "complete"
 	// StatusInterrupted: the run was stopped from outside (Ctrl-C, or a
 	// campaign stopping this part because another failed); the figures
 	// cover what was measured until then.
-	StatusInterrupted = "interrupted"
+	StatusInterrupted Status = "interrupted"
 	// StatusFailed: a fatal error stopped the run (Result.Error says
 	// which, e.g. a KILL QUERY); the figures cover what was measured
 	// until then.
-	StatusFailed = "failed"
+	StatusFailed Status = "failed"
 )
 
 // State returns r's status, reading an empty Status (a version 1 file, or
 // a Result made by hand) as interrupted when Interrupted is set and as
 // complete otherwise.
-func (r *Result) State() string {
+func (r *Result) State() Status {
 	switch {
 	case r.Status != "":
 		return r.Status

@@ -142,13 +142,13 @@ type RunConfig struct {
 	// Runner's own goroutine (never concurrently).
 	OnInterval func(IntervalReport)
 	// OnPhase, if set, is called when a phase starts.
-	OnPhase func(phase string, length time.Duration)
+	OnPhase func(phase Phase, length time.Duration)
 }
 
 // IntervalReport is handed to RunConfig.OnInterval. The histograms are
 // owned by the Runner and valid only during the call.
 type IntervalReport struct {
-	Phase   string
+	Phase   Phase
 	At      time.Duration // end of the interval since the phase start
 	End     time.Time     // the interval's end: the instant of its registry swap
 	Length  time.Duration

@@ -61,7 +61,7 @@ type Options struct {
 	StartDelay time.Duration
 	// Driver, when set, overrides the campaign file's driver: (harness
 	// or guest; --driver).
-	Driver string
+	Driver spec.Driver
 	// AgentBinary is the vmbench executable uploaded to guests whose
 	// OS/arch differ from this one's (--agent-binary); default this
 	// executable.

@@ -21,7 +21,7 @@ func (c *campaign) record(e rundir.JournalEntry) error {
 }
 
 // finished records step as finished in the campaign's journal.
-func (c *campaign) finished(step string) error {
+func (c *campaign) finished(step rundir.Step) error {
 	return c.record(rundir.JournalEntry{Step: step})
 }
 

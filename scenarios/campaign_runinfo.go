@@ -6,7 +6,6 @@ import (
 
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
-	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
 
@@ -60,7 +59,7 @@ func (c *campaign) runInfo(completed bool) rundir.RunInfo {
 	}
 	ri.Checks = c.checks
 	if c.suite != nil {
-		ri.Kind, ri.Started = spec.SuiteKind, c.suite.started
+		ri.Kind, ri.Started = rundir.SuiteRunKind, c.suite.started
 	} else {
 		c.env.recordRun(c, &ri)
 	}

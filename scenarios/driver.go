@@ -23,7 +23,7 @@ import (
 type vmDriver interface {
 	// Where says where VM vm's driver runs, for the log and the Result's
 	// "driver" label: DriverHarness or DriverGuest.
-	Where(vm int) string
+	Where(vm int) spec.Driver
 	// Prepare loads VM vm's data with cfg, progress lines to log.
 	Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error
 	// Run runs cfg on VM vm as workload.Config.Run does, with env's
@@ -42,7 +42,7 @@ type vmDriver interface {
 // harnessDriver runs each VM's workload in this process.
 type harnessDriver struct{}
 
-func (harnessDriver) Where(int) string { return spec.DriverHarness }
+func (harnessDriver) Where(int) spec.Driver { return spec.DriverHarness }
 
 func (harnessDriver) Prepare(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
 	return cfg.Prepare(ctx, workload.Env{Log: log})
@@ -67,7 +67,7 @@ func (harnessDriver) Close() {}
 // DriverHarness. Driver guest, where env logs in to the guests, checks
 // the guest: block's login. The file's own values are checked by its
 // validate.
-func driverName(cf *spec.Campaign, opts Options, env environment) (string, error) {
+func driverName(cf *spec.Campaign, opts Options, env environment) (spec.Driver, error) {
 	d := cf.Driver
 	if env.simulated() && cf.Simulate != nil && cf.Simulate.Driver != "" {
 		d = cf.Simulate.Driver

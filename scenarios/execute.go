@@ -35,11 +35,11 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 		g.Go(func() error {
 			obs := vmObserver{live: live, vm: i}
 			if i == 0 {
-				obs.phase = func(p string, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
+				obs.phase = func(p oltp.Phase, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
-				Labels: vmLabels(vm, c.id, "driver", c.driver.Where(i))})
+				Labels: vmLabels(vm, c.id, "driver", string(c.driver.Where(i)))})
 			w.Flush()
 			live.done(i)
 			if out != nil {

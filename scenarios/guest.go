@@ -155,7 +155,7 @@ func (d *guestDriver) agentBinary() (string, error) {
 	return exe, nil
 }
 
-func (d *guestDriver) Where(int) string { return spec.DriverGuest }
+func (d *guestDriver) Where(int) spec.Driver { return spec.DriverGuest }
 
 func (d *guestDriver) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
 	_, err := d.step(ctx, vm, d.work(cfg), workload.VerbPrepare, workload.Env{Log: log})
@@ -401,8 +401,8 @@ type follower struct {
 	env    workload.Env
 	bounds oltp.RunConfig
 	proc   target.Process
-	next   int      // the next interval file to read
-	phases []string // the phases announced to the observer
+	next   int          // the next interval file to read
+	phases []oltp.Phase // the phases announced to the observer
 	// failing is when reads from the guest started failing (zero while
 	// they succeed); reported once.
 	failing time.Time
@@ -580,7 +580,7 @@ func (f *follower) poll(ctx context.Context) (agent.Status, error) {
 }
 
 // announce tells the observer that phase has started, once per phase.
-func (f *follower) announce(phase string) {
+func (f *follower) announce(phase oltp.Phase) {
 	if slices.Contains(f.phases, phase) {
 		return
 	}

@@ -119,12 +119,12 @@ func dirExists(p string) bool {
 
 // recorder is an Observer that keeps what it was told.
 type recorder struct {
-	phases    []string
+	phases    []oltp.Phase
 	intervals []oltp.IntervalReport
 }
 
-func (r *recorder) Phase(p string, _ time.Duration) { r.phases = append(r.phases, p) }
-func (r *recorder) Interval(iv oltp.IntervalReport) { r.intervals = append(r.intervals, iv) }
+func (r *recorder) Phase(p oltp.Phase, _ time.Duration) { r.phases = append(r.phases, p) }
+func (r *recorder) Interval(iv oltp.IntervalReport)     { r.intervals = append(r.intervals, iv) }
 
 // finished is a Process that has ended with code 0.
 type finished struct{}

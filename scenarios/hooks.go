@@ -15,6 +15,7 @@ import (
 
 	"vmbench/internal/atomicfile"
 	"vmbench/internal/boundedread"
+	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/target"
 	"vmbench/vsphere"
@@ -73,12 +74,12 @@ type hookState struct {
 }
 
 // hookStep is the overhead table's step of hook.
-func hookStep(hook string) string { return "hooks: " + hook }
+func hookStep(hook spec.Hook) rundir.Step { return rundir.Step("hooks: " + hook) }
 
 // runHooks runs hook's commands on every VM, one command after another,
 // each on every VM at once (at most hookParallel): see spec.Hooks. A
 // failure stops the campaign unless hooks.on-failure is continue.
-func (c *campaign) runHooks(ctx context.Context, hook string, vms []vsphere.VM) error {
+func (c *campaign) runHooks(ctx context.Context, hook spec.Hook, vms []vsphere.VM) error {
 	cmds := c.spec.Hooks.Commands(hook)
 	if len(cmds) == 0 {
 		return nil
@@ -146,7 +147,7 @@ func (c *campaign) openHookTargets(ctx context.Context, vms []vsphere.VM) error 
 	h.files = map[string]*bytes.Buffer{}
 	for _, hook := range spec.HookNames() {
 		for _, vm := range vms {
-			h.files[hook+"/"+vm.Name] = new(bytes.Buffer)
+			h.files[string(hook)+"/"+vm.Name] = new(bytes.Buffer)
 		}
 	}
 	return nil
@@ -182,14 +183,14 @@ func (r hookRun) status() string {
 // hookOn runs the n-th command of hook on VM vm (named name), appends its
 // record to the VM's hooks/<hook>/<vm>.txt, logs one line, and returns
 // the failure, if any, naming VM, hook, command, status and file.
-func (c *campaign) hookOn(ctx context.Context, hook string, n int, cmd string, vm int, name string) error {
+func (c *campaign) hookOn(ctx context.Context, hook spec.Hook, n int, cmd string, vm int, name string) error {
 	h := &c.hooks
 	t, info := h.targets[vm], h.infos[vm]
-	env := []string{"VMBENCH_CAMPAIGN=" + c.id, "VMBENCH_VM=" + name, "VMBENCH_HOOK=" + hook}
+	env := []string{"VMBENCH_CAMPAIGN=" + c.id, "VMBENCH_VM=" + name, "VMBENCH_HOOK=" + string(hook)}
 	r := runOnTarget(ctx, t, info, cmd, env, fmt.Sprintf("hooks/%s-%d.out", hook, n+1), c.spec.Hooks.CommandTimeout())
 
-	rel := filepath.Join("hooks", hook, name+".txt")
-	buf := h.files[hook+"/"+name] // this goroutine's alone
+	rel := filepath.Join("hooks", string(hook), name+".txt")
+	buf := h.files[string(hook)+"/"+name] // this goroutine's alone
 	if buf.Len() == 0 {
 		fmt.Fprintf(buf, "# hook %s on %s, campaign %s\n", hook, name, c.id)
 	}

@@ -22,9 +22,9 @@ const hookedSpec = stubSpec + `hooks:
 `
 
 // readHook reads <dir>/hooks/<hook>/<vm>.txt.
-func readHook(t *testing.T, dir, hook, vm string) string {
+func readHook(t *testing.T, dir string, hook spec.Hook, vm string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "hooks", hook, vm+".txt"))
+	b, err := os.ReadFile(filepath.Join(dir, "hooks", string(hook), vm+".txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +75,8 @@ func TestCampaignHooks(t *testing.T) {
 		"run stub on 3 VMs from a common start", "hook after-run [1/1]", "hook after-run [1] sysbench-02: exit status 0",
 		"collect and aggregate")
 	runInfo, _ := os.ReadFile(filepath.Join(out.Dir, rundir.RunFile))
-	for _, step := range []string{spec.HookBeforePrepare, spec.HookBeforeRun, spec.HookAfterRun} {
-		if !strings.Contains(string(runInfo), `"step": "`+hookStep(step)+`"`) {
+	for _, step := range spec.HookNames() {
+		if !strings.Contains(string(runInfo), `"step": "`+string(hookStep(step))+`"`) {
 			t.Errorf("the overhead in %s has no step %q:\n%s", rundir.RunFile, hookStep(step), runInfo)
 		}
 	}

@@ -34,10 +34,10 @@ type liveView struct {
 
 	mu    sync.Mutex
 	rows  map[liveKey]*liveRow
-	order []liveKey // rows not printed yet, oldest first
-	phase []string  // each VM's current phase
-	seq   []int     // each VM's reports in its current phase
-	ended []bool    // each VM's run has returned
+	order []liveKey    // rows not printed yet, oldest first
+	phase []oltp.Phase // each VM's current phase
+	seq   []int        // each VM's reports in its current phase
+	ended []bool       // each VM's run has returned
 	// free holds printed rows for reuse, and line the bytes of the last
 	// line printed, so that a row costs no allocation once the view runs.
 	free []*liveRow
@@ -45,7 +45,7 @@ type liveView struct {
 }
 
 type liveKey struct {
-	phase string
+	phase oltp.Phase
 	n     int // 1 for a phase's first interval
 }
 
@@ -64,7 +64,7 @@ type liveRow struct {
 func newLiveView(w io.Writer, names []string) *liveView {
 	n := len(names)
 	return &liveView{w: w, names: names, rows: map[liveKey]*liveRow{},
-		phase: make([]string, n), seq: make([]int, n), ended: make([]bool, n)}
+		phase: make([]oltp.Phase, n), seq: make([]int, n), ended: make([]bool, n)}
 }
 
 // add records VM vm's report r.
@@ -189,7 +189,7 @@ func (l *liveView) print(k liveKey, row *liveRow) {
 	b = appendPadded(b, strconv.AppendFloat(num[:0], row.at.Seconds(), 'f', 0, 64), 4)
 	b = append(b, "s "...)
 	b = append(b, k.phase...)
-	for i := utf8.RuneCountInString(k.phase); i < 12; i++ {
+	for i := utf8.RuneCountInString(string(k.phase)); i < 12; i++ {
 		b = append(b, ' ')
 	}
 	b = append(b, "] vms: "...)

@@ -14,7 +14,7 @@ import (
 
 // tick is one VM's interval report: 10 events of 2 ms over 5 s, with
 // the given counters.
-func tick(phase string, at time.Duration, counters map[string]int64) oltp.IntervalReport {
+func tick(phase oltp.Phase, at time.Duration, counters map[string]int64) oltp.IntervalReport {
 	h := hist.New()
 	for range 10 {
 		h.Record(2 * time.Millisecond)
@@ -31,7 +31,7 @@ func TestLiveViewRows(t *testing.T) {
 		r    *oltp.IntervalReport // nil: the VM's run returned
 		done bool
 	}
-	at := func(vm int, phase string, d time.Duration) event {
+	at := func(vm int, phase oltp.Phase, d time.Duration) event {
 		r := tick(phase, d, nil)
 		return event{vm: vm, r: &r}
 	}
@@ -140,7 +140,7 @@ func BenchmarkLiveView16VMs(b *testing.B) {
 // rounding and the mark of missing VMs included.
 func TestLiveViewLineMatchesItsFormat(t *testing.T) {
 	for _, tc := range []struct {
-		phase  string
+		phase  oltp.Phase
 		at     time.Duration
 		from   []bool
 		events int64

@@ -79,7 +79,7 @@ func destroyedWords(n, count int) string {
 
 // removed marks objects of kind removed in the manifest; a failure to
 // record is logged (the objects are gone; a later teardown finds that).
-func (c *campaign) removed(kind string, names []string, note string) {
+func (c *campaign) removed(kind rundir.ObjectKind, names []string, note string) {
 	for _, n := range names {
 		if err := c.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
 			c.logf("%v", err)

@@ -74,7 +74,7 @@ func OpenResume(dir string) (*Resumable, error) {
 	if p == nil {
 		done := "none"
 		if s := j.Steps(); len(s) > 0 {
-			done = strings.Join(s, ", ")
+			done = stepList(s)
 		}
 		return nil, fmt.Errorf("%s: its campaign stopped before its VMs were all provisioned (steps finished: %s): there is nothing to resume; %s, and run the campaign again", dir, done, teardown)
 	}
@@ -99,6 +99,15 @@ func OpenResume(dir string) (*Resumable, error) {
 	}
 	return &Resumable{Dir: dir, ID: strings.TrimSuffix(filepath.Base(dir), ".incomplete"), Spec: cf,
 		Simulated: p.Simulated, VSphereURL: p.VSphereURL, Journal: j, provisioned: p}, nil
+}
+
+// stepList lists steps for a message: "preflight, provision".
+func stepList(steps []rundir.Step) string {
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Check completes opts for resuming r and checks the campaign as Check
@@ -170,7 +179,7 @@ func Resume(ctx context.Context, r *Resumable, k *Checked) (*Outcome, error) {
 		return nil, err
 	}
 	rd := &rundir.ResultsDir{ID: r.ID, Path: r.Dir, Final: strings.TrimSuffix(r.Dir, ".incomplete")}
-	fmt.Fprintf(c.log, "resuming campaign %s (steps finished: %s), results in %s\n", c.id, strings.Join(r.Journal.Steps(), ", "), rd.Final)
+	fmt.Fprintf(c.log, "resuming campaign %s (steps finished: %s), results in %s\n", c.id, stepList(r.Journal.Steps()), rd.Final)
 	res, err := c.resume(ctx, r)
 	return c.conclude(rd, res, err)
 }

@@ -18,7 +18,7 @@ func applyVMs(l vsphere.Layout, v spec.VMs) vsphere.Layout {
 		l.ReserveMemory = true
 	}
 	if v.LatencySensitivity != "" {
-		l.LatencySensitivity = v.LatencySensitivity
+		l.LatencySensitivity = string(v.LatencySensitivity)
 	}
 	if v.CoresPerSocket != 0 {
 		l.CoresPerSocket = v.CoresPerSocket

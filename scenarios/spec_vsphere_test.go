@@ -20,8 +20,8 @@ func TestSpecValuesAreVSphere(t *testing.T) {
 	}{
 		{"DefaultParallel", spec.DefaultParallel, vsphere.DefaultParallel},
 		{"DefaultIPTimeout", spec.DefaultIPTimeout, vsphere.DefaultIPTimeout},
-		{"LatencyNormal", spec.LatencyNormal, vsphere.LatencyNormal},
-		{"LatencyHigh", spec.LatencyHigh, vsphere.LatencyHigh},
+		{"LatencyNormal", string(spec.LatencyNormal), vsphere.LatencyNormal},
+		{"LatencyHigh", string(spec.LatencyHigh), vsphere.LatencyHigh},
 		{"EnvGuestLogin", spec.EnvGuestLogin, guest.EnvGuestLogin},
 		{"BlockWorkerRole", spec.BlockWorkerRole, vsphere.RoleBlockWorker},
 		{"DefaultDataDisks", spec.DefaultDataDisks, vsphere.DefaultBlockWorkerDataDisks},

@@ -123,7 +123,7 @@ func RunSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error
 		err = rd.Write("suite.yaml", resolved)
 	}
 	if err == nil {
-		err = rundir.WriteRunInfo(rd.Path, rundir.RunInfo{Kind: spec.SuiteKind, VMBench: opts.Version, Started: now, Simulated: run.SimulatedTargets})
+		err = rundir.WriteRunInfo(rd.Path, rundir.RunInfo{Kind: rundir.SuiteRunKind, VMBench: opts.Version, Started: now, Simulated: run.SimulatedTargets})
 	}
 	if err != nil {
 		rd.Discard()

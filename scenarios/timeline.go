@@ -16,7 +16,7 @@ type timeline struct {
 	now   func() time.Time
 	start time.Time // the first step's start
 	steps []rundir.StepTime
-	cur   string // the step running, "" when none
+	cur   rundir.Step // the step running, "" when none
 	at    time.Time
 	// results are the run step's Results (endRun).
 	results []*oltp.Result
@@ -34,7 +34,7 @@ func newTimeline(now func() time.Time) *timeline {
 
 // begin ends the step running and starts step; nothing when step is
 // running already.
-func (t *timeline) begin(step string) {
+func (t *timeline) begin(step rundir.Step) {
 	if t.cur == step {
 		return
 	}
@@ -60,8 +60,9 @@ func (t *timeline) running(now time.Time) []rundir.StepTime {
 		return nil
 	case rundir.StepRun:
 		return t.split(t.at, now)
+	default:
+		return []rundir.StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
 	}
-	return []rundir.StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
 }
 
 // vmStep records that VM step step took d (vsphere ProvisionSpec.OnStep).

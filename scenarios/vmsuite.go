@@ -238,7 +238,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", spec.DriverGuest)
+			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", string(spec.DriverGuest))
 			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {

@@ -184,10 +184,10 @@ func (c *campaign) vmConfig(db dialect.Config) (workload.Config, error) {
 type vmObserver struct {
 	live  *liveView
 	vm    int
-	phase func(string, time.Duration)
+	phase func(oltp.Phase, time.Duration)
 }
 
-func (o vmObserver) Phase(p string, d time.Duration) {
+func (o vmObserver) Phase(p oltp.Phase, d time.Duration) {
 	if o.phase != nil {
 		o.phase(p, d)
 	}

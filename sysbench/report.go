@@ -233,6 +233,7 @@ func writeNotes(bw *bufio.Writer, res *oltp.Result) {
 			wait.Seconds(), res.Elapsed.Seconds(), res.Elapsed.Seconds())
 	}
 	switch res.State() {
+	case oltp.StatusComplete: // nothing to say
 	case oltp.StatusInterrupted:
 		fmt.Fprintf(bw, "Interrupted: the run was stopped early; the figures cover the %.1fs measured.\n", res.Elapsed.Seconds())
 	case oltp.StatusFailed:

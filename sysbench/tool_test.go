@@ -27,7 +27,7 @@ func runPrinted(ctx context.Context, c Config, rc oltp.RunConfig, out io.Writer)
 			onInterval(r)
 		}
 	}
-	rc.OnPhase = func(p string, d time.Duration) {
+	rc.OnPhase = func(p oltp.Phase, d time.Duration) {
 		rw.Phase(p, d)
 		if onPhase != nil {
 			onPhase(p, d)

@@ -163,7 +163,7 @@ type reportWriter struct {
 func (r *reportWriter) Announce(header string) { _, _ = io.WriteString(r.w, header) }
 
 // Phase prints the warm-up's start and end, when there is a warm-up.
-func (r *reportWriter) Phase(phase string, length time.Duration) {
+func (r *reportWriter) Phase(phase oltp.Phase, length time.Duration) {
 	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Warm-up for %s (excluded from the results)...", "Warm-up done; measuring.")
 }
 

@@ -45,7 +45,7 @@ func (p *phases) run() (*oltp.Result, error) {
 // then no longer holds) when its first phase starts, with every
 // connection open and no transaction run; the caller's OnPhase follows
 // (the CLI's report writer prints the precondition's start and end).
-func (p *phases) phaseStarts(phase string, length time.Duration) {
+func (p *phases) phaseStarts(phase oltp.Phase, length time.Duration) {
 	if !p.counted {
 		p.counted = true
 		if err := countRun(p.ctx, p.rs.db, p.rs.db.Dialect); err != nil {
@@ -59,7 +59,7 @@ func (p *phases) phaseStarts(phase string, length time.Duration) {
 
 // runConfig is the Runner configuration of one phase: one phase of the
 // given length and events, reported under the name phase.
-func (p *phases) runConfig(phase string, length time.Duration, events int64) oltp.RunConfig {
+func (p *phases) runConfig(phase oltp.Phase, length time.Duration, events int64) oltp.RunConfig {
 	rc := p.rc
 	rc.WarmupTime, rc.Time, rc.Events = 0, length, events
 	rc.OnPhase = nil
@@ -77,7 +77,7 @@ func (p *phases) runConfig(phase string, length time.Duration, events int64) olt
 // measure phase's start reading comes after it.
 func (p *phases) precondition() (*oltp.Result, error) {
 	rc := p.runConfig(oltp.PhasePrecondition, p.rc.WarmupTime, 0)
-	rc.OnPhase = func(string, time.Duration) { p.phaseStarts(oltp.PhasePrecondition, p.rc.WarmupTime) }
+	rc.OnPhase = func(oltp.Phase, time.Duration) { p.phaseStarts(oltp.PhasePrecondition, p.rc.WarmupTime) }
 	res, err := oltp.Run(p.ctx, newSpec(p.rs, p.pool), rc)
 	if res != nil {
 		res.Phase = oltp.PhasePrecondition
@@ -98,7 +98,7 @@ func (p *phases) measure(first bool) (*oltp.Result, error) {
 			t.started = false
 		}
 	}
-	rc.OnPhase = func(string, time.Duration) { p.phaseStarts(oltp.PhaseMeasure, p.rc.Time) }
+	rc.OnPhase = func(oltp.Phase, time.Duration) { p.phaseStarts(oltp.PhaseMeasure, p.rc.Time) }
 	w := openWindow(p.ctx, p.rs)
 	res, err := oltp.Run(p.ctx, newSpec(p.rs, p.pool), rc)
 	if res != nil && res.Phase == oltp.PhaseMeasure {

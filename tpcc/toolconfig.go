@@ -215,7 +215,7 @@ type reportWriter struct {
 func (r *reportWriter) Announce(header string) { _, _ = io.WriteString(r.w, header) }
 
 // Phase prints the precondition's start and end, when there is one.
-func (r *reportWriter) Phase(phase string, length time.Duration) {
+func (r *reportWriter) Phase(phase oltp.Phase, length time.Duration) {
 	workload.WarmupNotice(r.w, r.c.WarmupTime, phase, length, "Precondition for %s (excluded from the results)...", "Precondition done; measuring.")
 }
 

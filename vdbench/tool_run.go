@@ -133,8 +133,8 @@ func (c *Config) name() string {
 // not in oltp.IntervalReports).
 type lineObserver struct{ w io.Writer }
 
-func (lineObserver) Phase(string, time.Duration)  {}
-func (lineObserver) Interval(oltp.IntervalReport) {}
+func (lineObserver) Phase(oltp.Phase, time.Duration) {}
+func (lineObserver) Interval(oltp.IntervalReport)    {}
 
 // IntervalWriter implements workload.Reporter: pass it as env.Observer
 // and Run writes vdbench's interval lines to w.

@@ -217,7 +217,7 @@ type Observer interface {
 	// Phase is called when a phase (oltp.PhasePrecondition,
 	// oltp.PhaseMeasure) starts; length is its planned length, 0 when it
 	// ends by an event limit.
-	Phase(name string, length time.Duration)
+	Phase(name oltp.Phase, length time.Duration)
 	// Interval is called at the end of each report interval.
 	Interval(r oltp.IntervalReport)
 }
@@ -262,7 +262,7 @@ func (e Env) Logf(format string, args ...any) {
 }
 
 // OnPhase sends a phase change to env.Observer, if any.
-func (e Env) OnPhase(name string, length time.Duration) {
+func (e Env) OnPhase(name oltp.Phase, length time.Duration) {
 	if e.Observer != nil {
 		e.Observer.Phase(name, length)
 	}
@@ -301,7 +301,7 @@ func (e Env) RunConfig(rc oltp.RunConfig) oltp.RunConfig {
 // with a precondition (warm > 0): start, a format given the phase's
 // length, when the precondition starts, and the line end when the measure
 // phase follows it. A Reporter's Observer calls it from Phase.
-func WarmupNotice(w io.Writer, warm time.Duration, phase string, length time.Duration, start, end string) {
+func WarmupNotice(w io.Writer, warm time.Duration, phase oltp.Phase, length time.Duration, start, end string) {
 	if warm <= 0 {
 		return
 	}

@@ -136,10 +136,10 @@ func TestParse(t *testing.T) {
 	}
 }
 
-type phases []string
+type phases []oltp.Phase
 
-func (p *phases) Phase(name string, _ time.Duration) { *p = append(*p, name) }
-func (p *phases) Interval(oltp.IntervalReport)       {}
+func (p *phases) Phase(name oltp.Phase, _ time.Duration) { *p = append(*p, name) }
+func (p *phases) Interval(oltp.IntervalReport)           {}
 
 func TestEnvRunConfig(t *testing.T) {
 	var seen phases

@@ -193,7 +193,7 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD, $PGPASSWORD or $SQLCMDPASSWORD by the server's driver")
 	f.StringVar(&fl.opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
 	f.BoolVar(&fl.opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
-	f.StringVar(&fl.opts.Driver, "driver", "", "where each VM's workload driver runs: harness (this host, over the network) or guest (the vmbench agent inside each VM; with --simulate a local agent process per VM); default the file's driver:, else harness")
+	f.StringVar((*string)(&fl.opts.Driver), "driver", "", "where each VM's workload driver runs: harness (this host, over the network) or guest (the vmbench agent inside each VM; with --simulate a local agent process per VM); default the file's driver:, else harness")
 	f.StringVar(&fl.opts.AgentBinary, "agent-binary", "", "with driver guest: the vmbench executable to upload when the guests' OS/arch differ from this one's (make agents builds linux/amd64, linux/arm64, windows/amd64); default this executable")
 	fl.vf.bind(f)
 	return cmd

@@ -32,7 +32,7 @@ func readRunInfo(t *testing.T, dir string) *rundir.RunInfo {
 
 // processWall is the wall time process n (1-based) of a resumed
 // campaign's record spent in step, with whether it recorded it.
-func processWall(o *rundir.Overhead, n int, step string) (float64, bool) {
+func processWall(o *rundir.Overhead, n int, step rundir.Step) (float64, bool) {
 	var d float64
 	found := false
 	for _, s := range o.Steps {

@@ -80,7 +80,7 @@ func journalSteps(t *testing.T, dir string) []string {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("%s: %v", rundir.JournalFile, err)
 		}
-		steps = append(steps, e.Step)
+		steps = append(steps, string(e.Step))
 	}
 	return steps
 }

@@ -90,13 +90,13 @@ func killWhen(t *testing.T, kill func(line string) bool, args ...string) []strin
 
 // manifestNames returns the names the results directory's manifest
 // records as created, by kind.
-func manifestNames(t *testing.T, dir string) map[string][]string {
+func manifestNames(t *testing.T, dir string) map[rundir.ObjectKind][]string {
 	t.Helper()
 	left, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string][]string{}
+	out := map[rundir.ObjectKind][]string{}
 	for _, e := range left {
 		out[e.Kind] = append(out[e.Kind], e.Name)
 	}

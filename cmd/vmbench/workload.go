@@ -407,7 +407,7 @@ func writeResultFile(a *app, res *oltp.Result, path string, err error) error {
 	}
 	state := ""
 	if st := res.State(); st != oltp.StatusComplete {
-		state = " (" + st + ")"
+		state = " (" + string(st) + ")"
 	}
 	fmt.Fprintf(a.stderr, "Result written to %s%s\n", path, state)
 	return err

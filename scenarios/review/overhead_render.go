@@ -16,7 +16,7 @@ import (
 type overheadView struct{ *rundir.Overhead }
 
 // stepLabels describe the campaign steps in the overhead table.
-var stepLabels = map[string]string{
+var stepLabels = map[rundir.Step]string{
 	rundir.StepSetup:        "setup: check, results directory",
 	rundir.StepConnect:      "connect to vSphere (or start vcsim)",
 	rundir.StepPreflight:    "preflight",
@@ -36,11 +36,11 @@ var stepLabels = map[string]string{
 	rundir.StepTeardown:     "teardown: agents, databases, VMs, simulator",
 }
 
-func stepLabel(step string) string {
+func stepLabel(step rundir.Step) string {
 	if l, ok := stepLabels[step]; ok {
 		return l
 	}
-	return step
+	return string(step)
 }
 
 func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
@@ -98,13 +98,13 @@ func (o overheadView) processLabel(n int) string {
 	case p.Stopped == "none":
 		l += ", stopped before it recorded a step"
 	case p.Stopped != "":
-		l += ", stopped after its " + p.Stopped + " step"
+		l += ", stopped after its " + string(p.Stopped) + " step"
 	}
 	return l
 }
 
 // wall is the wall time of the steps named step.
-func (o overheadView) wall(step string) time.Duration {
+func (o overheadView) wall(step rundir.Step) time.Duration {
 	var d time.Duration
 	for _, s := range o.Steps {
 		if s.Step == step {

@@ -54,7 +54,7 @@ func writeSuiteDir(t *testing.T, file string) string {
 		err = os.WriteFile(filepath.Join(dir, "suite.yaml"), resolved, 0o644)
 	}
 	if err == nil {
-		err = rundir.WriteRunInfo(dir, rundir.RunInfo{Kind: spec.SuiteKind, VMBench: "test-1", Started: time.Now(), Simulated: true})
+		err = rundir.WriteRunInfo(dir, rundir.RunInfo{Kind: rundir.SuiteRunKind, VMBench: "test-1", Started: time.Now(), Simulated: true})
 	}
 	if err != nil {
 		t.Fatal(err)

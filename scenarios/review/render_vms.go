@@ -228,7 +228,7 @@ func presence(has bool) string {
 // vmStates says how the VMs' runs ended: "all complete", or the count of
 // each state ("1 complete, 1 interrupted").
 func vmStates(rs []*oltp.Result) string {
-	n := map[string]int{}
+	n := map[oltp.Status]int{}
 	for _, r := range rs {
 		n[r.State()]++
 	}
@@ -236,7 +236,7 @@ func vmStates(rs []*oltp.Result) string {
 		return "all complete"
 	}
 	var parts []string
-	for _, st := range []string{oltp.StatusComplete, oltp.StatusInterrupted, oltp.StatusFailed} {
+	for _, st := range []oltp.Status{oltp.StatusComplete, oltp.StatusInterrupted, oltp.StatusFailed} {
 		if n[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
 		}

@@ -51,7 +51,7 @@ var fixtureCampaigns = []fixtureCampaign{
 // tps transactions per second with latencies spread evenly from avgMs/2
 // to 3avgMs/2, in 1 s intervals.
 func fixtureResult(vm string, threads int, tps, avgMs float64, cpu time.Duration) *oltp.Result {
-	phase := func(name string, start time.Time, ramp bool) *oltp.Result {
+	phase := func(name oltp.Phase, start time.Time, ramp bool) *oltp.Result {
 		all := hist.New()
 		var ivs []oltp.Interval
 		for s := range 10 {
@@ -69,7 +69,7 @@ func fixtureResult(vm string, threads int, tps, avgMs float64, cpu time.Duration
 				Ops: []oltp.OpResult{{Name: "transaction", Latency: h.Snapshot()}}})
 		}
 		return &oltp.Result{Version: oltp.ResultVersion, Workload: "oltp_read_write", Flags: map[string]string{"threads": fmt.Sprint(threads)},
-			Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:], "driver": spec.DriverHarness}, Phase: name, Loop: oltp.ClosedLoop,
+			Labels: map[string]string{"vm": vm, "datastore": "nvme" + vm[len(vm)-1:], "driver": string(spec.DriverHarness)}, Phase: name, Loop: oltp.ClosedLoop,
 			Measured: "closed loop: latency as service time", Threads: threads, Start: start, End: start.Add(10 * time.Second),
 			Elapsed: 10 * time.Second, Parts: 1, Ops: []oltp.OpResult{{Name: "transaction", Latency: all.Snapshot()}}, Intervals: ivs}
 	}

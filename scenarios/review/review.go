@@ -155,10 +155,10 @@ type Review struct {
 // "driver" labels: "" when no Result has one (results from before the
 // label).
 func driverNote(perVM []*oltp.Result) string {
-	n := map[string]int{}
+	n := map[spec.Driver]int{}
 	for _, r := range perVM {
 		if d := r.Labels["driver"]; d != "" {
-			n[d]++
+			n[spec.Driver(d)]++
 		}
 	}
 	switch {

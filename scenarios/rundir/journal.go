@@ -27,13 +27,18 @@ const JournalFile = "steps.jsonl"
 // StepResumed is the JournalEntry.Step written when `campaign resume`
 // starts: the entries after it are that attempt's. The other entries name
 // the steps (StepPreflight ... StepCollect) as the overhead table does.
-const StepResumed = "resume"
+const StepResumed Step = "resume"
+
+// Command is the command of a process that worked on a campaign
+// (Process.Command, ProcessTime.Command: run.json's
+// overhead.processes[].command): CommandRun or CommandResume.
+type Command string
 
 // The commands of the processes that work on a campaign
 // (ProcessTime.Command).
 const (
-	CommandRun    = "campaign run"
-	CommandResume = "campaign resume"
+	CommandRun    Command = "campaign run"
+	CommandResume Command = "campaign resume"
 )
 
 // JournalEntry is one line of the journal: a finished step, with what a
@@ -41,7 +46,7 @@ const (
 type JournalEntry struct {
 	// Step is StepPreflight, StepProvision, StepDatabases, StepAgents,
 	// StepPrepare, StepRun, StepChecks, StepCollect or StepResumed.
-	Step string    `json:"step"`
+	Step Step      `json:"step"`
 	Time time.Time `json:"time"`
 	// Placement, with StepPreflight, is where the VMs go (as resolved).
 	Placement *spec.VSphere `json:"placement,omitempty"`
@@ -150,12 +155,12 @@ func ReadJournal(dir string) (*Journal, error) {
 }
 
 // Finished says whether step has finished, in any attempt.
-func (j *Journal) Finished(step string) bool { return j.Last(step) != nil }
+func (j *Journal) Finished(step Step) bool { return j.Last(step) != nil }
 
 // Steps lists the steps finished, in the order first recorded, without
 // StepResumed.
-func (j *Journal) Steps() []string {
-	var out []string
+func (j *Journal) Steps() []Step {
+	var out []Step
 	for _, e := range j.Entries {
 		if e.Step != StepResumed && !slices.Contains(out, e.Step) {
 			out = append(out, e.Step)
@@ -165,7 +170,7 @@ func (j *Journal) Steps() []string {
 }
 
 // Last is the last entry of step, or nil.
-func (j *Journal) Last(step string) *JournalEntry {
+func (j *Journal) Last(step Step) *JournalEntry {
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		if j.Entries[i].Step == step {
 			return &j.Entries[i]
@@ -187,6 +192,7 @@ func (j *Journal) Checks() []CheckVerdict {
 			return e.Checks
 		case StepRun:
 			return nil
+		default: // a step before the checks: look further back
 		}
 	}
 	return nil
@@ -195,8 +201,8 @@ func (j *Journal) Checks() []CheckVerdict {
 // Process is a process that worked on a campaign before the resume
 // that reads the journal, as its entries recorded it.
 type Process struct {
-	Command  string    // CommandRun or CommandResume
-	Last     string    // the last step it recorded; "" when none
+	Command  Command   // CommandRun or CommandResume
+	Last     Step      // the last step it recorded; "" when none
 	Overhead *Overhead // its record at its last entry holding one; nil when none does
 }
 

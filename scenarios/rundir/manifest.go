@@ -21,34 +21,44 @@ import (
 // teardown DIR` finds exactly what may be left.
 const ManifestFile = "created.jsonl"
 
+// Op is what a line of the manifest says happened to its object
+// (Created.Op, created.jsonl's "op"): OpCreate, OpFailed or OpRemoved.
+type Op string
+
 // Manifest operations (Created.Op).
 const (
-	OpCreate  = "create"  // about to be created
-	OpFailed  = "failed"  // the create failed: nothing was made
-	OpRemoved = "removed" // removed (or gone with the process that held it)
+	OpCreate  Op = "create"  // about to be created
+	OpFailed  Op = "failed"  // the create failed: nothing was made
+	OpRemoved Op = "removed" // removed (or gone with the process that held it)
 )
+
+// ObjectKind is the kind of an object a campaign creates (Created.Kind,
+// created.jsonl's "kind"): KindVM, KindDatabase, KindTempDir or
+// KindSimDir. A teardown leaves an object of a kind it does not know
+// alone.
+type ObjectKind string
 
 // Kinds of created objects (Created.Kind).
 const (
-	KindVM       = "vm"
-	KindDatabase = "database"
-	KindTempDir  = "tempdir"
+	KindVM       ObjectKind = "vm"
+	KindDatabase ObjectKind = "database"
+	KindTempDir  ObjectKind = "tempdir"
 	// KindSimDir is the in-process simulator's directory (vsphere
 	// Simulator.Home), recorded just after the simulator makes it: its
 	// name is random.
-	KindSimDir = "simdir"
+	KindSimDir ObjectKind = "simdir"
 )
 
 // Created is one line of the manifest. It holds what is needed to find
 // and remove the object, never a secret: a database's password is read
 // again from the variable PasswordEnv names.
 type Created struct {
-	Op       string    `json:"op"`
-	Kind     string    `json:"kind"`
-	Name     string    `json:"name"` // VM name, database name, or directory path
-	Campaign string    `json:"campaign"`
-	Time     time.Time `json:"time"`
-	Note     string    `json:"note,omitempty"`
+	Op       Op         `json:"op"`
+	Kind     ObjectKind `json:"kind"`
+	Name     string     `json:"name"` // VM name, database name, or directory path
+	Campaign string     `json:"campaign"`
+	Time     time.Time  `json:"time"`
+	Note     string     `json:"note,omitempty"`
 
 	// VSphere is where a VM is.
 	VSphere *CreatedVSphere `json:"vsphere,omitempty"`
@@ -82,7 +92,13 @@ type Manifest struct {
 	mu       sync.Mutex
 	f        *os.File
 	campaign string
-	open     map[string]bool // kind/name of objects created and not removed
+	open     map[object]bool // objects created and not removed
+}
+
+// object is a manifest's object: its kind and name.
+type object struct {
+	kind ObjectKind
+	name string
 }
 
 // CreateManifest makes dir's ManifestFile (it must not exist) and syncs
@@ -96,7 +112,7 @@ func CreateManifest(dir, campaign string) (*Manifest, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
+	return &Manifest{f: f, campaign: campaign, open: map[object]bool{}}, nil
 }
 
 func syncDir(dir string) error {
@@ -119,7 +135,7 @@ func (m *Manifest) Record(e Created) error {
 	if err := appendLine(m.f, ManifestFile, e); err != nil {
 		return err
 	}
-	key := e.Kind + "/" + e.Name
+	key := object{e.Kind, e.Name}
 	if e.Op == OpCreate {
 		m.open[key] = true
 	} else {
@@ -146,10 +162,10 @@ func appendLine(f *os.File, name string, v any) error {
 
 // Holds says the object kind/name is recorded as created and not
 // removed.
-func (m *Manifest) Holds(kind, name string) bool {
+func (m *Manifest) Holds(kind ObjectKind, name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.open[kind+"/"+name]
+	return m.open[object{kind, name}]
 }
 
 // Outstanding counts the objects created and not removed.
@@ -183,8 +199,8 @@ func ReadManifest(dir string) ([]Created, error) {
 		return nil, err
 	}
 	defer f.Close()
-	last := map[string]Created{}
-	var order []string
+	last := map[object]Created{}
+	var order []object
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -196,7 +212,7 @@ func ReadManifest(dir string) ([]Created, error) {
 			}
 			return nil, fmt.Errorf("%s line %d: %w", filepath.Join(dir, ManifestFile), n, err)
 		}
-		key := e.Kind + "/" + e.Name
+		key := object{e.Kind, e.Name}
 		if _, seen := last[key]; !seen {
 			order = append(order, key)
 		}
@@ -220,7 +236,7 @@ func AppendManifest(dir, campaign string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Manifest{f: f, campaign: campaign, open: map[string]bool{}}, nil
+	return &Manifest{f: f, campaign: campaign, open: map[object]bool{}}, nil
 }
 
 // ReopenManifest opens dir's manifest for appending, with the objects it
@@ -235,7 +251,7 @@ func ReopenManifest(dir, campaign string) (*Manifest, error) {
 		return nil, err
 	}
 	for _, e := range left {
-		m.open[e.Kind+"/"+e.Name] = true
+		m.open[object{e.Kind, e.Name}] = true
 	}
 	return m, nil
 }

@@ -33,21 +33,21 @@ type Overhead struct {
 // ProcessTime is one process that worked on a resumed campaign.
 type ProcessTime struct {
 	// Command is "campaign run" or "campaign resume".
-	Command string `json:"command"`
+	Command Command `json:"command"`
 	// Total is its wall time, ns: from its start to its end, or, for a
 	// process that stopped (a kill, a crash), to the last step its
 	// journal recorded (JournalEntry.Overhead).
 	Total time.Duration `json:"total_ns"`
 	// Stopped, for a process that stopped before the campaign's end, is
-	// the last step its journal recorded as finished: what it did after
-	// that is not known.
-	Stopped string `json:"stopped,omitempty"`
+	// the last step its journal recorded as finished, or "none": what it
+	// did after that is not known.
+	Stopped Step `json:"stopped,omitempty"`
 }
 
 // StepTime is one step of a campaign.
 type StepTime struct {
 	// Step is the step's name (StepSetup ... StepTeardown).
-	Step string `json:"step"`
+	Step Step `json:"step"`
 	// Wall is its wall time, ns.
 	Wall time.Duration `json:"wall_ns"`
 	// Workload marks the workload's window: the precondition and measure
@@ -72,28 +72,36 @@ type VMStepTime struct {
 	Slowest time.Duration `json:"slowest_ns"`
 }
 
+// Step names a step of a VM campaign, StepSetup ... StepTeardown: the
+// overhead table's rows (StepTime.Step, run.json's overhead.steps[].step,
+// and overhead.processes[].stopped) and the journal's lines
+// (JournalEntry.Step, steps.jsonl's "step"), which also hold
+// StepResumed. The table also has a step per hook a campaign runs,
+// "hooks: <hook>" (spec.Hook), so the set is not closed.
+type Step string
+
 // Names of the campaign steps (StepTime.Step). The run step (StepRun) is
 // recorded split at the workload's own phase boundaries, into
 // StepStartWait, StepPrecondition, StepMeasure and StepWindDown, once a VM
 // returned a Result.
 const (
-	StepSetup        = "setup"
-	StepConnect      = "connect"
-	StepPreflight    = "preflight"
-	StepProvision    = "provision"
-	StepDatabases    = "databases"
-	StepAgents       = "agents"
-	StepPrepare      = "prepare"
-	StepRun          = "run"
-	StepStartWait    = "start wait"
-	StepPrecondition = "precondition"
-	StepMeasure      = "measure"
-	StepWindDown     = "wind-down"
-	StepCounters     = "counters"
-	StepChecks       = "checks"
-	StepCollect      = "collect"
-	StepReport       = "report"
-	StepTeardown     = "teardown"
+	StepSetup        Step = "setup"
+	StepConnect      Step = "connect"
+	StepPreflight    Step = "preflight"
+	StepProvision    Step = "provision"
+	StepDatabases    Step = "databases"
+	StepAgents       Step = "agents"
+	StepPrepare      Step = "prepare"
+	StepRun          Step = "run"
+	StepStartWait    Step = "start wait"
+	StepPrecondition Step = "precondition"
+	StepMeasure      Step = "measure"
+	StepWindDown     Step = "wind-down"
+	StepCounters     Step = "counters"
+	StepChecks       Step = "checks"
+	StepCollect      Step = "collect"
+	StepReport       Step = "report"
+	StepTeardown     Step = "teardown"
 )
 
 // Workload is the time of the workload's window: the Steps marked

@@ -16,10 +16,22 @@ import (
 // campaign ran (RunInfo), beside campaign.yaml or suite.yaml.
 const RunFile = "run.json"
 
-// VMCampaignKind is RunInfo.Kind of an OLTP campaign in VMs
-// (campaign.yaml, vms/<vm>.json, merged.json); a block suite's
-// (suite.yaml and the tool's files per profile) is SuiteKind.
-const VMCampaignKind = "vm-campaign"
+// RunKind is what ran in a results directory, run.json's "kind"
+// (RunInfo.Kind): VMCampaignKind or SuiteRunKind.
+type RunKind string
+
+// The kinds of run.
+const (
+	// VMCampaignKind is an OLTP campaign in VMs (campaign.yaml,
+	// vms/<vm>.json, merged.json).
+	VMCampaignKind RunKind = "vm-campaign"
+	// SuiteRunKind is a block suite (suite.yaml and the tool's files per
+	// profile): its file's kind, spec.SuiteKind.
+	SuiteRunKind = RunKind(spec.SuiteKind)
+)
+
+// Valid says k is VMCampaignKind or SuiteRunKind.
+func (k RunKind) Valid() bool { return k == VMCampaignKind || k == SuiteRunKind }
 
 // RunInfoVersion is the version of run.json this vmbench writes and the
 // newest it reads. Version 2 added Overhead, version 3 VMs, version 4 a
@@ -33,8 +45,8 @@ const RunInfoVersion = 4
 type RunInfo struct {
 	// Version is RunInfoVersion.
 	Version int `json:"version"`
-	// Kind is VMCampaignKind or SuiteKind.
-	Kind string `json:"kind"`
+	// Kind is VMCampaignKind or SuiteRunKind.
+	Kind RunKind `json:"kind"`
 	// VMBench is the version of the vmbench that ran the campaign.
 	VMBench string `json:"vmbench"`
 	// Started is when a block suite started (its report shows it); a VM
@@ -183,8 +195,8 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 	if err := dec.Decode(&RunInfo{}); err != nil {
 		return nil, fmt.Errorf("%s: not a vmbench run record: %w", path, err)
 	}
-	if ri.Kind != VMCampaignKind && ri.Kind != spec.SuiteKind {
-		return nil, fmt.Errorf("%s: kind %q is not known (valid: %s, %s)", path, ri.Kind, VMCampaignKind, spec.SuiteKind)
+	if !ri.Kind.Valid() {
+		return nil, fmt.Errorf("%s: kind %q is not known (valid: %s, %s)", path, ri.Kind, VMCampaignKind, SuiteRunKind)
 	}
 	return &ri, nil
 }

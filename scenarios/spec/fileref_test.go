@@ -48,9 +48,12 @@ func TestFileRef(t *testing.T) {
 type fileRefDecls struct {
 	types  map[string]*fileRefType
 	consts map[string]string // exported constants with a literal value, as a file would write it
-	order  []string          // types in the order of their first section
-	done   map[string]string // type -> the anchor of its section
-	queue  []fileRefSection
+	// decoders are the types with an UnmarshalYAML method: a named type
+	// of a builtin one without it (an enum: Driver) reads as the builtin.
+	decoders map[string]bool
+	order    []string          // types in the order of their first section
+	done     map[string]string // type -> the anchor of its section
+	queue    []fileRefSection
 }
 
 type fileRefType struct {
@@ -68,7 +71,7 @@ type fileRefSection struct {
 
 func parseFileRefDirs(t *testing.T) *fileRefDecls {
 	t.Helper()
-	d := &fileRefDecls{types: map[string]*fileRefType{}, consts: map[string]string{}, done: map[string]string{}}
+	d := &fileRefDecls{types: map[string]*fileRefType{}, consts: map[string]string{}, decoders: map[string]bool{}, done: map[string]string{}}
 	fset := token.NewFileSet()
 	seen := map[string]bool{}
 	for _, r := range fileRefRoots {
@@ -94,9 +97,13 @@ func parseFileRefDirs(t *testing.T) *fileRefDecls {
 	return d
 }
 
-// collect records af's type declarations and exported literal constants.
+// collect records af's type declarations, exported literal constants
+// and UnmarshalYAML methods.
 func (d *fileRefDecls) collect(af *ast.File) {
 	for _, decl := range af.Decls {
+		if fd, ok := decl.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "UnmarshalYAML" {
+			d.decoders[typeName(fd.Recv.List[0].Type)] = true
+		}
 		gd, ok := decl.(*ast.GenDecl)
 		if !ok {
 			continue
@@ -245,6 +252,9 @@ func (d *fileRefDecls) typeText(e ast.Expr, root, path string) string {
 		if !ok {
 			return e.Name
 		}
+		if d.plain(e.Name) {
+			return d.typeText(typ.expr, root, path)
+		}
 		if _, isStruct := typ.expr.(*ast.StructType); !isStruct {
 			if _, done := d.done[e.Name]; !done {
 				d.done[e.Name] = golden.Anchor(e.Name)
@@ -260,6 +270,18 @@ func (d *fileRefDecls) typeText(e ast.Expr, root, path string) string {
 		return fmt.Sprintf("mapping ([keys](#%s))", d.done[e.Name])
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+// plain says the named type name reads as the builtin type it is
+// declared as (type Driver string, without an UnmarshalYAML): the page
+// writes its keys as that type's, their values listed in their own docs.
+func (d *fileRefDecls) plain(name string) bool {
+	typ, ok := d.types[name]
+	if !ok || d.decoders[name] {
+		return false
+	}
+	id, ok := typ.expr.(*ast.Ident)
+	return ok && id.Name != name && d.types[id.Name] == nil
 }
 
 // fileRefWords are field names that the doc comments also use as words
@@ -283,7 +305,7 @@ func (d *fileRefDecls) fieldDoc(f *ast.Field, keys map[string]string, prev *ast.
 		if prev != nil && slices.Contains(goName.FindAllString(prev.Doc.Text(), -1), own) {
 			return fmt.Sprintf("See `%s`.", keys[prev.Names[0].Name])
 		}
-		if typ, ok := d.types[typeName(f.Type)]; ok {
+		if typ, ok := d.types[typeName(f.Type)]; ok && !d.plain(typ.name) {
 			text = new(doc.Package).Synopsis(typ.doc)
 		}
 		if text == "" {

@@ -9,28 +9,44 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The hooks: the points of a campaign where commands run (Hooks).
+// Hook is a point of a campaign where commands run: HookBeforePrepare,
+// HookBeforeRun or HookAfterRun. Each is a key of the campaign file's
+// hooks: block (hooks.before-prepare: ...), and names the results
+// directory's hooks/<hook>/ folder, the overhead table's "hooks: <hook>"
+// step and the commands' VMBENCH_HOOK.
+type Hook string
+
+// The hooks.
 const (
 	// HookBeforePrepare runs right before the prepare step, once every
 	// VM has its database (and, with driver guest, its agent).
-	HookBeforePrepare = "before-prepare"
+	HookBeforePrepare Hook = "before-prepare"
 	// HookBeforeRun runs after prepare, before the common start.
-	HookBeforeRun = "before-run"
+	HookBeforeRun Hook = "before-run"
 	// HookAfterRun runs after the measure phase, before collect.
-	HookAfterRun = "after-run"
+	HookAfterRun Hook = "after-run"
 )
 
 // HookNames are the hooks in the order they run.
-func HookNames() []string { return []string{HookBeforePrepare, HookBeforeRun, HookAfterRun} }
+func HookNames() []Hook { return []Hook{HookBeforePrepare, HookBeforeRun, HookAfterRun} }
 
-// Values of Hooks.OnFailure.
+// HookFailure is what a hook command that fails does to the campaign:
+// HookFailureStop or HookFailureContinue, written as the campaign
+// file's hooks.on-failure: (Hooks.OnFailure; "" is the default, stop).
+type HookFailure string
+
+// The failure policies of the hooks.
 const (
 	// HookFailureStop stops the campaign when a hook command fails (the
 	// default).
-	HookFailureStop = "stop"
+	HookFailureStop HookFailure = "stop"
 	// HookFailureContinue logs the failure and goes on.
-	HookFailureContinue = "continue"
+	HookFailureContinue HookFailure = "continue"
 )
+
+// Valid says f is a failure policy: HookFailureStop,
+// HookFailureContinue, or "" (the default, stop).
+func (f HookFailure) Valid() bool { return f == "" || f == HookFailureStop || f == HookFailureContinue }
 
 // Bounds of the hooks' own options.
 const (
@@ -66,13 +82,13 @@ type Hooks struct {
 	// other than 0, or one that could not be run or followed to its end)
 	// does: "stop" (the default: the campaign fails, naming the VM, hook,
 	// command, exit status and saved output) or "continue" (it is logged).
-	OnFailure string `yaml:"on-failure,omitempty"`
+	OnFailure HookFailure `yaml:"on-failure,omitempty"`
 	// Timeout bounds one command on one VM (default DefaultHookTimeout).
 	Timeout Duration `yaml:"timeout,omitempty"`
 }
 
 // Commands returns hook's commands; none for a nil Hooks.
-func (h *Hooks) Commands(hook string) []string {
+func (h *Hooks) Commands(hook Hook) []string {
 	if h == nil {
 		return nil
 	}
@@ -119,7 +135,7 @@ func (s *Campaign) validateHooks() error {
 	}
 	for _, name := range HookNames() {
 		cmds := h.Commands(name)
-		if n := s.Origin.Value("hooks." + name); n != nil && n.Kind == yaml.SequenceNode {
+		if n := s.Origin.Value("hooks." + string(name)); n != nil && n.Kind == yaml.SequenceNode {
 			// yaml drops a null entry ("-" alone) from a []string: read
 			// the entries from the file
 			cmds = make([]string, len(n.Content))
@@ -137,9 +153,7 @@ func (s *Campaign) validateHooks() error {
 			}
 		}
 	}
-	switch h.OnFailure {
-	case "", HookFailureStop, HookFailureContinue:
-	default:
+	if !h.OnFailure.Valid() {
 		bad("hooks.on-failure", "hooks.on-failure: %q is not valid (stop: a failing command fails the campaign; continue: it is logged and the campaign goes on)", h.OnFailure)
 	}
 	if d := time.Duration(h.Timeout); d < 0 || d > MaxHookTimeout || (d > 0 && d < time.Second) {

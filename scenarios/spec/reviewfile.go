@@ -9,18 +9,18 @@ import (
 )
 
 // ReviewKind is the kind: of a review file (Review).
-const ReviewKind = "review"
+const ReviewKind FileKind = "review"
 
 // Review is a review file: the campaign files run one after the other on
 // one server into one review directory (RunReview), e.g.
 // scenarios/review-full.yaml. It is YAML, decoded strictly.
 type Review struct {
-	Kind        string `yaml:"kind"`
-	Name        string `yaml:"name"`
-	Description string `yaml:"description,omitempty"`
+	Kind        FileKind `yaml:"kind"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description,omitempty"`
 	// OnFailure is what a failed campaign does to the review: stop (the
 	// default: the campaigns after it do not run) or continue.
-	OnFailure string           `yaml:"on-failure,omitempty"`
+	OnFailure ReviewFailure    `yaml:"on-failure,omitempty"`
 	Campaigns []ReviewCampaign `yaml:"campaigns"`
 
 	// Raw is the file as read, which review run keeps as review.yaml.
@@ -45,10 +45,15 @@ type ReviewCampaign struct {
 	Override yaml.Node `yaml:"override,omitempty"`
 }
 
-// Review failure policies (Review.OnFailure).
+// ReviewFailure is what a failed campaign does to its review: ReviewStop
+// or ReviewContinue, written as the review file's on-failure:
+// (Review.OnFailure; LoadReview makes "" ReviewStop).
+type ReviewFailure string
+
+// The failure policies of a review.
 const (
-	ReviewStop     = "stop"
-	ReviewContinue = "continue"
+	ReviewStop     ReviewFailure = "stop"
+	ReviewContinue ReviewFailure = "continue"
 )
 
 var reviewSections = map[string]section{

@@ -43,7 +43,7 @@ type Campaign struct {
 	// Driver is where each VM's workload driver runs: "harness" (the
 	// default: this host, over the network) or "guest" (the vmbench
 	// agent inside each VM; in simulation a local agent process per VM).
-	Driver string `yaml:"driver,omitempty"`
+	Driver Driver `yaml:"driver,omitempty"`
 	Guest  *Guest `yaml:"guest,omitempty"`
 	// Data says where each VM's data comes from: loaded by the workload's
 	// prepare (the default) or restored from a pre-built data set.
@@ -70,17 +70,17 @@ type VMs struct {
 	// campaign: "stop" (the default: nothing is measured, every VM is
 	// removed) or "continue" (the others are measured; the review says
 	// which VM was left out).
-	OnIPTimeout string `yaml:"on-ip-timeout,omitempty"`
+	OnIPTimeout OnIPTimeout `yaml:"on-ip-timeout,omitempty"`
 	// Hosts pins the VMs to ESXi hosts, round-robin as datastores (default:
 	// vSphere, or DRS, chooses); the host each VM ran on is read back and
 	// recorded either way. In simulation they become the simulator's hosts.
 	Hosts []string `yaml:"hosts,omitempty"`
 	// MemoryReservation is "full" (reserve all of each VM's memory: no
 	// ballooning, no swap file) or "none" (the default).
-	MemoryReservation string `yaml:"memory-reservation,omitempty"`
+	MemoryReservation MemoryReservation `yaml:"memory-reservation,omitempty"`
 	// LatencySensitivity is "normal" (the default) or "high" (needs
 	// memory-reservation: full, as vSphere does).
-	LatencySensitivity string `yaml:"latency-sensitivity,omitempty"`
+	LatencySensitivity LatencySensitivity `yaml:"latency-sensitivity,omitempty"`
 	// CoresPerSocket groups each VM's vCPUs into sockets (default: the
 	// role's, one socket).
 	CoresPerSocket int32 `yaml:"cores-per-socket,omitempty"`
@@ -91,7 +91,7 @@ type Data struct {
 	// Source is DataLoad (the default: each VM's prepare loads the data)
 	// or DataPrebuilt (each VM's database is restored from the data set
 	// `vmbench campaign prepare-data` made, with the same key).
-	Source string `yaml:"source,omitempty"`
+	Source DataSource `yaml:"source,omitempty"`
 	// Dir holds the data sets' key files (and, for SQLite, their files);
 	// default "data", relative to the working directory.
 	Dir string `yaml:"dir,omitempty"`
@@ -100,20 +100,6 @@ type Data struct {
 	// role's, db-test for sysbench and data-log for sqlserver).
 	Disk string `yaml:"disk,omitempty"`
 }
-
-// Values of Data.Source.
-const (
-	DataLoad     = "load"
-	DataPrebuilt = "prebuilt"
-)
-
-// Values of VMs.OnIPTimeout and VMs.MemoryReservation.
-const (
-	OnIPTimeoutStop     = "stop"
-	OnIPTimeoutContinue = "continue"
-	ReserveFull         = "full"
-	ReserveNone         = "none"
-)
 
 // VSphere holds placement defaults; GOVC_* environment variables and
 // command-line flags (--dc, --pool, --folder, --net) take precedence. The
@@ -155,7 +141,7 @@ type Guest struct {
 	// guests included; the login is User with the password of
 	// PasswordEnv, or govc's GOVC_GUEST_LOGIN=user:password). In
 	// simulation each guest is a local directory, whatever Via says.
-	Via string `yaml:"via,omitempty"`
+	Via GuestVia `yaml:"via,omitempty"`
 	// User, Port (default 22), and one way to log in: KeyFile (a private
 	// key without a passphrase), Agent (the keys of $SSH_AUTH_SOCK) or
 	// PasswordEnv (the environment variable holding the password).
@@ -196,7 +182,7 @@ type Sim struct {
 	// Driver overrides driver: in simulation (harness or guest): a
 	// campaign can show the agent path in simulation while its real run
 	// drives from the harness.
-	Driver string `yaml:"driver,omitempty"`
+	Driver Driver `yaml:"driver,omitempty"`
 	// DBServer is the server holding the VMs' databases in simulation, as
 	// --db-dsn names it but without a password (mysql://root@host:3306/);
 	// empty means an embedded SQLite file per VM. A results directory's
@@ -316,9 +302,7 @@ func (s *Campaign) validate() error {
 	default:
 		bad("database.driver", "%q is not supported (valid: mysql, postgres, sqlserver; in simulation the databases are SQLite files or --db-dsn's server, recorded as simulate.db-server)", s.Database.Driver)
 	}
-	switch s.Driver {
-	case "", DriverHarness, DriverGuest:
-	default:
+	if !s.Driver.Valid() {
 		bad("driver", "%q is not valid (harness: from this host over the network; guest: the vmbench agent inside each VM)", s.Driver)
 	}
 	if p := s.Database.Port; p < 0 || p > 65535 {
@@ -328,9 +312,7 @@ func (s *Campaign) validate() error {
 		if sim.VMs != nil && (sim.VMs.Count < 1 || sim.VMs.Count > MaxVMs) {
 			bad("simulate.vms.count", "%d is not valid (1..%d, as vms.count)", sim.VMs.Count, MaxVMs)
 		}
-		switch sim.Driver {
-		case "", DriverHarness, DriverGuest:
-		default:
+		if !sim.Driver.Valid() {
 			bad("simulate.driver", "%q is not valid (harness or guest, as driver:)", sim.Driver)
 		}
 	}
@@ -360,15 +342,11 @@ func (s *Campaign) validateVMs() error {
 			d, DefaultIPTimeout, MaxIPTimeout)
 	}
 	if d := s.Data; d != nil {
-		switch d.Source {
-		case "", DataLoad, DataPrebuilt:
-		default:
+		if !d.Source.Valid() {
 			bad("data.source", "%q is not valid (load: each VM's prepare loads the data; prebuilt: restore the data set made by vmbench campaign prepare-data)", d.Source)
 		}
 	}
-	switch s.VMs.OnIPTimeout {
-	case "", OnIPTimeoutStop, OnIPTimeoutContinue:
-	default:
+	if !s.VMs.OnIPTimeout.Valid() {
 		bad("vms.on-ip-timeout", "%q is not valid (stop: the campaign stops and removes its VMs; continue: the other VMs are measured)", s.VMs.OnIPTimeout)
 	}
 	if n := len(s.VMs.Hosts); n > MaxHosts {
@@ -395,9 +373,7 @@ func (s *Campaign) validateVMs() error {
 	default:
 		bad("vms.latency-sensitivity", "%q is not valid (normal, or high with memory-reservation: full)", s.VMs.LatencySensitivity)
 	}
-	switch s.VMs.MemoryReservation {
-	case "", ReserveFull, ReserveNone:
-	default:
+	if !s.VMs.MemoryReservation.Valid() {
 		bad("vms.memory-reservation", "%q is not valid (full: reserve all of each VM's memory; none: no reservation)", s.VMs.MemoryReservation)
 	}
 	s.validateSimulate(bad)
@@ -438,9 +414,7 @@ func (s *Campaign) validateGuest() error {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, s.Origin.Errorf(path, path+": "+format, args...))
 	}
-	switch g.Via {
-	case "", GuestViaSSH, GuestViaTools:
-	default:
+	if !g.Via.Valid() {
 		bad("guest.via", "%q is not valid (ssh: by SSH to the VM's IP; tools: VMware Tools guest operations, no network path needed)", g.Via)
 	}
 	if g.Via == GuestViaTools && (g.KeyFile != "" || g.Agent || g.KnownHosts != "" || g.Port != 0) {

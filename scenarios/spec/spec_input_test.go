@@ -15,7 +15,9 @@ var hostileBase = fixture("hostile.yaml")
 
 // TestParseRefusesHostileInput: what yaml.v3 lets through (floats in int
 // fields, flag keys with dashes or named twice, flag values that are not
-// scalars) is refused at the key's line; a trailing --- is accepted.
+// scalars) is refused at the key's line; a trailing --- is accepted. A
+// value that is not a string where the key takes one (of a named type,
+// spec.Driver) says so as of any string.
 func TestParseRefusesHostileInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new string
@@ -35,6 +37,8 @@ func TestParseRefusesHostileInput(t *testing.T) {
 		{"guest driver", "driver: mysql", "driver: mysql\ndriver: guest\nguest: {max-clock-offset: 20ms}", nil},
 		{"clock bound too wide", "driver: mysql", "driver: mysql\nguest: {max-clock-offset: 2s}", []string{"c.yaml:7: guest.max-clock-offset: 2s is not valid (0 for the default of 50ms, up to 1s"}},
 		{"unknown guest key", "driver: mysql", "driver: mysql\nguest: {via: telnet}", []string{`c.yaml:7: guest.via: "telnet" is not valid (ssh: by SSH`}},
+		{"driver not a string", "driver: mysql", "driver: mysql\ndriver: [guest]", []string{"cannot unmarshal !!seq into string"}},
+		{"guest.via not a string", "driver: mysql", "driver: mysql\nguest: {via: {a: b}}", []string{"cannot unmarshal !!map into string"}},
 		{"trailing separator", "      time: 5s\n", "      time: 5s\n---\n", nil},
 		{"second document", "      time: 5s\n", "      time: 5s\n---\nname: y\n", []string{"c.yaml: holds more than one YAML document (the second at line 18)"}},
 	} {

@@ -16,7 +16,7 @@ import (
 )
 
 // SuiteKind is the kind: of a block-suite campaign file.
-const SuiteKind = "block-suite"
+const SuiteKind FileKind = "block-suite"
 
 // SuiteTool is the tool that runs a block suite's profiles, reached
 // through the workload registry (its package registers it).
@@ -41,7 +41,7 @@ const SuiteTool = "vdbench"
 //	ioengine: psync   # or io_uring (vmbench vdbench run --ioengine)
 //	simulate: {targets: 2, size: 256m, elapsed: 2, interval: 1, warmup: 0, curve: [10, 50, 100]}
 type Suite struct {
-	Kind        string   `yaml:"kind"`
+	Kind        FileKind `yaml:"kind"`
 	Name        string   `yaml:"name"`
 	Description string   `yaml:"description,omitempty"`
 	Source      string   `yaml:"source,omitempty"`

@@ -24,6 +24,9 @@ type section struct {
 var (
 	yamlPrefix   = regexp.MustCompile(`^yaml: (unmarshal errors:\n\s*)?`)
 	unknownField = regexp.MustCompile(`field (\S+) not found in type [\w/]+\.(\w+)`)
+	// intoType is where yaml.v3 names the Go type a value does not
+	// decode into ("cannot unmarshal !!seq into spec.Driver").
+	intoType = regexp.MustCompile(`into (\w+\.\w+)`)
 	// campaignName keeps names safe in directory names, database names and
 	// vSphere campaign ids (at most 64 characters with the time suffix).
 	campaignName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
@@ -60,6 +63,13 @@ func decodeFile(file string, data []byte, v any, what string, sections map[strin
 			}
 			return fmt.Sprintf("unknown key %q in %s (valid: %s)", sub[1], sec.name, yamlKeys(sec.v))
 		})
+		strs := namedStrings(reflect.TypeOf(v), map[reflect.Type]bool{}, map[string]bool{})
+		msg = intoType.ReplaceAllStringFunc(msg, func(m string) string {
+			if strs[strings.TrimPrefix(m, "into ")] {
+				return "into string"
+			}
+			return m
+		})
 		return Origin{}, fmt.Errorf("%s: %s", file, strings.ReplaceAll(msg, "\n  ", "; "))
 	}
 	if err := restEmpty(dec); err != nil {
@@ -74,6 +84,35 @@ func decodeFile(file string, data []byte, v any, what string, sections map[strin
 		return Origin{}, errors.Join(errs...)
 	}
 	return src, nil
+}
+
+// namedStrings adds to out the names yaml.v3 gives the named string
+// types (spec.Driver) that t's fields hold, nested ones included, seen
+// marking the types walked. A key of such a type takes a string, and a
+// value that does not decode is said not to decode into a string,
+// whatever the type is called in Go.
+func namedStrings(t reflect.Type, seen map[reflect.Type]bool, out map[string]bool) map[string]bool {
+	if seen[t] {
+		return out
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		namedStrings(t.Elem(), seen, out)
+	case reflect.Map:
+		namedStrings(t.Key(), seen, out)
+		namedStrings(t.Elem(), seen, out)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			namedStrings(t.Field(i).Type, seen, out)
+		}
+	case reflect.String:
+		if t.PkgPath() != "" && !reflect.PointerTo(t).Implements(reflect.TypeFor[yaml.Unmarshaler]()) {
+			out[t.String()] = true
+		}
+	default: // numbers, booleans, interfaces: yaml names them as Go does
+	}
+	return out
 }
 
 // restEmpty reads the documents after the first: none, or only empty ones
@@ -107,11 +146,17 @@ func yamlKeys(v any) string {
 	return strings.Join(keys, ", ")
 }
 
+// FileKind is a file's kind: key: SuiteKind (Suite.Kind) or ReviewKind
+// (Review.Kind); a VM campaign's file has none (""). A block suite's
+// results directory records its kind in run.json too (rundir.RunInfo's
+// kind, rundir.SuiteRunKind).
+type FileKind string
+
 // File is a campaign file of either kind, as LoadAny read it: a VM
 // campaign (Campaign, no kind:) or a block suite (Suite, kind: block-suite).
 type File struct {
 	// Kind is the file's kind: "" for a VM campaign, or SuiteKind.
-	Kind     string
+	Kind     FileKind
 	Campaign *Campaign
 	Suite    *Suite
 }
@@ -150,7 +195,7 @@ func loadAnyBytes(path string, b []byte) (*File, error) {
 			return nil, err
 		}
 		return &File{Campaign: s}, nil
-	case kind.Kind == yaml.ScalarNode && kind.ShortTag() == "!!str" && kind.Value == SuiteKind:
+	case kind.Kind == yaml.ScalarNode && kind.ShortTag() == "!!str" && FileKind(kind.Value) == SuiteKind:
 		s, err := ParseSuite(path, b)
 		if err != nil {
 			return nil, err

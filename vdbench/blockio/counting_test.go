@@ -28,9 +28,9 @@ func checkBytesExact(t *testing.T, p Point, size int64) {
 			if r == nil {
 				continue
 			}
-			check(r.Phase, r.Ops, r.Counters)
+			check(string(r.Phase), r.Ops, r.Counters)
 			for i, iv := range r.Intervals {
-				check(r.Phase+" interval "+string(rune('1'+i)), iv.Ops, iv.Counters)
+				check(string(r.Phase)+" interval "+string(rune('1'+i)), iv.Ops, iv.Counters)
 			}
 		}
 	}
