@@ -99,7 +99,9 @@ func TestDBDSNPasswordFromEnvAndFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	// Closed after the cleanup below drops the user (cleanups run last
+	// first; a defer would close it before them).
+	t.Cleanup(func() { _ = admin.Close() })
 	const user, pw = "h5pw", "Pw-only-in-env"
 	for _, q := range []string{"DROP USER IF EXISTS '" + user + "'@'%'", "CREATE USER '" + user + "'@'%' IDENTIFIED BY '" + pw + "'"} {
 		if _, err := admin.Exec(q); err != nil {
