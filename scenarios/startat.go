@@ -22,6 +22,11 @@ const (
 	// in this process (driver: harness), where nothing crosses a network:
 	// 125 ms a VM, at least this.
 	StartDelayLocal = 500 * time.Millisecond
+	// StartDelayContainer is the margin for agents in container guests
+	// (--guests container), each of which vcsim starts with a dozen
+	// docker execs: writing its job, checking, starting (about 5 s on a
+	// loaded 2-core machine).
+	StartDelayContainer = 15 * time.Second
 )
 
 // startDelayLocalPerVM is the in-process margin per VM: each VM's driver
@@ -36,10 +41,13 @@ func (c *campaign) startDelay() time.Duration {
 	if c.opts.StartDelay > 0 {
 		return c.opts.StartDelay
 	}
-	if _, guest := c.driver.(*guestDriver); c.env.simulated() && !guest {
-		return max(StartDelayLocal, time.Duration(c.spec.VMs.Count)*startDelayLocalPerVM)
-	}
-	return StartDelayRemote
+	_, guest := c.driver.(*guestDriver)
+	return c.env.startDelay(guest, c.spec.VMs.Count)
+}
+
+// localStartDelay is the margin for vms VMs' drivers in this process.
+func localStartDelay(vms int) time.Duration {
+	return max(StartDelayLocal, time.Duration(vms)*startDelayLocalPerVM)
 }
 
 // lateStarts logs the VMs whose first phase (the precondition, or the
