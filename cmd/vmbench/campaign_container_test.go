@@ -35,8 +35,9 @@ func containerCampaign(name, driver, db, extra string) string {
 // fails the test unless it exits 0, and checks what every such campaign
 // must show: a TPS for each of the 2 VMs in the review, the image in the
 // review's Simulated: line and in run.json, the command that runs it
-// again in campaign.yaml, and no container left. It returns the log.
-func runContainerCampaign(t *testing.T, name, text string) string {
+// again in campaign.yaml, and no container left. It returns the log and
+// the results directory.
+func runContainerCampaign(t *testing.T, name, text string) (stderr, dir string) {
 	t.Helper()
 	image := containertest.Image(t)
 	res := t.TempDir()
@@ -71,7 +72,7 @@ func runContainerCampaign(t *testing.T, name, text string) string {
 	if !strings.Contains(stderr, "destroyed 2 VMs") {
 		t.Errorf("no teardown in the log:\n%s", stderr)
 	}
-	return stderr
+	return stderr, dirs[0]
 }
 
 // reviewTPS is the TPS of vm's row in the review table of stdout (VM,
@@ -104,7 +105,7 @@ func noContainerLeft(t *testing.T) {
 // container: each VM's agent is uploaded into its container through
 // guest operations (the default) and drives MariaDB there at 127.0.0.1.
 func TestContainerGuestsAgentsThroughTools(t *testing.T) {
-	stderr := runContainerCampaign(t, "ctools", containerCampaign("ctools", "guest", "mysql", ""))
+	stderr, _ := runContainerCampaign(t, "ctools", containerCampaign("ctools", "guest", "mysql", ""))
 	for _, want := range []string{"guests reached by VMware Tools guest operations as root", "uploaded to 2 guests, checksums checked",
 		"MariaDB", "consistency checks after the run passed on 2 of 2 VMs"} {
 		if !strings.Contains(stderr, want) {
@@ -114,14 +115,22 @@ func TestContainerGuestsAgentsThroughTools(t *testing.T) {
 }
 
 // TestContainerGuestsHarness: driver harness with --guests container:
-// this process drives each VM's PostgreSQL at the container's IP.
+// this process drives each VM's PostgreSQL at the container's IP, and a
+// hook runs in each guest (through guest operations).
 func TestContainerGuestsHarness(t *testing.T) {
-	stderr := runContainerCampaign(t, "charness", containerCampaign("charness", "harness", "postgres", ""))
+	hook := "hooks:\n  before-run: [\"test -x /usr/local/sbin/guest-init && echo in the guest of $VMBENCH_VM\"]\n"
+	stderr, dir := runContainerCampaign(t, "charness", containerCampaign("charness", "harness", "postgres", hook))
 	if !strings.Contains(stderr, "postgres 15") || !strings.Contains(stderr, "answers in its guest") {
 		t.Errorf("the log does not say each guest's PostgreSQL answered:\n%s", stderr)
 	}
 	if strings.Contains(stderr, "uploaded to") {
 		t.Errorf("driver harness uploaded an agent:\n%s", stderr)
+	}
+	for _, vm := range []string{"sysbench-01", "sysbench-02"} {
+		b, err := os.ReadFile(filepath.Join(dir, "hooks", "before-run", vm+".txt"))
+		if err != nil || !strings.Contains(string(b), "in the guest of "+vm+"\n") {
+			t.Errorf("%s: the hook did not run in its guest (%v):\n%s", vm, err, b)
+		}
 	}
 }
 
@@ -129,7 +138,7 @@ func TestContainerGuestsHarness(t *testing.T) {
 // the campaign logs in to each container as root with a key it made,
 // each host key read through guest operations first and pinned.
 func TestContainerGuestsAgentsThroughSSH(t *testing.T) {
-	stderr := runContainerCampaign(t, "cssh", containerCampaign("cssh", "guest", "mysql", "guest: {via: ssh}\n"))
+	stderr, _ := runContainerCampaign(t, "cssh", containerCampaign("cssh", "guest", "mysql", "guest: {via: ssh}\n"))
 	if !strings.Contains(stderr, "guests reached by SSH as root") || !strings.Contains(stderr, "host key read through guest operations and pinned") {
 		t.Errorf("the log does not say the guests were reached by SSH with pinned host keys:\n%s", stderr)
 	}
