@@ -116,9 +116,11 @@ func (o *realOps) Upload(ctx context.Context, dst string, r io.Reader, size int6
 	if err := o.tb.Upload(ctx, r, dst, p, attr, true); err != nil {
 		return mapFault(err)
 	}
-	if o.docker {
+	if o.docker && mode&0o111 != 0 {
 		// vcsim writes a container's file with mode 0444 whatever the
-		// attributes say: set them.
+		// attributes say: an executable needs its mode set (the others
+		// stay 0444, which root, whom the programs run as, reads and
+		// writes anyway).
 		return mapFault(o.fm.ChangeFileAttributes(ctx, o.auth, dst, attr))
 	}
 	return nil
@@ -126,8 +128,14 @@ func (o *realOps) Upload(ctx context.Context, dst string, r io.Reader, size int6
 
 func (o *realOps) Download(ctx context.Context, src string) (io.ReadCloser, error) {
 	rc, _, err := o.tb.Download(ctx, src)
-	if err != nil && o.docker && o.missing(ctx, src) {
-		return nil, fmt.Errorf("%w: %s (%w)", fs.ErrNotExist, src, err)
+	if err != nil && o.docker {
+		if o.missing(ctx, src) {
+			return nil, fmt.Errorf("%w: %s (%w)", fs.ErrNotExist, src, err)
+		}
+		// There, and not read: vcsim's tar fails on a file replaced
+		// while it reads it (an agent's status file, renamed into
+		// place). Once more.
+		rc, _, err = o.tb.Download(ctx, src)
 	}
 	return rc, mapFault(err)
 }
