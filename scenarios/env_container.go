@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -306,7 +307,7 @@ func hostClocks(open guestOpener) guestOpener {
 		if err != nil {
 			return nil, err
 		}
-		return hostClock{t}, nil
+		return &hostClock{Target: t}, nil
 	}
 }
 
@@ -314,21 +315,38 @@ func hostClocks(open guestOpener) guestOpener {
 // clock is this host's, and Info reports no offset. (Measured through
 // guest operations, vcsim reads a file's time in whole seconds: up to
 // half a second of error, which would fail the clock bound and shift
-// the agent's common start.)
-type hostClock struct{ target.Target }
-
-// Info is the guest's Info with the clock offset and its uncertainty 0.
-func (h hostClock) Info(ctx context.Context) (target.Info, error) {
-	info, err := h.Target.Info(ctx)
-	info.ClockOffset, info.ClockUncertainty = 0, 0
-	return info, err
+// the agent's common start.) Info asks the guest once: its OS, working
+// directory and clock do not change, and each probe costs vcsim four
+// docker execs, which the agents' start in the margin before the common
+// start can spare.
+type hostClock struct {
+	target.Target
+	mu   sync.Mutex
+	info *target.Info
 }
 
-// startDelay is StartDelayContainer for agents in the guests, else the
-// margin of drivers in this process.
+// Info is the guest's Info with the clock offset and its uncertainty 0,
+// read from the guest at the first call.
+func (h *hostClock) Info(ctx context.Context) (target.Info, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.info != nil {
+		return *h.info, nil
+	}
+	info, err := h.Target.Info(ctx)
+	if err != nil {
+		return info, err
+	}
+	info.ClockOffset, info.ClockUncertainty = 0, 0
+	h.info = &info
+	return info, nil
+}
+
+// startDelay is StartDelayContainer and StartDelayContainerPerVM for
+// agents in the guests, else the margin of drivers in this process.
 func (*container) startDelay(guest bool, vms int) time.Duration {
 	if guest {
-		return StartDelayContainer
+		return StartDelayContainer + time.Duration(vms)*StartDelayContainerPerVM
 	}
 	return localStartDelay(vms)
 }

@@ -22,11 +22,13 @@ const (
 	// in this process (driver: harness), where nothing crosses a network:
 	// 125 ms a VM, at least this.
 	StartDelayLocal = 500 * time.Millisecond
-	// StartDelayContainer is the margin for agents in container guests
-	// (--guests container), each of which vcsim starts with a dozen
-	// docker execs: writing its job, checking, starting (about 5 s on a
-	// loaded 2-core machine).
-	StartDelayContainer = 15 * time.Second
+	// StartDelayContainer, and StartDelayContainerPerVM for each VM, is
+	// the margin for agents in container guests (--guests container):
+	// vcsim starts each with about ten docker execs (its job written and
+	// checked, the agent started), all VMs' at once on one docker daemon
+	// (4 VMs' took up to 22 s on a 2-core machine at load 15).
+	StartDelayContainer      = 10 * time.Second
+	StartDelayContainerPerVM = 5 * time.Second
 )
 
 // startDelayLocalPerVM is the in-process margin per VM: each VM's driver
