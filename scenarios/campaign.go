@@ -33,6 +33,14 @@ type Options struct {
 	// DBServer, in simulation, is a database server (from --db-dsn) on
 	// which each VM gets a database named after it.
 	DBServer *dialect.Config
+	// Guests, in simulation, says what each VM's guest is (--guests):
+	// GuestsLocal (or "") a directory of this host, GuestsContainer a
+	// container of the guest image with the VM's database inside.
+	Guests Guests
+	// GuestImage, with GuestsContainer, is the guests' docker image; ""
+	// takes $VMBENCH_GUEST_IMAGE, else the tag of the recipe in
+	// images/guest (internal/guestimage).
+	GuestImage string
 	// VSphere is the connection and placement for a real vCenter (GOVC_*
 	// environment and flags); ignored in simulation.
 	VSphere vsphere.Config

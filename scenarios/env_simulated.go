@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"vmbench/dialect"
 	"vmbench/scenarios/rundir"
@@ -38,13 +39,15 @@ func (s simulated) connect(ctx context.Context, c *campaign, cfg vsphere.Config)
 	if cfg.URL != "" {
 		return vsphere.Connect(ctx, cfg)
 	}
-	return s.start(ctx, c)
+	return s.start(ctx, c, "")
 }
 
 // start starts the in-process vcsim, shaped by the file's datastores
-// and simulate block, records its directory in the manifest (and its
-// removal when it closes) and logs in to it.
-func (simulated) start(ctx context.Context, c *campaign) (*vsphere.Session, error) {
+// and simulate block, with every VM it clones backed by a container of
+// image when that is not "" (SimOptions.GuestImage), records its
+// directory in the manifest (and its removal when it closes) and logs in
+// to it.
+func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere.Session, error) {
 	n := 8
 	if len(c.spec.VMs.Datastores) > 0 {
 		n = len(c.spec.VMs.Datastores)
@@ -60,7 +63,7 @@ func (simulated) start(ctx context.Context, c *campaign) (*vsphere.Session, erro
 			hosts = max(s.Hosts, len(c.spec.VMs.Hosts)) // one simulated host per pinned host
 		}
 	}
-	shape.Hosts, shape.Datastores = hosts, n
+	shape.Hosts, shape.Datastores, shape.GuestImage = hosts, n, image
 	sess, sim, err := vsphere.StartSimulatedSession(ctx, shape,
 		func(sim *vsphere.Simulator) (func(), error) {
 			home := sim.Home()
@@ -97,6 +100,13 @@ func (s simulated) server() *dialect.Config { return s.db }
 
 func (simulated) guestDatabases() bool { return false }
 
+// awaitDatabases has nothing to wait for: an SQLite file is made on
+// demand, and the --db-dsn server answered when the command line was
+// read.
+func (simulated) awaitDatabases(context.Context, *campaign, []vsphere.VM, []dialect.Config) error {
+	return nil
+}
+
 // database is VM vm's database on the --db-dsn server (named after the
 // campaign and the VM), or its SQLite file in the campaign's temporary
 // directory (made here, recorded first).
@@ -109,6 +119,15 @@ func (s simulated) database(c *campaign, vm vsphere.VM) (dialect.Config, error) 
 		return dialect.Config{}, err
 	}
 	return dialect.Config{Driver: dialect.SQLite, SQLitePath: filepath.Join(tmp, vm.Name+".db")}, nil
+}
+
+// startDelay is StartDelayRemote for agents, else the margin of drivers
+// in this process.
+func (simulated) startDelay(guest bool, vms int) time.Duration {
+	if guest {
+		return StartDelayRemote
+	}
+	return localStartDelay(vms)
 }
 
 // guests opens each VM's guest as a local directory (target.Local) under
@@ -145,6 +164,19 @@ func (s simulated) recordRun(c *campaign, ri *rundir.RunInfo) {
 // same simulation again; the header names the vSphere and the databases
 // and gives the command that runs it again.
 func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
+	s.recordSim(c, r)
+	note := " (vSphere: " + c.where + "; databases: "
+	if s.db != nil {
+		note += "one per VM on " + s.db.Host + ")"
+	} else {
+		note += "an embedded SQLite file per VM)"
+	}
+	return note + rerunNote(c, c.vsphereFlags())
+}
+
+// recordSim moves the driver of r (campaign.yaml) into its simulate:
+// block, with the simulator's shape and the database server.
+func (s simulated) recordSim(c *campaign, r *spec.Campaign) {
 	sim := &spec.Sim{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: r.Driver}
 	r.Driver = ""
 	if f := c.spec.Simulate; f != nil {
@@ -156,11 +188,10 @@ func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
 	if *sim != (spec.Sim{}) {
 		r.Simulate = sim
 	}
-	note := " (vSphere: " + c.where + "; databases: "
-	if s.db != nil {
-		note += "one per VM on " + s.db.Host + ")"
-	} else {
-		note += "an embedded SQLite file per VM)"
-	}
-	return note + "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + c.vsphereFlags()
+}
+
+// rerunNote is the line of campaign.yaml's header that gives the command
+// running it again: --simulate and flags.
+func rerunNote(c *campaign, flags string) string {
+	return "\n# rerun it with: vmbench campaign run " + filepath.Join(c.finalDir(), "campaign.yaml") + " --simulate" + flags
 }

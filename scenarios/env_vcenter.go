@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"vmbench/dialect"
 	"vmbench/scenarios/rundir"
@@ -54,16 +55,37 @@ func (vcenter) guestDatabases() bool { return true }
 // the password from database.password-env.
 func (vcenter) database(c *campaign, vm vsphere.VM) (dialect.Config, error) {
 	db := c.spec.Database
-	drv, err := dialect.ParseDriver(db.Driver)
+	d, err := guestDatabase(c.spec, vm)
 	if err != nil {
-		return dialect.Config{}, fmt.Errorf("database.driver: %w", err)
+		return d, err
 	}
-	d := dialect.Config{Driver: drv, Host: vm.IP, Port: db.Port, User: db.User, Database: db.DB}
+	d.Port, d.User = db.Port, db.User
 	if db.PasswordEnv != "" {
 		d.Password = c.opts.Getenv(db.PasswordEnv)
 	}
 	return d, nil
 }
+
+// guestDatabase is cf's database: block's database (its driver and name)
+// in VM vm, at the VM's IP; the port and the account are the caller's to
+// set.
+func guestDatabase(cf *spec.Campaign, vm vsphere.VM) (dialect.Config, error) {
+	drv, err := dialect.ParseDriver(cf.Database.Driver)
+	if err != nil {
+		return dialect.Config{}, fmt.Errorf("database.driver: %w", err)
+	}
+	return dialect.Config{Driver: drv, Host: vm.IP, Database: cf.Database.DB}, nil
+}
+
+// awaitDatabases waits for nothing: a VM's database starts at its boot,
+// and the VM reported its IP (VMware Tools) once booted.
+func (vcenter) awaitDatabases(context.Context, *campaign, []vsphere.VM, []dialect.Config) error {
+	return nil
+}
+
+// startDelay is StartDelayRemote: every driver reaches a VM over the
+// network, or is an agent in it.
+func (vcenter) startDelay(bool, int) time.Duration { return StartDelayRemote }
 
 // guests logs in to each VM's guest (loginGuests).
 func (vcenter) guests(ctx context.Context, c *campaign) (guestOpener, string, error) {

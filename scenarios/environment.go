@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"vmbench/dialect"
 	"vmbench/scenarios/rundir"
@@ -19,13 +21,16 @@ import (
 // (run.json, the journal, campaign.yaml) say of it.
 //
 // It is chosen once, from Options, by newEnvironment: Options.Simulate
-// is the command line's choice, and past it the engine asks the
-// environment. The environments are simulated (env_simulated.go: an
-// in-process vcsim, or one given with --url, each VM's guest a directory
-// of this host and its database an SQLite file or one on a --db-dsn
-// server) and vcenter (env_vcenter.go: a real vCenter or ESXi, each VM's
-// database and guest inside the VM, reached at its IP). Another one is a
-// new type, not a branch in the engine.
+// and Options.Guests are the command line's choice, and past it the
+// engine asks the environment. The environments are simulated
+// (env_simulated.go: an in-process vcsim, or one given with --url, each
+// VM's guest a directory of this host and its database an SQLite file or
+// one on a --db-dsn server), container (env_container.go: the in-process
+// vcsim with each VM's guest a container of the guest image, its
+// database inside, reached at the container's IP) and vcenter
+// (env_vcenter.go: a real vCenter or ESXi, each VM's database and guest
+// inside the VM, reached at its IP). Another one is a new type, not a
+// branch in the engine.
 type environment interface {
 	// simulated says the campaign is a simulation on this host: the
 	// file's simulate: block applies (VM count, driver, workload flags,
@@ -62,6 +67,17 @@ type environment interface {
 	guestDatabases() bool
 	// database says where VM vm's database is, password included.
 	database(c *campaign, vm vsphere.VM) (dialect.Config, error)
+	// awaitDatabases waits, bounded, until the database server of each
+	// of vms (dbs, in VM order, as database placed them) answers, and
+	// names the VM whose server did not; nil at once where the servers
+	// are up before the campaign needs them (a local file or a --db-dsn
+	// server, a real VM's database started at its boot).
+	awaitDatabases(ctx context.Context, c *campaign, vms []vsphere.VM, dbs []dialect.Config) error
+
+	// startDelay is the default margin between the end of prepare and
+	// the common start (Options.StartDelay 0) for vms VMs whose drivers
+	// are agents in the guests (guest) or in this process.
+	startDelay(guest bool, vms int) time.Duration
 
 	// guests says how c opens each VM's guest (open, called once per VM
 	// in VM order) and how they are reached, for the log.
@@ -93,10 +109,39 @@ type environment interface {
 // run in.
 type guestOpener func(vm vsphere.VM) (target.Target, error)
 
+// Guests is what a simulated campaign's guests are (Options.Guests,
+// --guests).
+type Guests string
+
+const (
+	// GuestsLocal says each VM's guest is a directory of this host with
+	// processes of this one, its database an SQLite file or one on the
+	// --db-dsn server (the default, also for "").
+	GuestsLocal Guests = "local"
+	// GuestsContainer says each VM's guest is a container of the guest
+	// image (images/guest, make guest-image) that vcsim runs for it, with
+	// the VM's database inside, reached at the container's IP.
+	GuestsContainer Guests = "container"
+)
+
+// ParseGuests reads a --guests value: "local" or "container"; anything
+// else is an error naming the valid ones.
+func ParseGuests(s string) (Guests, error) {
+	switch g := Guests(s); g {
+	case GuestsLocal, GuestsContainer:
+		return g, nil
+	}
+	return "", fmt.Errorf("--guests: %q is not valid (local: a directory of this host per VM; container: a container of the guest image per VM, with its database inside)", s)
+}
+
 // newEnvironment chooses the environment opts ask for: simulated with
-// --simulate (its databases on opts.DBServer when set), else vcenter
-// (its VMs reporting opts.VcsimGuestIP when that is a vcsim's test run).
+// --simulate (its databases on opts.DBServer when set; container with
+// --guests container), else vcenter (its VMs reporting
+// opts.VcsimGuestIP when that is a vcsim's test run).
 func newEnvironment(opts Options) environment {
+	if opts.Simulate && opts.Guests == GuestsContainer {
+		return newContainer(opts)
+	}
 	if opts.Simulate {
 		return simulated{db: opts.DBServer}
 	}

@@ -39,11 +39,31 @@ func (c *campaign) loginGuests(ctx context.Context) (open guestOpener, how strin
 		if err != nil {
 			return nil, "", err
 		}
-		open = func(vm vsphere.VM) (target.Target, error) {
-			return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
-		}
-		return open, fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir()), nil
+		open, how := c.toolsGuests(ctx, auth)
+		return open, how, nil
 	}
-	open = func(vm vsphere.VM) (target.Target, error) { return target.NewSSH(ctx, c.sshConfig(vm)) }
-	return open, fmt.Sprintf("guests reached by SSH as %s, working directory %s", c.spec.Guest.User, c.guestDir()), nil
+	open, how = c.sshGuests(ctx, c.spec.Guest.User, func(vm vsphere.VM) (target.SSHConfig, error) { return c.sshConfig(vm), nil })
+	return open, how, nil
+}
+
+// toolsGuests opens each VM's guest through VMware Tools guest
+// operations as auth, in the campaign's guest directory; how says so.
+func (c *campaign) toolsGuests(ctx context.Context, auth guest.Auth) (open guestOpener, how string) {
+	open = func(vm vsphere.VM) (target.Target, error) {
+		return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
+	}
+	return open, fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
+}
+
+// sshGuests opens each VM's guest by SSH as user, as config says for
+// the VM; how says so.
+func (c *campaign) sshGuests(ctx context.Context, user string, config func(vsphere.VM) (target.SSHConfig, error)) (open guestOpener, how string) {
+	open = func(vm vsphere.VM) (target.Target, error) {
+		cfg, err := config(vm)
+		if err != nil {
+			return nil, err
+		}
+		return target.NewSSH(ctx, cfg)
+	}
+	return open, fmt.Sprintf("guests reached by SSH as %s, working directory %s", user, c.guestDir())
 }

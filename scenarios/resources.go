@@ -163,11 +163,15 @@ func ServerPasswordEnv(driver string) string {
 	return "MYSQL_PWD"
 }
 
-// databases decides where each VM's database is, makes each VM's
-// Config on it (vmConfig) and creates the database (DatabaseOwner).
+// databases decides where each VM's database is, waits for their
+// servers where the environment starts them with the VMs, makes each
+// VM's Config on it (vmConfig) and creates the database (DatabaseOwner).
 func (c *campaign) databases(ctx context.Context, vms []vsphere.VM) ([]workload.Config, func(), error) {
 	dbs, err := c.placeDatabases(vms)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.env.awaitDatabases(ctx, c, vms, dbs); err != nil {
 		return nil, nil, err
 	}
 	cfgs := make([]workload.Config, len(vms))

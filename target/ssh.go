@@ -18,7 +18,8 @@ import (
 )
 
 // SSHConfig says how to reach a host by SSH. Auth takes every method
-// given (KeyFile, then Agent, then Password); at least one is required.
+// given (Signer, then KeyFile, then Agent, then Password); at least one
+// is required.
 // The host key is always checked, against a pinned HostKey when given,
 // else against the KnownHosts file: there is no way to skip the check.
 type SSHConfig struct {
@@ -31,6 +32,9 @@ type SSHConfig struct {
 	// KeyFile is the path of a private key (OpenSSH, PEM or PKCS#8
 	// format, without a passphrase).
 	KeyFile string
+	// Signer is a private key held in memory (one made for a single
+	// campaign, never written to a file).
+	Signer ssh.Signer
 	// Agent uses the keys of the agent at $SSH_AUTH_SOCK.
 	Agent bool
 	// Password is a password the caller read from an environment
@@ -113,8 +117,12 @@ func (cfg SSHConfig) String() string {
 	if cfg.Password != "" {
 		pw = "(set)"
 	}
-	return fmt.Sprintf("{Name:%s Addr:%s User:%s KeyFile:%s Agent:%t Password:%s KnownHosts:%s HostKey:%s Dir:%s}",
-		cfg.Name, cfg.Addr, cfg.User, cfg.KeyFile, cfg.Agent, pw, cfg.KnownHosts, cfg.HostKey, cfg.Dir)
+	key := ""
+	if cfg.Signer != nil {
+		key = " Signer:" + cfg.Signer.PublicKey().Type()
+	}
+	return fmt.Sprintf("{Name:%s Addr:%s User:%s KeyFile:%s%s Agent:%t Password:%s KnownHosts:%s HostKey:%s Dir:%s}",
+		cfg.Name, cfg.Addr, cfg.User, cfg.KeyFile, key, cfg.Agent, pw, cfg.KnownHosts, cfg.HostKey, cfg.Dir)
 }
 
 // GoString is String, for %#v.
@@ -150,6 +158,9 @@ func (cfg SSHConfig) check() (addr, dir string, err error) {
 // for Close.
 func (cfg SSHConfig) authMethods(s *SSH) ([]ssh.AuthMethod, error) {
 	var auth []ssh.AuthMethod
+	if cfg.Signer != nil {
+		auth = append(auth, ssh.PublicKeys(cfg.Signer))
+	}
 	if cfg.KeyFile != "" {
 		b, err := os.ReadFile(cfg.KeyFile)
 		if err != nil {
@@ -179,7 +190,7 @@ func (cfg SSHConfig) authMethods(s *SSH) ([]ssh.AuthMethod, error) {
 		auth = append(auth, ssh.Password(cfg.Password))
 	}
 	if len(auth) == 0 {
-		return nil, fmt.Errorf("target %s: SSHConfig: no login method; give KeyFile, Agent or Password", cfg.Name)
+		return nil, fmt.Errorf("target %s: SSHConfig: no login method; give Signer, KeyFile, Agent or Password", cfg.Name)
 	}
 	return auth, nil
 }

@@ -2,8 +2,10 @@ package vsphere
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
+	"errors"
+	"io/fs"
 	"net"
 	"os/exec"
 	"strings"
@@ -18,10 +20,12 @@ import (
 // TestContainerGuest: with SimOptions.GuestImage a provisioned VM has a
 // real Linux guest. Powered on by Provision as any VM, it reports the
 // container's IP (not a simulated one); ProvisionSpec.GuestInfo reaches
-// it; through guest operations a file goes in and comes back, and a
+// it; through guest operations a file goes in (an executable one with
+// its mode) and comes back, a missing one is fs.ErrNotExist, and a
 // program runs in the guest with its output redirected there (the one
 // quoting of guest.Target's /bin/sh -c script, which vcsim hands to the
-// host's shell); destroying the VM removes its container.
+// host's shell) with a variable of Command.Env (docker exec's -e, quoted
+// once too); destroying the VM removes its container.
 func TestContainerGuest(t *testing.T) {
 	image := containertest.Image(t)
 	_, s := simSession(t, SimOptions{Datastores: 1, GuestImage: image})
@@ -60,20 +64,26 @@ func TestContainerGuest(t *testing.T) {
 	if err := tg.WriteFile(ctx, "in.txt", []byte("hello from the harness\n"), 0o644); err != nil {
 		t.Fatalf("upload: %v", err)
 	}
+	if err := tg.WriteFile(ctx, "bin/probe", []byte("#!/bin/sh\necho ran\n"), 0o755); err != nil {
+		t.Fatalf("upload: %v", err)
+	}
 	p, err := tg.Start(ctx, vtarget.Command{Path: "/bin/sh", Args: []string{"-c",
-		`cat in.txt; printf '%s' "$VMX_GUESTINFO_VMBENCH_PROBE" | base64 -d; echo; echo "a > b && c"; hostname -I`},
-		Output: "out.txt"})
+		`./bin/probe; cat in.txt; printf '%s' "$VMX_GUESTINFO_VMBENCH_PROBE" | base64 -d; echo; echo "a > b && c"; printf '%s\n' "$VMBENCH_ENV_PROBE"; hostname -I`},
+		Env: []string{"VMBENCH_ENV_PROBE=" + probe}, Output: "out.txt"})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	if code := waitExit(t, p); code != 0 {
 		t.Fatalf("the program in the guest exited %d", code)
 	}
+	if _, err := tg.ReadFile(ctx, "none.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading a missing file: %v, want an error wrapping fs.ErrNotExist", err)
+	}
 	out, err := tg.ReadFile(ctx, "out.txt")
 	if err != nil {
 		t.Fatalf("download: %v", err)
 	}
-	want := "hello from the harness\n" + probe + "\na > b && c\n"
+	want := "ran\nhello from the harness\n" + probe + "\na > b && c\n" + probe + "\n"
 	if !strings.HasPrefix(string(out), want) || !strings.Contains(string(out), vm.IP) {
 		t.Errorf("the guest's output:\n%s\nwant it to start with:\n%s\nand hold its IP %s", out, want, vm.IP)
 	}

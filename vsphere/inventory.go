@@ -212,9 +212,24 @@ func (s *Session) destroyRefsLimit(ctx context.Context, refs map[types.ManagedOb
 	return n, errors.Join(errs...)
 }
 
+// destroyAttempts bounds the tries of destroying one VM (a transient
+// fault, a VM powered on again by another client); simDestroyAttempts
+// on the in-process vcsim, where a container-backed VM's power state as
+// destroy sees it can lag for up to its container watcher's 10 s
+// inspect interval after the power-off (destroy then fails with
+// InvalidPowerState while the VM reads powered off), about 14 s in all.
+const (
+	destroyAttempts    = 4
+	simDestroyAttempts = 8
+)
+
 func (s *Session) destroyOne(ctx context.Context, vm *object.VirtualMachine) error {
 	var err error
-	for attempt := range 4 {
+	attempts := destroyAttempts
+	if s.stop != nil {
+		attempts = simDestroyAttempts
+	}
+	for attempt := range attempts {
 		if attempt > 0 {
 			select {
 			case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):

@@ -92,6 +92,12 @@ SQLite database per VM, or a database per VM on the server given with --db-dsn
 (MySQL/MariaDB, PostgreSQL or SQL Server), using the file's scaled-down
 simulate: sizes.
 
+With --simulate --guests container, each VM of the in-process simulator is
+backed by a container of the guest image (make guest-image; docs/real-guests.md),
+whose IP is the VM's: its database (MariaDB or PostgreSQL, as database.driver
+says) runs inside, and driver guest's agent and the hooks run there too, reached
+through VMware Tools guest operations (or SSH, with guest.via: ssh).
+
 Results go to <results-dir>/<name>-<time>-<id>/: campaign.yaml (the campaign
 as it ran: sizes, template, datastores and placement as resolved, the --db-dsn
 server without its password; it runs again as is), vms/<vm>.json (one Result
@@ -122,6 +128,9 @@ const campaignRunExample = `  # the 8-VM sysbench campaign, simulated, in under 
   # the PostgreSQL campaign against a local PostgreSQL (password, if any, in $PGPASSWORD)
   vmbench campaign run scenarios/sysbench-pg-8vm.yaml --simulate --db-dsn 'postgres://postgres@127.0.0.1:5432/?sslmode=disable'
 
+  # each VM's guest a container with its MariaDB inside (needs docker and make guest-image)
+  vmbench campaign run scenarios/sysbench-4vm.yaml --simulate --guests container
+
   # for real
   export GOVC_URL=vcenter.lab GOVC_USERNAME=administrator@vsphere.local GOVC_PASSWORD=...
   export VMBENCH_DB_PASSWORD=...
@@ -130,6 +139,7 @@ const campaignRunExample = `  # the 8-VM sysbench campaign, simulated, in under 
 // campaignRunFlags holds campaign run's command-line flags.
 type campaignRunFlags struct {
 	simulate bool
+	guests   string // --guests, as given
 	dsn      string // --db-dsn; empty: none
 	pwFile   string // --db-password-file; empty: none
 	opts     scenarios.Options
@@ -189,6 +199,7 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&fl.simulate, "simulate", false, "run against an in-process vSphere simulator and local databases, with the file's simulate: sizes")
+	bindGuests(f, &fl.guests)
 	f.StringVar(&fl.dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB, PostgreSQL or SQL Server server for the VMs' databases, one database each, e.g. mysql://root@127.0.0.1:3306/ or postgres://postgres@127.0.0.1:5432/?sslmode=disable (default: embedded SQLite files)")
 	f.StringVar(&fl.pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line; without it a DSN with no password uses $<database.password-env>, else $MYSQL_PWD, $PGPASSWORD or $SQLCMDPASSWORD by the server's driver")
 	f.StringVar(&fl.opts.ResultsDir, "results-dir", "results", "parent directory of the campaign's results directory")
@@ -206,6 +217,11 @@ func newCampaignRunCmd(a *app) *cobra.Command {
 func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, cf *spec.Campaign) (scenarios.Options, error) {
 	opts := fl.opts
 	opts.Simulate = fl.simulate
+	guests, err := fl.parseGuests()
+	if err != nil {
+		return opts, err
+	}
+	opts.Guests = guests
 	if !fl.simulate || fl.vf.changed("url") {
 		opts.VSphere = fl.vf.config(a) // in simulation only an explicit --url replaces the in-process vcsim
 	} else if fl.vf.changed("datastore", "ds", "template", "pool", "folder", "datacenter", "dc", "net") {
@@ -215,8 +231,11 @@ func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, cf
 	if dsn != "" && !fl.simulate {
 		return opts, usagef("--db-dsn: only with --simulate (against vSphere each VM's database is at its own IP)")
 	}
+	if dsn != "" && guests == scenarios.GuestsContainer {
+		return opts, usagef("--db-dsn: with --guests container each VM's database is inside its guest; leave --db-dsn out")
+	}
 	label := "--db-dsn"
-	if dsn == "" && fl.simulate && cf.Simulate != nil && cf.Simulate.DBServer != "" {
+	if dsn == "" && fl.simulate && guests != scenarios.GuestsContainer && cf.Simulate != nil && cf.Simulate.DBServer != "" {
 		// a results directory's campaign.yaml names the server it ran on
 		dsn, label = cf.Simulate.DBServer, file+": simulate.db-server"
 	}
@@ -231,6 +250,27 @@ func (fl *campaignRunFlags) options(ctx context.Context, a *app, file string, cf
 	}
 	opts.Out, opts.Log, opts.Getenv, opts.Version = a.stdout, a.stderr, a.getenv, version
 	return opts, nil
+}
+
+// bindGuests registers --guests on f, into v.
+func bindGuests(f *pflag.FlagSet, v *string) {
+	f.StringVar(v, "guests", string(scenarios.GuestsLocal), "with --simulate, what each VM's guest is: local (a directory of this host, its database an SQLite file or on --db-dsn) or container (a container of the guest image with its database inside: needs docker and make guest-image; docs/real-guests.md)")
+}
+
+// parseGuests checks --guests: a valid value, and container only with
+// --simulate. Both are usage errors.
+func (fl *campaignRunFlags) parseGuests() (scenarios.Guests, error) {
+	if fl.guests == "" {
+		return scenarios.GuestsLocal, nil
+	}
+	g, err := scenarios.ParseGuests(fl.guests)
+	if err != nil {
+		return "", usageError{err}
+	}
+	if g == scenarios.GuestsContainer && !fl.simulate {
+		return "", usagef("--guests container: only with --simulate (against vSphere each VM's guest is the VM itself)")
+	}
+	return g, nil
 }
 
 // checkServerDSN parses --db-dsn (or a campaign file's simulate.db-server,

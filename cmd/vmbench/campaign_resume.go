@@ -48,6 +48,9 @@ func newCampaignResumeCmd(a *app) *cobra.Command {
 		Example: campaignResumeExample,
 		Args:    exactArgs(1, "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := scenarios.ParseGuests(fl.guests); err != nil {
+				return usageError{err}
+			}
 			r, err := scenarios.OpenResume(args[0])
 			if err != nil {
 				return asUsage(err)
@@ -81,6 +84,7 @@ func newCampaignResumeCmd(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&fl.simulate, "simulate", false, "accepted for a campaign that ran with --simulate (the directory records it); its vcsim is given with --url")
+	bindGuests(f, &fl.guests)
 	f.StringVar(&fl.pwFile, "db-password-file", "", "for a campaign whose databases were on a --db-dsn server without a password: read it from this file (mode 600); else $<database.password-env>, else $MYSQL_PWD, $PGPASSWORD or $SQLCMDPASSWORD by the server's driver")
 	f.BoolVar(&fl.opts.KeepVMs, "keep-vms", false, "leave the VMs (and databases) in place at the end")
 	f.StringVar(&fl.opts.AgentBinary, "agent-binary", "", "with driver guest: the vmbench executable to upload when the guests' OS/arch differ from this one's; default this executable")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 
@@ -64,6 +65,10 @@ type realOps struct {
 	auth      *types.NamePasswordAuthentication
 	windows   bool
 	simulated bool // the endpoint is vcsim and the VM has no container: StartProgram is refused
+	// docker says the endpoint is vcsim and a container backs the VM:
+	// a program starts as `docker exec -e K=V ...` on vcsim's host,
+	// through its shell.
+	docker bool
 }
 
 func newRealOps(ctx context.Context, c *vim25.Client, vm types.ManagedObjectReference, goos string, a Auth, container bool) (*realOps, error) {
@@ -77,7 +82,8 @@ func newRealOps(ctx context.Context, c *vim25.Client, vm types.ManagedObjectRefe
 		return nil, fmt.Errorf("guest file manager: %w", err)
 	}
 	auth := &types.NamePasswordAuthentication{Username: a.User, Password: a.Password}
-	o := &realOps{fm: fm, pm: pm, auth: auth, windows: goos == "windows", simulated: !container && isSimulator(ctx, c)}
+	sim := isSimulator(ctx, c)
+	o := &realOps{fm: fm, pm: pm, auth: auth, windows: goos == "windows", simulated: !container && sim, docker: container && sim}
 	o.tb = &toolbox.Client{ProcessManager: pm, FileManager: fm, Authentication: auth}
 	return o, nil
 }
@@ -107,12 +113,44 @@ func (o *realOps) Upload(ctx context.Context, dst string, r io.Reader, size int6
 	p.ContentLength = size
 	// toolbox.Client.Upload takes a zero length as "unknown" and reads r
 	// to count it, which for an empty file yields the same zero.
-	return mapFault(o.tb.Upload(ctx, r, dst, p, attr, true))
+	if err := o.tb.Upload(ctx, r, dst, p, attr, true); err != nil {
+		return mapFault(err)
+	}
+	if o.docker && mode&0o111 != 0 {
+		// vcsim writes a container's file with mode 0444 whatever the
+		// attributes say: an executable needs its mode set (the others
+		// stay 0444, which root, whom the programs run as, reads and
+		// writes anyway).
+		return mapFault(o.fm.ChangeFileAttributes(ctx, o.auth, dst, attr))
+	}
+	return nil
 }
 
 func (o *realOps) Download(ctx context.Context, src string) (io.ReadCloser, error) {
 	rc, _, err := o.tb.Download(ctx, src)
+	if err != nil && o.docker {
+		if o.missing(ctx, src) {
+			return nil, fmt.Errorf("%w: %s (%w)", fs.ErrNotExist, src, err)
+		}
+		// There, and not read: vcsim's tar fails on a file replaced
+		// while it reads it (an agent's status file, renamed into
+		// place). Once more.
+		rc, _, err = o.tb.Download(ctx, src)
+	}
 	return rc, mapFault(err)
+}
+
+// missing says a listing of file p's directory in a container-backed
+// vcsim VM finds no p there: vcsim answers the download of a missing file
+// with HTTP status 500 alone. A directory that cannot be listed says
+// nothing (false).
+func (o *realOps) missing(ctx context.Context, p string) bool {
+	dir, base := path.Split(p)
+	if dir == "" || base == "" {
+		return false
+	}
+	l, err := o.fm.ListFiles(ctx, o.auth, dir, 0, 1, base)
+	return err == nil && len(l.Files) == 0
 }
 
 func (o *realOps) ModTime(ctx context.Context, p string) (time.Time, error) {
@@ -147,12 +185,21 @@ func (o *realOps) DeleteDirectory(ctx context.Context, p string) error {
 // then, and its process manager deadlocks the test server.
 // spec.EnvVariables are added to the guest's default environment
 // (ReadEnvironmentVariableInGuest), since StartProgramInGuest takes them
-// as the complete environment.
+// as the complete environment. In a container-backed vcsim VM they are
+// docker exec's -e options, additions to the container's environment
+// that pass through vcsim's host shell: each is quoted once, and vcsim,
+// which cannot read a guest's environment, is not asked for it.
 func (o *realOps) StartProgram(ctx context.Context, spec types.GuestProgramSpec) (int64, error) {
 	if o.simulated {
 		return 0, ErrSimulator
 	}
-	if len(spec.EnvVariables) > 0 {
+	if o.docker {
+		env := make([]string, len(spec.EnvVariables))
+		for i, kv := range spec.EnvVariables {
+			env[i] = shQuote(kv)
+		}
+		spec.EnvVariables = env
+	} else if len(spec.EnvVariables) > 0 {
 		// The spec's variables are the program's whole environment, not
 		// additions: start from the guest's own (the login's) and
 		// override.
