@@ -19,6 +19,7 @@ import (
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -175,8 +176,8 @@ type campaign struct {
 	env    environment
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
-	driver vmDriver // where each VM's workload runs (driver:)
-	tmp    string   // the campaign's temporary directory, once made (tempDir)
+	driver vmdriver.Driver // where each VM's workload runs (driver:)
+	tmp    string          // the campaign's temporary directory, once made (tempDir)
 	// harnessCPU is this process's CPU time over the run step.
 	harnessCPU time.Duration
 	id         string
@@ -297,7 +298,7 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 		return nil, err
 	}
 	defer lock.Release()
-	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
+	c.driver, c.log, c.id, c.dir = vmdriver.Harness{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -488,7 +489,7 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 		return nil, undo, err
 	}
 	steps = append(steps, c.driver.Close)
-	if _, guest := c.driver.(*guestDriver); guest {
+	if _, guest := c.driver.(*vmdriver.Guest); guest {
 		if err := c.finished(rundir.StepAgents); err != nil {
 			return nil, undo, err
 		}

@@ -3,8 +3,10 @@
 // aggregation across VMs, the review table, and teardown. Their files are
 // read by package spec, the records a campaign leaves in its results
 // directory are package rundir's, its review (the reports rendered from
-// them) is package review's, and its pre-built data sets (made by
-// PrepareData, restored before each run) are package dataset's. It names
+// them) is package review's, its pre-built data sets (made by
+// PrepareData, restored before each run) are package dataset's, and
+// where each VM's workload runs (here, or in its guest through the
+// agent) is package vmdriver's. It names
 // workloads by tool, name and flags; the workload code itself is reached
 // through the workload contract (package workload): the tool from the
 // registry, its flags parsed once into a typed Config.

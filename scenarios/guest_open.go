@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/target"
 	"vmbench/vsphere"
 	"vmbench/vsphere/guest"
@@ -22,7 +23,7 @@ func (c *campaign) openGuests(ctx context.Context, vms []vsphere.VM) ([]target.T
 	for _, vm := range vms {
 		t, err := open(vm)
 		if err != nil {
-			(&guestDriver{c: c, targets: targets}).Close() // removes their directories too
+			vmdriver.Release(ctx, targets, c.logf) // removes their directories too
 			return nil, "", fmt.Errorf("guest of %s: %w", vm.Name, err)
 		}
 		targets = append(targets, t)

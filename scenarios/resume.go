@@ -11,10 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 )
 
@@ -166,7 +165,7 @@ func Resume(ctx context.Context, r *Resumable, k *Checked) (*Outcome, error) {
 	defer lock.Release()
 	c := k.c
 	c.resumed, c.prior = true, r.Journal.Processes()
-	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: c.opts.Log}, r.ID, r.Dir
+	c.driver, c.log, c.id, c.dir = vmdriver.Harness{}, &syncWriter{w: c.opts.Log}, r.ID, r.Dir
 	if c.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
 	}
@@ -356,18 +355,5 @@ func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
 			t.Close()
 		}
 	}()
-	d := &guestDriver{c: c, targets: targets, agents: make([]string, len(targets))}
-	for i, t := range targets {
-		info, err := t.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("guest of %s: %w", t.Name(), err)
-		}
-		d.agents[i] = agentPath(info)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(agentUploads)
-	for i := range targets {
-		g.Go(func() error { return d.clearRunDirs(gctx, i) })
-	}
-	return g.Wait()
+	return vmdriver.StopLeftAgents(ctx, c.guestOptions(), targets)
 }

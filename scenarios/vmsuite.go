@@ -17,6 +17,7 @@ import (
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -105,7 +106,7 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 		return nil, err
 	}
 	defer func() { c.tl.begin(rundir.StepTeardown); c.driver.Close() }()
-	gd, ok := c.driver.(*guestDriver)
+	gd, ok := c.driver.(*vmdriver.Guest)
 	if !ok {
 		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
 	}
@@ -163,13 +164,13 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 // guest directory, created by the agent's prepare; in a real guest the
 // agent finds each data vDisk by its SCSI address and UUID (disks[vm]),
 // read back from vSphere after provisioning.
-func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
+func (c *campaign) vmPlans(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
 	plans := make([][]spec.SuitePlan, len(vms))
 	disks := make([][]agent.Disk, len(vms))
 	for i, vm := range vms {
 		dir := ""
 		if c.suite.SimulatedTargets {
-			info, err := gd.targets[i].Info(ctx)
+			info, err := gd.Targets()[i].Info(ctx)
 			if err != nil {
 				return nil, nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
 			}
@@ -215,15 +216,15 @@ func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
 // top, then the reports. A failure in one VM stops the profile in all
 // of them, as in a VM campaign; what was measured until then is merged
 // and kept, and the suite stops with the error.
-func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
+func (c *campaign) suiteProfile(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
 	p := c.suite.plans[k]
 	plan := p.Profile
 	if pf, ok := p.Config.(workload.Preflighter); ok {
 		plan = pf.Plan()
 	}
 	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(c.suite.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
-	work := func(i int) guestWork {
-		return guestWork{tool: spec.SuiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
+	work := func(i int) vmdriver.Work {
+		return vmdriver.Work{Tool: spec.SuiteTool, Name: p.Profile, Config: plans[i][k].Config, Disks: disks[i]}
 	}
 	if c.suite.SimulatedTargets {
 		begin := time.Now()
@@ -239,7 +240,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	for i, vm := range vms {
 		g.Go(func() error {
 			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", string(spec.DriverGuest))
-			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
+			out, err := gd.Step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", p.Profile, vm.Name, err)
@@ -257,13 +258,13 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 
 // suitePrepare runs the agent's prepare step of every VM (a simulated
 // guest's files are created there), in parallel.
-func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsphere.VM, work func(int) guestWork) error {
+func (c *campaign) suitePrepare(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM, work func(int) vmdriver.Work) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			defer w.Flush()
-			if _, err := gd.step(gctx, i, work(i), workload.VerbPrepare, workload.Env{Log: w}); err != nil {
+			if _, err := gd.Step(gctx, i, work(i), workload.VerbPrepare, workload.Env{Log: w}); err != nil {
 				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
 			}
 			return nil
