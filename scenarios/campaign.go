@@ -167,7 +167,11 @@ func check(cf *spec.Campaign, opts Options, env environment) (workload.Config, v
 	return cfg, layout, errors.Join(errs...)
 }
 
-// campaign is one run's state.
+// campaign is one run's state: what it runs and where (spec, opts, env,
+// cfg, layout, driver, suite), its identity and log, and three groups
+// each kept by a few files: vc (the vSphere side), rec (what the results
+// directory records) and data (the data it restores and its temporary
+// files).
 type campaign struct {
 	spec *spec.Campaign
 	opts Options
@@ -177,70 +181,88 @@ type campaign struct {
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
 	driver vmdriver.Driver // where each VM's workload runs (driver:)
-	tmp    string          // the campaign's temporary directory, once made (tempDir)
-	// harnessCPU is this process's CPU time over the run step.
-	harnessCPU time.Duration
-	id         string
-	dir        string // results directory, while incomplete
-	log        io.Writer
-	step       int
+	// suite is set for a block suite in VMs (vmSuite): its profiles run
+	// in every VM in place of cfg.
+	suite *vmSuite
+	id    string
+	dir   string // results directory, while incomplete
+	log   io.Writer
+	// tl times the steps (Overhead).
+	tl    *timeline
+	hooks hookState // the hooks: block's guests and saved output (hooks.go)
+	vc    vcState
+	rec   records
+	data  dataState
+}
+
+// vcState is the campaign's vSphere side: the session, the simulator,
+// where the VMs went and what they are.
+type vcState struct {
+	// sess is the vSphere session, once connected (guest operations
+	// reach the guests through it); sim is the in-process simulator,
+	// when the campaign started one.
+	sess *vsphere.Session
+	sim  *vsphere.Simulator
+	// template is the template cloned; placement is where the VMs went,
+	// as resolved by the preflight.
+	template  string
+	placement spec.VSphere
+	// vsphereURL (without a password) and placementDC say where the VMs
+	// are; where says which vSphere it was, for the log.
+	vsphereURL, placementDC, where string
+	// simHosts and simDatastores shape the in-process simulator (0 when
+	// another vSphere was used); simHostNames are the simulator's hosts
+	// that stand for the file's vms.hosts.
+	simHosts, simDatastores int
+	simHostNames            []string
+	// provisionFailed says Provision returned an error, having removed
+	// the VMs it made: the campaign's teardown then only checks.
+	provisionFailed bool
+	// vmRecords are the VMs as provisioned and read back (run.json).
+	vmRecords []rundir.VMRecord
+}
+
+// records is what the campaign keeps for its results directory beyond
+// the files each step writes.
+type records struct {
+	// manifest records what the campaign creates.
+	manifest *rundir.Manifest
+	// journal records the steps finished (JournalFile; resume.go);
+	// resumed says this is `campaign resume` of a stopped campaign, and
+	// prior are the processes that worked on it before (their steps
+	// join this one's in the overhead record).
+	journal *rundir.JournalWriter
+	resumed bool
+	prior   []rundir.Process
+	step    int // the numbered step last begun
 	// vmResults counts the per-VM measure-phase Results written (also
 	// partial ones after a failure or Ctrl-C); a precondition's are not
 	// measurements and are neither written nor counted.
 	vmResults int
-	template  string // the template cloned
-	// provisionFailed says Provision returned an error, having removed
-	// the VMs it made: the campaign's teardown then only checks.
-	provisionFailed bool
-	// placement is where the VMs went, as resolved by the preflight.
-	placement spec.VSphere
-	// simHosts and simDatastores shape the in-process simulator (0 when
-	// another vSphere was used); where says which vSphere it was.
-	simHosts, simDatastores int
-	where                   string
-	// simHostNames, in simulation, are the simulator's hosts that stand
-	// for the file's vms.hosts.
-	simHostNames []string
-	// manifest records what the campaign creates; vsphereURL (without a
-	// password) and placementDC say where its VMs are.
-	manifest                *rundir.Manifest
-	vsphereURL, placementDC string
-	// tl times the steps (Overhead); completed is set once the results
-	// are merged and reported.
-	tl        *timeline
+	// completed is set once the results are merged and reported;
+	// overhead once teardown ended.
 	completed bool
-	overhead  *rundir.Overhead // set once teardown ended
+	overhead  *rundir.Overhead
 	// report is a VM campaign's review, rendered once (aggregate) from
 	// the files it wrote; its report.md, report.csv and report.html are
 	// written after the teardown, with the overhead (finishOverhead).
 	report *review.Report
-	// suite is set for a block suite in VMs (vmSuite): its profiles run
-	// in every VM in place of cfg.
-	suite *vmSuite
-	// sess is the vSphere session, once connected (guest operations
-	// reach the guests through it).
-	sess *vsphere.Session
-	// vmRecords are the VMs as provisioned and read back (run.json).
-	vmRecords []rundir.VMRecord
-	// dataSet is the data set restored into every VM (data.source:
-	// prebuilt), found before anything is created; dataDisk is the
-	// layout disk it is restored onto.
-	dataSet  *dataset.Set
-	dataDisk vsphere.VDisk
-	// sim is the in-process simulator, when the campaign started one.
-	sim *vsphere.Simulator
-	// journal records the steps finished (JournalFile; resume.go);
-	// resumed says this is `campaign resume` of a stopped campaign.
-	journal *rundir.JournalWriter
-	resumed bool
-	hooks   hookState // the hooks: block's guests and saved output (hooks.go)
 	// checks are the consistency checks' verdicts after the run
 	// (checks.go), one per measured VM; nil for a tool without checks.
 	checks []rundir.CheckVerdict
-	// prior are, in a resume, the processes that worked on the campaign
-	// before it, as its journal recorded them (their steps join this
-	// one's in the overhead record).
-	prior []rundir.Process
+	// harnessCPU is this process's CPU time over the run step.
+	harnessCPU time.Duration
+}
+
+// dataState is the data the campaign restores and where it keeps its
+// temporary files.
+type dataState struct {
+	// set is the data set restored into every VM (data.source:
+	// prebuilt), found before anything is created; disk is the layout
+	// disk it is restored onto.
+	set  *dataset.Set
+	disk vsphere.VDisk
+	tmp  string // the campaign's temporary directory, once made (tempDir)
 }
 
 // finalDir is the results directory once the campaign has finished.
@@ -263,8 +285,8 @@ func (c *campaign) steps() int {
 }
 
 func (c *campaign) stepf(format string, args ...any) {
-	c.step++
-	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, c.steps(), fmt.Sprintf(format, args...))
+	c.rec.step++
+	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.rec.step, c.steps(), fmt.Sprintf(format, args...))
 }
 
 func (c *campaign) logf(format string, args ...any) {
@@ -307,13 +329,13 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.manifest = m
+	c.rec.manifest = m
 	defer m.Close()
 	if c.suite == nil { // a block suite is not resumed
-		if c.journal, err = rundir.OpenJournal(c.dir); err != nil {
+		if c.rec.journal, err = rundir.OpenJournal(c.dir); err != nil {
 			return nil, err
 		}
-		defer c.journal.Close()
+		defer c.rec.journal.Close()
 	}
 	if c.suite != nil {
 		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
@@ -331,24 +353,24 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 // overhead, then either the error (what it left, where its results are)
 // or the completed results directory rd.
 func (c *campaign) conclude(rd *rundir.ResultsDir, res *Outcome, err error) (*Outcome, error) {
-	cf, m := c.spec, c.manifest
+	cf, m := c.spec, c.rec.manifest
 	if oerr := c.finishOverhead(err); err == nil {
 		err = oerr
 	}
 	if err != nil {
 		left := m.Outstanding()
 		switch {
-		case c.vmResults == 0 && left == 0 && !c.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
+		case c.rec.vmResults == 0 && left == 0 && !c.rec.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
 			rd.Discard() // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", cf.Name, err)
 		case left > 0:
 			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
 				err, left, filepath.Join(c.dir, rundir.ManifestFile), c.dir)
 		}
-		if c.vmResults == 0 {
+		if c.rec.vmResults == 0 {
 			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", cf.Name, err)}
 		}
-		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.vmResults, c.measuredWord(), c.dir)}
+		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.rec.vmResults, c.measuredWord(), c.dir)}
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
@@ -389,10 +411,10 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	defer c.teardown(sess, pspec.VMNames())
 	vms, err := sess.Provision(ctx, pspec, c.provisionLog)
 	if err != nil {
-		c.provisionFailed = true
+		c.vc.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
 	}
-	c.vmRecords = vmRecords(vms)
+	c.vc.vmRecords = vmRecords(vms)
 	if err := c.provisioned(vms); err != nil {
 		return nil, err
 	}
@@ -507,15 +529,15 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 	if cfg.Template != "" {
 		tmpl = cfg.Template
 	}
-	c.template = tmpl
+	c.vc.template = tmpl
 	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == spec.OnIPTimeoutContinue,
 		OnStep: c.tl.vmStep, Clock: c.tl.now}
-	if c.dataSet != nil {
-		p.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: c.dataSet.VDisk}
+	if c.data.set != nil {
+		p.Restore = &vsphere.DiskRestore{Disk: c.data.disk.Name, File: c.data.set.VDisk}
 	}
 	c.env.provision(c, &p)
 	return p
@@ -534,7 +556,7 @@ func firstNonEmpty(s ...string) string {
 // into each (restore); progress goes to the log, prefixed with the VM
 // name, one line at a time.
 func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
-	if c.dataSet != nil {
+	if c.data.set != nil {
 		return c.restore(ctx, vms, cfgs)
 	}
 	g, gctx := errgroup.WithContext(ctx)

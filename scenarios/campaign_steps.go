@@ -29,7 +29,7 @@ func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vspher
 	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
 		c.logf("%s", l)
 	}
-	c.placement = spec.VSphere{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
+	c.vc.placement = spec.VSphere{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
 		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 	return pspec, nil
 }

@@ -122,7 +122,7 @@ func (c *campaign) workDir(dataDir string) (func(), error) {
 		_ = os.RemoveAll(c.dir)
 		return nil, err
 	}
-	c.manifest = m
+	c.rec.manifest = m
 	return func() {
 		m.Close()
 		if m.Outstanding() == 0 {
@@ -162,7 +162,7 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 	if err := dataset.Save(ctx, sess, ds, loader, disk, datastores, c.logf); err != nil {
 		return fail(err)
 	}
-	if err := dataset.Write(dir, ds, c.sim); err != nil {
+	if err := dataset.Write(dir, ds, c.vc.sim); err != nil {
 		return fail(err)
 	}
 	if ds.Database != "" {
@@ -183,8 +183,8 @@ func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key r
 	if err != nil {
 		return nil, false, nil
 	}
-	if c.sim != nil {
-		if err := dataset.SeedSim(c.sim, c.spec.DataDir(), ds); err != nil {
+	if c.vc.sim != nil {
+		if err := dataset.SeedSim(c.vc.sim, c.spec.DataDir(), ds); err != nil {
 			fmt.Fprintf(c.log, "%v\n", err)
 		}
 	}
@@ -268,7 +268,7 @@ func (c *campaign) recordDataDB(loc dialect.Config) error {
 	if loc.Driver == dialect.SQLite {
 		return nil // made again over a partial file of the same key
 	}
-	return c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
+	return c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
 		DB: &rundir.CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
 }
 
@@ -363,7 +363,7 @@ func (c *campaign) findData(ctx context.Context) error {
 	if err := ds.Present(ctx, c.env.server(), c.serverName()); err != nil {
 		return err
 	}
-	c.dataSet, c.dataDisk = ds, disk
+	c.data.set, c.data.disk = ds, disk
 	fmt.Fprintf(c.log, "data: each VM's %s is restored from data set %s (%s), not loaded\n", disk.Name, ds.Key.ID(), ds.Key)
 	return nil
 }
@@ -380,7 +380,7 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	for i, vm := range vms {
 		g.Go(func() error {
 			dst := cfgs[i].(workload.Connector).Database()
-			if err := c.dataSet.Restore(gctx, server, dst, inGuests); err != nil {
+			if err := c.data.set.Restore(gctx, server, dst, inGuests); err != nil {
 				return fmt.Errorf("restore on %s: %w", vm.Name, err)
 			}
 			ch, ok := cfgs[i].(workload.Checker)
@@ -398,14 +398,14 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	c.logf("restored data set %s into %d databases and checked them in %s", c.dataSet.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
+	c.logf("restored data set %s into %d databases and checked them in %s", c.data.set.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // dataWords names where the data of a run comes from, for the step line.
 func (c *campaign) dataWords() string {
-	if c.dataSet != nil {
-		return "restore " + c.dataSet.Key.ID() + " into"
+	if c.data.set != nil {
+		return "restore " + c.data.set.Key.ID() + " into"
 	}
 	return "prepare " + strings.TrimSpace(c.spec.Workload.Name) + " data on"
 }

@@ -355,7 +355,7 @@ func (*container) startDelay(guest bool, vms int) time.Duration {
 // (waiting for it at most containerHostKeyWait) and returns it as an
 // authorized_keys line, for target.SSHConfig.HostKey.
 func hostKey(ctx context.Context, c *campaign, vm vsphere.VM) (string, error) {
-	t, err := c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: containerLogin, Dir: hostKeyDir})
+	t, err := c.vc.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: containerLogin, Dir: hostKeyDir})
 	if err != nil {
 		return "", fmt.Errorf("reading the SSH host key of %s through guest operations: %w", vm.Name, err)
 	}
@@ -394,6 +394,6 @@ func (e *container) recordRun(c *campaign, ri *rundir.RunInfo) {
 // names the image and gives the command that runs it again.
 func (e *container) recordSpec(c *campaign, r *spec.Campaign) string {
 	e.sim.recordSim(c, r)
-	return fmt.Sprintf(" (vSphere: %s; guests: containers of docker image %s, each VM's %s database inside its own)", c.where, e.image, c.spec.Database.Driver) +
+	return fmt.Sprintf(" (vSphere: %s; guests: containers of docker image %s, each VM's %s database inside its own)", c.vc.where, e.image, c.spec.Database.Driver) +
 		rerunNote(c, " --guests "+string(GuestsContainer))
 }

@@ -67,7 +67,7 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 	sess, sim, err := vsphere.StartSimulatedSession(ctx, shape,
 		func(sim *vsphere.Simulator) (func(), error) {
 			home := sim.Home()
-			if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
+			if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
 				return nil, err
 			}
 			return func() { c.removed(rundir.KindSimDir, []string{home}, "") }, nil
@@ -76,12 +76,12 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 	}
 	cfg := sim.Config()
-	c.sim = sim
-	c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
+	c.vc.sim = sim
+	c.vc.simHosts, c.vc.simDatastores, c.vc.where = hosts, n, "in-process simulator (vcsim)"
 	if len(c.spec.VMs.Hosts) > 0 { // pinned hosts become the simulator's
-		c.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
+		c.vc.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
 	}
-	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
+	c.vc.vsphereURL, c.vc.placementDC = cfg.RedactedURL(), cfg.Datacenter
 	fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	return sess, nil
 }
@@ -91,8 +91,8 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 // them.
 func (simulated) provision(c *campaign, p *vsphere.ProvisionSpec) {
 	p.SimulatedIP = vsphere.SimulatedIP
-	if c.simHostNames != nil {
-		p.Hosts = c.simHostNames
+	if c.vc.simHostNames != nil {
+		p.Hosts = c.vc.simHostNames
 	}
 }
 
@@ -150,8 +150,8 @@ func (simulated) local() bool { return true }
 // recordRun records the vSphere when it was not the in-process simulator
 // (without its user) and where the databases were.
 func (s simulated) recordRun(c *campaign, ri *rundir.RunInfo) {
-	if c.simHosts == 0 {
-		ri.VSphere = withoutUser(c.vsphereURL)
+	if c.vc.simHosts == 0 {
+		ri.VSphere = withoutUser(c.vc.vsphereURL)
 	}
 	ri.Databases = "an embedded SQLite database per VM"
 	if s.db != nil {
@@ -165,7 +165,7 @@ func (s simulated) recordRun(c *campaign, ri *rundir.RunInfo) {
 // and gives the command that runs it again.
 func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
 	s.recordSim(c, r)
-	note := " (vSphere: " + c.where + "; databases: "
+	note := " (vSphere: " + c.vc.where + "; databases: "
 	if s.db != nil {
 		note += "one per VM on " + s.db.Host + ")"
 	} else {
@@ -177,7 +177,7 @@ func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
 // recordSim moves the driver of r (campaign.yaml) into its simulate:
 // block, with the simulator's shape and the database server.
 func (s simulated) recordSim(c *campaign, r *spec.Campaign) {
-	sim := &spec.Sim{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: r.Driver}
+	sim := &spec.Sim{Hosts: c.vc.simHosts, Datastores: c.vc.simDatastores, Driver: r.Driver}
 	r.Driver = ""
 	if f := c.spec.Simulate; f != nil {
 		sim.DatastoreGB, sim.HostCores, sim.HostMemoryGB = f.DatastoreGB, f.HostCores, f.HostMemoryGB

@@ -46,7 +46,7 @@ type environment interface {
 	check(cf *spec.Campaign, opts Options) error
 	// connect opens c's vSphere session on cfg (Options.VSphere with the
 	// file's datacenter) and, for a simulator it starts, records its
-	// shape, hosts and place in c (c.sim, c.simHosts, c.where, ...).
+	// shape, hosts and place in c (c.vc.sim, c.vc.simHosts, c.vc.where, ...).
 	connect(ctx context.Context, c *campaign, cfg vsphere.Config) (*vsphere.Session, error)
 	// provision shapes c's provisioning spec p: the guest IP a vcsim's
 	// VMs report (ProvisionSpec.SimulatedIP) and the simulator's hosts

@@ -60,7 +60,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 		// is not kept.
 		for _, r := range results {
 			if r != nil && r.Phase == oltp.PhaseMeasure && c.writeVMResult(r) == nil {
-				c.vmResults++
+				c.rec.vmResults++
 			}
 		}
 		return results, err
@@ -77,7 +77,7 @@ func (c *campaign) harnessCost(stop func() *oltp.ClientCost) {
 	if hc == nil {
 		return
 	}
-	c.harnessCPU = hc.CPU()
+	c.rec.harnessCPU = hc.CPU()
 	perVM := hc.CPU() / time.Duration(max(1, c.spec.VMs.Count))
 	line := fmt.Sprintf("harness CPU over the run step: %.3f s, %.3f s per VM", hc.CPU().Seconds(), perVM.Seconds())
 	if m := c.cfg.Bounds().Time; m > 0 {
@@ -98,13 +98,13 @@ func phaseLength(d time.Duration) string {
 }
 
 // aggregate writes one Result per VM and the merged Result, renders the
-// review (c.report) and prints it.
+// review (c.rec.report) and prints it.
 func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	for _, r := range results {
 		if err := c.writeVMResult(r); err != nil {
 			return nil, err
 		}
-		c.vmResults++
+		c.rec.vmResults++
 	}
 	merged, err := oltp.Merge(results...)
 	if err != nil {
@@ -117,7 +117,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := c.writeRunInfo(true); err != nil {
 		return nil, err
 	}
-	c.completed = true
+	c.rec.completed = true
 	// The review is rendered from the files just written, as `vmbench
 	// report DIR` renders it, once: its reports are written after the
 	// teardown, with the overhead (finishOverhead).
@@ -126,7 +126,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.report = rep
+	c.rec.report = rep
 	fmt.Fprintln(c.opts.Out)
 	if err := rep.WriteText(c.opts.Out); err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := c.finished(rundir.StepCollect); err != nil {
 		return nil, err
 	}
-	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil
+	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.rec.harnessCPU}, nil
 }
 
 // vmLabels are the labels of vm's Results: vm, role, datastore, host

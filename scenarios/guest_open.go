@@ -51,7 +51,7 @@ func (c *campaign) loginGuests(ctx context.Context) (open guestOpener, how strin
 // operations as auth, in the campaign's guest directory; how says so.
 func (c *campaign) toolsGuests(ctx context.Context, auth guest.Auth) (open guestOpener, how string) {
 	open = func(vm vsphere.VM) (target.Target, error) {
-		return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
+		return c.vc.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
 	}
 	return open, fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
 }

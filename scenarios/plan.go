@@ -77,7 +77,7 @@ func planCampaign(ctx context.Context, c *campaign) (*CampaignPlan, error) {
 	if err := c.restoreSpec(ctx, sess, &pspec); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
-	return &CampaignPlan{Campaign: c.spec.Name, VSphere: c.where, Role: c.layout.Role, Count: pspec.Count,
+	return &CampaignPlan{Campaign: c.spec.Name, VSphere: c.vc.where, Role: c.layout.Role, Count: pspec.Count,
 		Layout: c.layout, Hosts: pspec.Hosts, Preflight: rep, Fits: rep.OK()}, nil
 }
 

@@ -22,9 +22,9 @@ import (
 
 // recordVMs records the VMs Provision is about to clone.
 func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
-	where := &rundir.CreatedVSphere{URL: c.vsphereURL, Datacenter: c.placementDC, InProcess: c.simHosts > 0}
+	where := &rundir.CreatedVSphere{URL: c.vc.vsphereURL, Datacenter: c.vc.placementDC, InProcess: c.vc.simHosts > 0}
 	for _, name := range p.VMNames() {
-		if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
+		if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
 			return err
 		}
 	}
@@ -35,8 +35,8 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	c.tl.begin(rundir.StepTeardown)
-	c.step = c.steps() - 1
-	inProcess := c.simHosts > 0
+	c.rec.step = c.steps() - 1
+	inProcess := c.vc.simHosts > 0
 	switch {
 	case c.opts.KeepVMs && inProcess:
 		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
@@ -48,7 +48,7 @@ func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if c.provisionFailed {
+	if c.vc.provisionFailed {
 		// Provision removed what it made (its own "teardown:" lines); this
 		// pass only checks that nothing is left.
 		c.stepf("teardown: checking that no VM of campaign %s is left", c.id)
@@ -81,7 +81,7 @@ func destroyedWords(n, count int) string {
 // record is logged (the objects are gone; a later teardown finds that).
 func (c *campaign) removed(kind rundir.ObjectKind, names []string, note string) {
 	for _, n := range names {
-		if err := c.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
+		if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
 			c.logf("%v", err)
 			return
 		}
@@ -116,20 +116,20 @@ func tempDirName(campaignID string) string {
 // VMs' SQLite files, the simulated guests), made and recorded on first
 // use; removeTempDir removes it at the end.
 func (c *campaign) tempDir() (string, error) {
-	if c.tmp != "" {
-		return c.tmp, nil
+	if c.data.tmp != "" {
+		return c.data.tmp, nil
 	}
 	tmp := tempDirName(c.id)
-	if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
+	if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
 		return "", err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()}); rerr != nil {
+		if rerr := c.rec.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()}); rerr != nil {
 			return "", errors.Join(err, rerr)
 		}
 		return "", err
 	}
-	c.tmp = tmp
+	c.data.tmp = tmp
 	return tmp, nil
 }
 
@@ -137,15 +137,15 @@ func (c *campaign) tempDir() (string, error) {
 // --keep-vms keeps it.
 func (c *campaign) removeTempDir() {
 	switch {
-	case c.tmp == "":
+	case c.data.tmp == "":
 	case c.opts.KeepVMs:
-		c.logf("kept %s (--keep-vms)", c.tmp)
+		c.logf("kept %s (--keep-vms)", c.data.tmp)
 	default:
-		if err := os.RemoveAll(c.tmp); err != nil {
-			c.logf("removing %s: %v", c.tmp, err)
+		if err := os.RemoveAll(c.data.tmp); err != nil {
+			c.logf("removing %s: %v", c.data.tmp, err)
 			return
 		}
-		c.removed(rundir.KindTempDir, []string{c.tmp}, "")
+		c.removed(rundir.KindTempDir, []string{c.data.tmp}, "")
 	}
 }
 
@@ -227,21 +227,21 @@ func (c *campaign) createDatabase(ctx context.Context, owner workload.DatabaseOw
 	if shared {
 		e := rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
 			DB: &rundir.CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
-		if err := c.manifest.Record(e); err != nil {
+		if err := c.rec.manifest.Record(e); err != nil {
 			return false, err
 		}
 	}
-	if c.dataSet != nil && c.env.guestDatabases() {
+	if c.data.set != nil && c.env.guestDatabases() {
 		return false, nil // the database is on the VM's restored vDisk (restore checks it)
 	}
-	if c.resumed {
+	if c.rec.resumed {
 		if err := owner.DropDatabase(ctx); err != nil {
 			return false, fmt.Errorf("dropping the database the stopped campaign left: %w", err)
 		}
 	}
 	if err := owner.CreateDatabase(ctx); err != nil {
 		if shared {
-			if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()}); rerr != nil {
+			if rerr := c.rec.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()}); rerr != nil {
 				return false, errors.Join(err, rerr)
 			}
 		}

@@ -125,7 +125,7 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 			return nil, err
 		}
 	}
-	c.completed = true
+	c.rec.completed = true
 	return &Outcome{}, nil
 }
 
@@ -136,7 +136,7 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 	r := *c.suite.Suite
 	v := *r.VMs
 	r.VMs = &v
-	v.Template, v.Datastores = c.template, nil
+	v.Template, v.Datastores = c.vc.template, nil
 	seen := map[string]bool{}
 	for _, vm := range vms {
 		if !seen[vm.Datastore] {
@@ -144,9 +144,9 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 			v.Datastores = append(v.Datastores, vm.Datastore)
 		}
 	}
-	r.VSphere = c.placement
+	r.VSphere = c.vc.placement
 	if c.env.simulated() {
-		r.Simulate = &spec.SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
+		r.Simulate = &spec.SuiteSim{Hosts: c.vc.simHosts, Datastores: c.vc.simDatastores, Size: r.Size}
 	}
 	b, err := yaml.Marshal(&r)
 	if err != nil {
@@ -315,7 +315,7 @@ func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []
 	if _, err := rw.WriteResults(c.dir, p.Profile, merged); err != nil {
 		return err
 	}
-	c.vmResults++
+	c.rec.vmResults++
 	if _, err := review.WriteReports(c.dir); err != nil {
 		return err
 	}
