@@ -137,7 +137,7 @@ func checked(cf *spec.Campaign, opts Options) (*campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &campaign{spec: runSpec(cf, env), opts: opts, env: env, cfg: cfg, layout: layout}, nil
+	return &campaign{spec: runSpec(cf, env), opts: opts, env: env, cfg: cfg, layout: layout, kind: vmWorkload{}}, nil
 }
 
 // check is Check in environment env.
@@ -181,12 +181,12 @@ type campaign struct {
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
 	driver vmdriver.Driver // where each VM's workload runs (driver:)
-	// suite is set for a block suite in VMs (vmSuite): its profiles run
-	// in every VM in place of cfg.
-	suite *vmSuite
-	id    string
-	dir   string // results directory, while incomplete
-	log   io.Writer
+	// kind is what it measures: the workload (vmWorkload) or a block
+	// suite's profiles in place of cfg (vmSuite).
+	kind kind
+	id   string
+	dir  string // results directory, while incomplete
+	log  io.Writer
 	// tl times the steps (Overhead).
 	tl    *timeline
 	hooks hookState // the hooks: block's guests and saved output (hooks.go)
@@ -234,7 +234,6 @@ type records struct {
 	journal *rundir.JournalWriter
 	resumed bool
 	prior   []rundir.Process
-	step    int // the numbered step last begun
 	// vmResults counts the per-VM measure-phase Results written (also
 	// partial ones after a failure or Ctrl-C); a precondition's are not
 	// measurements and are neither written nor counted.
@@ -267,27 +266,6 @@ type dataState struct {
 
 // finalDir is the results directory once the campaign has finished.
 func (c *campaign) finalDir() string { return strings.TrimSuffix(c.dir, ".incomplete") }
-
-// steps counts the numbered steps: preflight, provision, databases,
-// prepare, run, collect, teardown.
-const steps = 7
-
-// steps is the campaign's number of steps: one more with driver guest
-// (the agents).
-func (c *campaign) steps() int {
-	if c.suite != nil {
-		return 5 // preflight, provision, agents, profiles, teardown
-	}
-	if d, _ := driverName(c.spec, c.opts, c.env); d == spec.DriverGuest {
-		return steps + 1
-	}
-	return steps
-}
-
-func (c *campaign) stepf(format string, args ...any) {
-	c.rec.step++
-	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.rec.step, c.steps(), fmt.Sprintf(format, args...))
-}
 
 func (c *campaign) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "    "+format+"\n", args...)
@@ -331,19 +309,13 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	}
 	c.rec.manifest = m
 	defer m.Close()
-	if c.suite == nil { // a block suite is not resumed
+	if c.kind.resumable() {
 		if c.rec.journal, err = rundir.OpenJournal(c.dir); err != nil {
 			return nil, err
 		}
 		defer c.rec.journal.Close()
 	}
-	if c.suite != nil {
-		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
-			c.id, review.DescribeSuiteVMs(c.suite.Suite), len(c.suite.Profiles), final)
-	} else {
-		fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
-			c.id, cf.VMs.Count, cf.VMs.Role, cf.Workload.Tool, cf.Workload.Name, final)
-	}
+	fmt.Fprintln(c.log, c.kind.announce(c, final))
 
 	res, err := c.run(ctx)
 	return c.conclude(rd, res, err)
@@ -370,7 +342,7 @@ func (c *campaign) conclude(rd *rundir.ResultsDir, res *Outcome, err error) (*Ou
 		if c.rec.vmResults == 0 {
 			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", cf.Name, err)}
 		}
-		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.rec.vmResults, c.measuredWord(), c.dir)}
+		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.rec.vmResults, c.kind.measured(), c.dir)}
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
@@ -401,7 +373,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	c.tl.begin(rundir.StepProvision)
-	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
+	c.stepf(rundir.StepProvision, "provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
 	if err := c.recordVMs(pspec); err != nil {
 		return nil, err
@@ -421,16 +393,19 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	return c.measure(ctx, vms)
 }
 
-// measure runs the campaign on its provisioned VMs, from their databases
-// to the review; `campaign resume` starts here too.
+// measure runs the campaign's kind on its provisioned VMs that reported
+// an IP, up to its results; `campaign resume` starts here too.
 func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
 	var err error
 	if vms, err = c.measurable(vms); err != nil {
 		return nil, err
 	}
-	if c.suite != nil {
-		return c.runSuite(ctx, vms)
-	}
+	return c.kind.measure(ctx, c, vms)
+}
+
+// measureWorkload is vmWorkload's measure: the databases, the agents
+// (driver guest), prepare, the run, the checks and the review.
+func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
 
 	cfgs, undo, err := c.placeWorkload(ctx, vms)
 	defer undo()
@@ -449,7 +424,7 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 	c.tl.begin(rundir.StepPrepare)
-	c.stepf("%s %d VMs", c.dataWords(), len(vms))
+	c.stepf(rundir.StepPrepare, "%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
@@ -461,7 +436,7 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 	c.tl.begin(rundir.StepRun)
-	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
+	c.stepf(rundir.StepRun, "run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
 	c.tl.endRun(results)
 	if err != nil {
@@ -480,7 +455,7 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	}
 
 	c.tl.begin(rundir.StepCollect)
-	c.stepf("collect and aggregate")
+	c.stepf(rundir.StepCollect, "collect and aggregate")
 	return c.aggregate(results)
 }
 
@@ -498,7 +473,7 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 	}
 	steps = append(steps, c.removeTempDir)
 	c.tl.begin(rundir.StepDatabases)
-	c.stepf("a database per VM")
+	c.stepf(rundir.StepDatabases, "a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
 		return nil, undo, err
@@ -577,13 +552,4 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	}
 	c.logf("prepared %d databases in %s", len(vms), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// measuredWord names what vmResults counts: the VMs' Results, or a
-// block suite's profiles.
-func (c *campaign) measuredWord() string {
-	if c.suite != nil {
-		return "profile(s)"
-	}
-	return "VM results"
 }

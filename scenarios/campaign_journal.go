@@ -35,7 +35,7 @@ func (c *campaign) preflighted() error {
 // campaign.yaml already: a resume reads both, and the databases and
 // agents steps may yet be killed. The later writeResolved writes the same.
 func (c *campaign) provisioned(vms []vsphere.VM) error {
-	if c.rec.journal == nil || c.suite != nil {
+	if c.rec.journal == nil || !c.kind.resumable() {
 		return nil
 	}
 	var measurable []vsphere.VM // as writeResolved is called later

@@ -52,17 +52,13 @@ func (c *campaign) writeRunInfo(completed bool) error {
 // environment says of where it ran (environment.recordRun), whether it
 // completed and, once teardown ended, its Overhead.
 func (c *campaign) runInfo(completed bool) rundir.RunInfo {
-	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.rec.overhead,
+	ri := rundir.RunInfo{VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.rec.overhead,
 		VMs: c.vc.vmRecords}
 	if c.data.set != nil {
 		ri.DataSet = &c.data.set.Key
 	}
 	ri.Checks = c.rec.checks
-	if c.suite != nil {
-		ri.Kind, ri.Started = rundir.SuiteRunKind, c.suite.started
-	} else {
-		c.env.recordRun(c, &ri)
-	}
+	c.kind.recordRun(c, &ri)
 	return ri
 }
 

@@ -21,7 +21,7 @@ import (
 func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vsphere.ProvisionSpec, error) {
 	pspec := c.provisionSpec(sess)
 	c.tl.begin(rundir.StepPreflight)
-	c.stepf("preflight")
+	c.stepf(rundir.StepPreflight, "preflight")
 	rep, err := sess.Preflight(ctx, pspec)
 	if err != nil {
 		return pspec, fmt.Errorf("preflight: %w", err)

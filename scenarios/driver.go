@@ -84,7 +84,7 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 		return nil
 	}
 	c.tl.begin(rundir.StepAgents)
-	c.stepf("the vmbench agent in each VM's guest")
+	c.stepf(rundir.StepAgents, "the vmbench agent in each VM's guest")
 	d, err := c.newGuestDriver(ctx, vms)
 	if err != nil {
 		return err

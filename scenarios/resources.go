@@ -35,15 +35,14 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	c.tl.begin(rundir.StepTeardown)
-	c.rec.step = c.steps() - 1
 	inProcess := c.vc.simHosts > 0
 	switch {
 	case c.opts.KeepVMs && inProcess:
-		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
+		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
 		c.removed(rundir.KindVM, names, "ended with the in-process simulator")
 		return
 	case c.opts.KeepVMs:
-		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
+		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -51,9 +50,9 @@ func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	if c.vc.provisionFailed {
 		// Provision removed what it made (its own "teardown:" lines); this
 		// pass only checks that nothing is left.
-		c.stepf("teardown: checking that no VM of campaign %s is left", c.id)
+		c.stepf(rundir.StepTeardown, "teardown: checking that no VM of campaign %s is left", c.id)
 	} else {
-		c.stepf("teardown: destroying the VMs of campaign %s", c.id)
+		c.stepf(rundir.StepTeardown, "teardown: destroying the VMs of campaign %s", c.id)
 	}
 	n, err := sess.DestroyVMs(ctx, c.id, names, func(m string) { c.logf("%s", m) })
 	if err != nil {

@@ -223,9 +223,8 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		}
 	}
 	if e := r.Journal.Last(rundir.StepRun); e != nil {
-		c.rec.step = c.steps() - 2
 		c.tl.begin(rundir.StepCollect)
-		c.stepf("collect and aggregate (the run had finished on every VM)")
+		c.stepf(rundir.StepCollect, "collect and aggregate (the run had finished on every VM)")
 		results, err := rundir.ReadMeasured(c.dir, e.Measured)
 		if err != nil {
 			return nil, err
@@ -235,7 +234,6 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		c.removeLeftovers(ctx, vms)
 		return out, err
 	}
-	c.rec.step = 2 // preflight and provision are done
 	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
 	if err := c.stopLeftAgents(ctx, vms); err != nil { // before any database or data disk is touched
 		return nil, err

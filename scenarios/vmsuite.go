@@ -76,7 +76,7 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &campaign{spec: cf, opts: opts, env: env, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
+	c := &campaign{spec: cf, opts: opts, env: env, layout: layout, kind: &vmSuite{Suite: run, plans: plans}}
 	return c, nil
 }
 
@@ -94,13 +94,13 @@ func runVMSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, err
 		return nil, err
 	}
 	c.tl = tl
-	c.suite.started = time.Now()
+	c.kind.(*vmSuite).started = time.Now()
 	return runCampaign(ctx, c)
 }
 
-// runSuite is the campaign's steps after provisioning for a suite in
-// VMs: the agents, the profiles, the reports.
-func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
+// measure is the suite's steps after provisioning: the agents, the
+// profiles, the reports.
+func (s *vmSuite) measure(ctx context.Context, c *campaign, vms []vsphere.VM) (*Outcome, error) {
 	defer c.removeTempDir()
 	if err := c.startDriver(ctx, vms); err != nil {
 		return nil, err
@@ -110,18 +110,18 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 	if !ok {
 		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
 	}
-	if err := c.writeSuiteFiles(vms); err != nil {
+	if err := s.writeFiles(c, vms); err != nil {
 		return nil, err
 	}
-	plans, disks, err := c.vmPlans(ctx, gd, vms)
+	plans, disks, err := s.vmPlans(ctx, c, gd, vms)
 	if err != nil {
 		return nil, err
 	}
 	c.tl.begin(rundir.StepRun)
-	c.stepf("run %d profile(s) in all %d VMs at once", len(c.suite.plans), len(vms))
-	defer func() { c.tl.endRun(c.suite.results) }()
-	for k := range c.suite.plans {
-		if err := c.suiteProfile(ctx, gd, vms, k, plans, disks); err != nil {
+	c.stepf(rundir.StepRun, "run %d profile(s) in all %d VMs at once", len(s.plans), len(vms))
+	defer func() { c.tl.endRun(s.results) }()
+	for k := range s.plans {
+		if err := s.profile(ctx, c, gd, vms, k, plans, disks); err != nil {
 			return nil, err
 		}
 	}
@@ -129,11 +129,11 @@ func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, er
 	return &Outcome{}, nil
 }
 
-// writeSuiteFiles writes suite.yaml (the suite as it runs, with the
+// writeFiles writes suite.yaml (the suite as it runs, with the
 // template, the datastores the VMs went to and the placement as
 // resolved) and run.json.
-func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
-	r := *c.suite.Suite
+func (s *vmSuite) writeFiles(c *campaign, vms []vsphere.VM) error {
+	r := *s.Suite
 	v := *r.VMs
 	r.VMs = &v
 	v.Template, v.Datastores = c.vc.template, nil
@@ -164,12 +164,12 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 // guest directory, created by the agent's prepare; in a real guest the
 // agent finds each data vDisk by its SCSI address and UUID (disks[vm]),
 // read back from vSphere after provisioning.
-func (c *campaign) vmPlans(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
+func (s *vmSuite) vmPlans(ctx context.Context, c *campaign, gd *vmdriver.Guest, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
 	plans := make([][]spec.SuitePlan, len(vms))
 	disks := make([][]agent.Disk, len(vms))
 	for i, vm := range vms {
 		dir := ""
-		if c.suite.SimulatedTargets {
+		if s.SimulatedTargets {
 			info, err := gd.Targets()[i].Info(ctx)
 			if err != nil {
 				return nil, nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
@@ -182,7 +182,7 @@ func (c *campaign) vmPlans(ctx context.Context, gd *vmdriver.Guest, vms []vspher
 			}
 			disks[i] = d
 		}
-		p, err := c.suite.ForVM(dir).Configs()
+		p, err := s.ForVM(dir).Configs()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", vm.Name, err)
 		}
@@ -211,22 +211,22 @@ func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
 	return out, nil
 }
 
-// suiteProfile runs profile k in every VM at once from a common start
+// profile runs profile k in every VM at once from a common start
 // and writes its results: each VM's Output in vms/<vm>/, the merge at the
 // top, then the reports. A failure in one VM stops the profile in all
 // of them, as in a VM campaign; what was measured until then is merged
 // and kept, and the suite stops with the error.
-func (c *campaign) suiteProfile(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
-	p := c.suite.plans[k]
+func (s *vmSuite) profile(ctx context.Context, c *campaign, gd *vmdriver.Guest, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
+	p := s.plans[k]
 	plan := p.Profile
 	if pf, ok := p.Config.(workload.Preflighter); ok {
 		plan = pf.Plan()
 	}
-	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(c.suite.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
+	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(s.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
 	work := func(i int) vmdriver.Work {
 		return vmdriver.Work{Tool: spec.SuiteTool, Name: p.Profile, Config: plans[i][k].Config, Disks: disks[i]}
 	}
-	if c.suite.SimulatedTargets {
+	if s.SimulatedTargets {
 		begin := time.Now()
 		if err := c.suitePrepare(ctx, gd, vms, work); err != nil {
 			return err
@@ -239,7 +239,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *vmdriver.Guest, vms []v
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", string(spec.DriverGuest))
+			labels := vmLabels(vm, c.id, "suite", s.Name, "driver", string(spec.DriverGuest))
 			out, err := gd.Step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {
@@ -250,7 +250,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *vmdriver.Guest, vms []v
 	}
 	runErr := g.Wait()
 	c.logf("%s: ran in %d VMs in %s", p.Profile, len(vms), time.Since(begin).Round(time.Millisecond))
-	if err := c.writeSuiteProfile(p, vms, outs); err != nil {
+	if err := s.writeProfile(c, p, vms, outs); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return runErr
@@ -273,11 +273,11 @@ func (c *campaign) suitePrepare(ctx context.Context, gd *vmdriver.Guest, vms []v
 	return g.Wait()
 }
 
-// writeSuiteProfile writes profile p's files: each VM's Output (those
+// writeProfile writes profile p's files: each VM's Output (those
 // that returned one) in vms/<vm>/ and their merge in the results
 // directory, then the reports (review.WriteReports); the merged curve goes to
 // Out. With no Output at all it writes nothing.
-func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
+func (s *vmSuite) writeProfile(c *campaign, p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	m, ok2 := p.Config.(workload.OutputMerger)
 	if !ok || !ok2 {
@@ -309,7 +309,7 @@ func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []
 	}
 	for _, o := range outs {
 		if o != nil {
-			c.suite.results = append(c.suite.results, m.Results(o)...)
+			s.results = append(s.results, m.Results(o)...)
 		}
 	}
 	if _, err := rw.WriteResults(c.dir, p.Profile, merged); err != nil {
