@@ -104,8 +104,8 @@ type Outcome struct {
 // that a campaign is checked once per process; the timing of its setup
 // step starts here (Options.Clock).
 func Check(cf *spec.Campaign, opts Options) (*Checked, error) {
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
+	tl := rundir.NewTimeline(opts.Clock)
+	tl.Begin(rundir.StepSetup)
 	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ type campaign struct {
 	dir  string // results directory, while incomplete
 	log  io.Writer
 	// tl times the steps (Overhead).
-	tl    *timeline
+	tl    *rundir.Timeline
 	hooks hookState // the hooks: block's guests and saved output (hooks.go)
 	vc    vcState
 	rec   records
@@ -372,7 +372,7 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 
-	c.tl.begin(rundir.StepProvision)
+	c.tl.Begin(rundir.StepProvision)
 	c.stepf(rundir.StepProvision, "provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
 	if err := c.recordVMs(pspec); err != nil {
@@ -423,7 +423,7 @@ func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outc
 	if err := c.runHooks(ctx, spec.HookBeforePrepare, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepPrepare)
+	c.tl.Begin(rundir.StepPrepare)
 	c.stepf(rundir.StepPrepare, "%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
@@ -435,14 +435,14 @@ func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outc
 	if err := c.runHooks(ctx, spec.HookBeforeRun, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepRun)
+	c.tl.Begin(rundir.StepRun)
 	c.stepf(rundir.StepRun, "run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
-	c.tl.endRun(results)
+	c.tl.EndRun(results)
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepCounters)
+	c.tl.Begin(rundir.StepCounters)
 	c.recordPlatform(ctx, vms, results)
 	if err := c.measured(results); err != nil {
 		return nil, err
@@ -454,7 +454,7 @@ func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outc
 		return nil, err
 	}
 
-	c.tl.begin(rundir.StepCollect)
+	c.tl.Begin(rundir.StepCollect)
 	c.stepf(rundir.StepCollect, "collect and aggregate")
 	return c.aggregate(results)
 }
@@ -466,13 +466,13 @@ func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outc
 func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []workload.Config, undo func(), err error) {
 	var steps []func()
 	undo = func() {
-		c.tl.begin(rundir.StepTeardown)
+		c.tl.Begin(rundir.StepTeardown)
 		for _, f := range slices.Backward(steps) {
 			f()
 		}
 	}
 	steps = append(steps, c.removeTempDir)
-	c.tl.begin(rundir.StepDatabases)
+	c.tl.Begin(rundir.StepDatabases)
 	c.stepf(rundir.StepDatabases, "a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
@@ -510,7 +510,7 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == spec.OnIPTimeoutContinue,
-		OnStep: c.tl.vmStep, Clock: c.tl.now}
+		OnStep: c.tl.VMStep, Clock: c.tl.Now}
 	if c.data.set != nil {
 		p.Restore = &vsphere.DiskRestore{Disk: c.data.disk.Name, File: c.data.set.VDisk}
 	}

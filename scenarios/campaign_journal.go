@@ -9,13 +9,13 @@ import (
 // The campaign's journal entries: each step recorded once it finished.
 
 // record appends e to the campaign's journal with this process's
-// overhead so far (timeline.snapshot). Nothing without a journal.
+// overhead so far (Timeline.Snapshot). Nothing without a journal.
 func (c *campaign) record(e rundir.JournalEntry) error {
 	if c.rec.journal == nil {
 		return nil
 	}
 	if c.tl != nil {
-		e.Overhead = c.tl.snapshot()
+		e.Overhead = c.tl.Snapshot()
 	}
 	return c.rec.journal.Record(e)
 }

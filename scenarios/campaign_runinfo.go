@@ -71,7 +71,7 @@ func (c *campaign) runInfo(completed bool) rundir.RunInfo {
 // something), with the reports of a review it rendered before it
 // stopped, as rendered then. runErr is the campaign's error, if any.
 func (c *campaign) finishOverhead(runErr error) error {
-	c.rec.overhead = c.tl.overhead(runErr == nil && c.rec.completed)
+	c.rec.overhead = c.tl.Overhead(runErr == nil && c.rec.completed)
 	if c.rec.resumed {
 		c.rec.overhead = rundir.JoinOverheads(c.rec.prior, c.rec.overhead)
 	}

@@ -20,7 +20,7 @@ import (
 // placement as resolved, and returns the provisioning spec it checked.
 func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vsphere.ProvisionSpec, error) {
 	pspec := c.provisionSpec(sess)
-	c.tl.begin(rundir.StepPreflight)
+	c.tl.Begin(rundir.StepPreflight)
 	c.stepf(rundir.StepPreflight, "preflight")
 	rep, err := sess.Preflight(ctx, pspec)
 	if err != nil {

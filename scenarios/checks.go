@@ -35,7 +35,7 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 	if _, ok := cfgs[0].(workload.Checker); !ok {
 		return nil
 	}
-	c.tl.begin(rundir.StepChecks)
+	c.tl.Begin(rundir.StepChecks)
 	c.logf("consistency checks after the run on %d VMs", len(vms))
 	if err := os.MkdirAll(filepath.Join(c.dir, rundir.ChecksDir), 0o755); err != nil {
 		return err

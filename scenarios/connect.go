@@ -13,14 +13,14 @@ import (
 // openSession times the connect step, connects (connect) and sets
 // c.vc.sess; the function it returns closes the session, timed as teardown.
 func (c *campaign) openSession(ctx context.Context) (*vsphere.Session, func(), error) {
-	c.tl.begin(rundir.StepConnect)
+	c.tl.Begin(rundir.StepConnect)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.vc.sess = sess
 	return sess, func() {
-		c.tl.begin(rundir.StepTeardown)
+		c.tl.Begin(rundir.StepTeardown)
 		closeSess()
 	}, nil
 }

@@ -66,7 +66,7 @@ func PrepareData(ctx context.Context, k *Checked) (*dataset.Set, error) {
 		return nil, err
 	}
 	defer lock.Release()
-	c.driver, c.log, c.tl = vmdriver.Harness{}, &syncWriter{w: c.opts.Log}, newTimeline(c.opts.Clock)
+	c.driver, c.log, c.tl = vmdriver.Harness{}, &syncWriter{w: c.opts.Log}, rundir.NewTimeline(c.opts.Clock)
 	c.id = "data-" + vsphere.NewCampaignID(time.Now())
 	if !cf.Prebuilt() {
 		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", cf.Origin.File)

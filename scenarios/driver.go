@@ -83,7 +83,7 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 		c.driver = vmdriver.Harness{}
 		return nil
 	}
-	c.tl.begin(rundir.StepAgents)
+	c.tl.Begin(rundir.StepAgents)
 	c.stepf(rundir.StepAgents, "the vmbench agent in each VM's guest")
 	d, err := c.newGuestDriver(ctx, vms)
 	if err != nil {

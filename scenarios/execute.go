@@ -20,7 +20,7 @@ import (
 // VM stops all of them; the Results returned with its error are those
 // the VMs returned (nil for a VM that returned none), to be timed only.
 func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) ([]*oltp.Result, error) {
-	startAt := c.tl.now().Add(c.startDelay())
+	startAt := c.tl.Now().Add(c.startDelay())
 	c.logf("common start at %s", startAt.Format("15:04:05.000"))
 	names := make([]string, len(vms))
 	for i, vm := range vms {
@@ -121,7 +121,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	// The review is rendered from the files just written, as `vmbench
 	// report DIR` renders it, once: its reports are written after the
 	// teardown, with the overhead (finishOverhead).
-	c.tl.begin(rundir.StepReport)
+	c.tl.Begin(rundir.StepReport)
 	rep, err := review.Render(c.dir)
 	if err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func (c *campaign) runHooks(ctx context.Context, hook spec.Hook, vms []vsphere.V
 	if len(cmds) == 0 {
 		return nil
 	}
-	c.tl.begin(hookStep(hook))
+	c.tl.Begin(hookStep(hook))
 	if err := c.openHookTargets(ctx, vms); err != nil {
 		return fmt.Errorf("hook %s: %w", hook, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"vmbench/internal/textfmt"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
@@ -62,14 +63,14 @@ func PlanSuite(ctx context.Context, s *spec.Suite, opts Options) (*CampaignPlan,
 }
 
 func planCampaign(ctx context.Context, c *campaign) (*CampaignPlan, error) {
-	c.log, c.id, c.tl = io.Discard, "plan", newTimeline(c.opts.Clock)
+	c.log, c.id, c.tl = io.Discard, "plan", rundir.NewTimeline(c.opts.Clock)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSess()
 	pspec := c.provisionSpec(sess)
-	pspec.CampaignID = vsphere.NewCampaignID(c.tl.now())
+	pspec.CampaignID = vsphere.NewCampaignID(c.tl.Now())
 	rep, perr := sess.Preflight(ctx, pspec)
 	if perr != nil && rep.OK() { // not a verdict: the check itself failed
 		return nil, fmt.Errorf("preflight: %w", perr)

@@ -34,7 +34,7 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 // teardown destroys the campaign's VMs with its own context, so that a
 // cancelled campaign still cleans up, and marks them removed.
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
-	c.tl.begin(rundir.StepTeardown)
+	c.tl.Begin(rundir.StepTeardown)
 	inProcess := c.vc.simHosts > 0
 	switch {
 	case c.opts.KeepVMs && inProcess:

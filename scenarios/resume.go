@@ -223,7 +223,7 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		}
 	}
 	if e := r.Journal.Last(rundir.StepRun); e != nil {
-		c.tl.begin(rundir.StepCollect)
+		c.tl.Begin(rundir.StepCollect)
 		c.stepf(rundir.StepCollect, "collect and aggregate (the run had finished on every VM)")
 		results, err := rundir.ReadMeasured(c.dir, e.Measured)
 		if err != nil {

@@ -87,8 +87,8 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 // suite's results (the merged profile's files at the top, each VM's in
 // vms/<vm>/), then teardown.
 func runVMSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error) {
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
+	tl := rundir.NewTimeline(opts.Clock)
+	tl.Begin(rundir.StepSetup)
 	c, err := checkVMSuite(s, opts)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (s *vmSuite) measure(ctx context.Context, c *campaign, vms []vsphere.VM) (*
 	if err := c.startDriver(ctx, vms); err != nil {
 		return nil, err
 	}
-	defer func() { c.tl.begin(rundir.StepTeardown); c.driver.Close() }()
+	defer func() { c.tl.Begin(rundir.StepTeardown); c.driver.Close() }()
 	gd, ok := c.driver.(*vmdriver.Guest)
 	if !ok {
 		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
@@ -117,9 +117,9 @@ func (s *vmSuite) measure(ctx context.Context, c *campaign, vms []vsphere.VM) (*
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepRun)
+	c.tl.Begin(rundir.StepRun)
 	c.stepf(rundir.StepRun, "run %d profile(s) in all %d VMs at once", len(s.plans), len(vms))
-	defer func() { c.tl.endRun(s.results) }()
+	defer func() { c.tl.EndRun(s.results) }()
 	for k := range s.plans {
 		if err := s.profile(ctx, c, gd, vms, k, plans, disks); err != nil {
 			return nil, err
@@ -234,7 +234,7 @@ func (s *vmSuite) profile(ctx context.Context, c *campaign, gd *vmdriver.Guest, 
 		c.logf("%s: prepared in %s", p.Profile, time.Since(begin).Round(time.Millisecond))
 	}
 	begin := time.Now()
-	start := c.tl.now().Add(c.startDelay())
+	start := c.tl.Now().Add(c.startDelay())
 	outs := make([]*workload.Output, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
