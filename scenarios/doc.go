@@ -6,7 +6,8 @@
 // them) is package review's, its pre-built data sets (made by
 // PrepareData, restored before each run) are package dataset's, and
 // where each VM's workload runs (here, or in its guest through the
-// agent) is package vmdriver's. It names
+// agent) is package vmdriver's. A block suite on this host's drives is
+// package blocksuite's; one in VMs runs here. It names
 // workloads by tool, name and flags; the workload code itself is reached
 // through the workload contract (package workload): the tool from the
 // registry, its flags parsed once into a typed Config.

@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"vmbench/agent"
 	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/scenarios/blocksuite"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
@@ -57,7 +60,7 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	plans, err := run.ForVM(checkTargetsDir()).Configs()
 	errs = append(errs, err)
 	if err == nil {
-		errs = append(errs, checkSuiteHost(run, plans))
+		errs = append(errs, blocksuite.CheckHost(run, plans))
 	}
 	cf := run.Campaign()
 	if opts.Driver == spec.DriverHarness {
@@ -320,7 +323,7 @@ func (s *vmSuite) writeProfile(c *campaign, p spec.SuitePlan, vms []vsphere.VM, 
 		return err
 	}
 	if r, ok := p.Config.(workload.Reporter); ok {
-		out := orDiscard(c.opts.Out)
+		out := cmp.Or[io.Writer](c.opts.Out, io.Discard)
 		fmt.Fprintf(out, "\n%s, merged over %d VMs:\n", p.Profile, len(vms))
 		return r.WriteReport(out, merged)
 	}

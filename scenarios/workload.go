@@ -93,7 +93,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, cf *spec.Campaign, 
 	}
 	cfg, err := workload.Parse(t, w.Name, flags, nil, conn.ConnectionFlags())
 	var errs []error
-	for _, e := range unjoin(err) {
+	for _, e := range workload.Unjoin(err) {
 		at := keys[errorFlag(e)]
 		where := at
 		if at == "" {
