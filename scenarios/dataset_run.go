@@ -15,6 +15,7 @@ import (
 	"vmbench/dialect"
 	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/teardown"
 	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -98,7 +99,7 @@ func (c *campaign) cleanStale(ctx context.Context, dataDir string) {
 			continue
 		}
 		fmt.Fprintf(c.log, "a stopped prepare-data left %s: removing what it lists\n", d)
-		if _, err := Teardown(ctx, d, TeardownOptions{VSphere: c.opts.VSphere, Getenv: c.opts.Getenv, Log: &prefixWriter{prefix: "    ", w: c.log}}); err != nil {
+		if _, err := teardown.Run(ctx, d, teardown.Options{VSphere: c.opts.VSphere, Getenv: c.opts.Getenv, Log: &prefixWriter{prefix: "    ", w: c.log}}); err != nil {
 			fmt.Fprintf(c.log, "    warning: %v; remove it with vmbench campaign teardown %s\n", err, d)
 			continue
 		}

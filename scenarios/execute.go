@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/live"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
@@ -26,14 +27,14 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 	for i, vm := range vms {
 		names[i] = vm.Name
 	}
-	live := newLiveView(c.log, names)
-	defer live.close()
+	view := live.New(c.log, names)
+	defer view.Close()
 	defer c.harnessCost(oltp.MeasureProcess())
 	results := make([]*oltp.Result, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			obs := vmObserver{live: live, vm: i}
+			obs := vmObserver{live: view, vm: i}
 			if i == 0 {
 				obs.phase = func(p oltp.Phase, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
@@ -41,7 +42,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
 				Labels: vmLabels(vm, c.id, "driver", string(c.driver.Where(i)))})
 			w.Flush()
-			live.done(i)
+			view.Done(i)
 			if out != nil {
 				results[i] = out.Result // a partial Result comes back with an interrupt
 			}

@@ -13,6 +13,7 @@ import (
 
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/teardown"
 	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 )
@@ -311,9 +312,9 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 	for _, e := range left {
 		switch e.Kind {
 		case rundir.KindDatabase:
-			err = teardownDatabase(ctx, e, TeardownOptions{Getenv: c.opts.Getenv})
+			err = teardown.DropDatabase(ctx, e, c.opts.Getenv)
 		case rundir.KindTempDir:
-			err = teardownTempDir(e)
+			err = teardown.RemoveTempDir(e)
 		default:
 			continue
 		}
