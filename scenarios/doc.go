@@ -9,9 +9,9 @@
 // agent) is package vmdriver's, the live per-interval table across VMs
 // printed during a run is package live's, and the cleanup of what a
 // campaign left, driven from its results directory (`campaign teardown`,
-// `vsphere gc`), is package teardown's. A block suite on this host's drives is package
-// blocksuite's; one in VMs runs here. It names
-// workloads by tool, name and flags; the workload code itself is reached
-// through the workload contract (package workload): the tool from the
-// registry, its flags parsed once into a typed Config.
+// `vsphere gc`), is package teardown's. A block suite on this host's
+// drives is package blocksuite's; one in VMs runs here. It names workloads
+// by tool, name and flags; the workload code itself is reached through
+// the workload contract (package workload): the tool from the registry,
+// its flags parsed once into a typed Config.
 package scenarios
