@@ -28,6 +28,12 @@ type simulated struct {
 
 func (simulated) simulated() bool { return true }
 
+// guestObject is "": a simulated guest is a directory of the campaign's
+// temporary directory, recorded with it.
+func (simulated) guestObject() rundir.ObjectKind { return "" }
+
+func (simulated) releaseGuests(context.Context, *campaign, []string) {}
+
 // check finds nothing: the simulator needs no connection or placement,
 // and the databases no password variable (--db-dsn's is checked when the
 // command line is read).

@@ -27,26 +27,33 @@ func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
 		if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
 			return err
 		}
+		if k := c.env.guestObject(); k != "" {
+			if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: k, Name: name}); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
 // teardown destroys the campaign's VMs with its own context, so that a
-// cancelled campaign still cleans up, and marks them removed.
+// cancelled campaign still cleans up, and marks them removed; then the
+// environment removes what it made for them (releaseGuests).
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	c.tl.Begin(rundir.StepTeardown)
 	inProcess := c.vc.simHosts > 0
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
 	switch {
 	case c.opts.KeepVMs && inProcess:
 		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
 		c.removed(rundir.KindVM, names, "ended with the in-process simulator")
+		c.env.releaseGuests(ctx, c, names)
 		return
 	case c.opts.KeepVMs:
 		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
 	if c.vc.provisionFailed {
 		// Provision removed what it made (its own "teardown:" lines); this
 		// pass only checks that nothing is left.
@@ -57,10 +64,14 @@ func (c *campaign) teardown(sess *vsphere.Session, names []string) {
 	n, err := sess.DestroyVMs(ctx, c.id, names, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    remove what is left with: vmbench campaign teardown %s\n", n, err, c.dir)
+		if inProcess { // its VMs end with the simulator; their containers would not
+			c.env.releaseGuests(ctx, c, names)
+		}
 		return
 	}
 	c.removed(rundir.KindVM, names, "")
 	c.logf("%s", destroyedWords(n, len(names)))
+	c.env.releaseGuests(ctx, c, names)
 }
 
 // destroyedWords says what a teardown pass that destroyed n of the

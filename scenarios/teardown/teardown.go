@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"vmbench/dialect"
+	"vmbench/internal/guestimage"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
@@ -86,6 +87,14 @@ func Run(ctx context.Context, dir string, opts Options) (int, error) {
 			}
 			fmt.Fprintf(opts.Log, "removed %s\n", e.Name)
 			gone(e, "campaign teardown")
+		case rundir.KindContainer:
+			removed, err := guestimage.RemoveCampaignContainers(ctx, e.Name, e.Campaign)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("the container of VM %s: %w", e.Name, err))
+				continue
+			}
+			fmt.Fprintf(opts.Log, "removed the container of VM %s (%s)\n", e.Name, containerWords(removed))
+			gone(e, "campaign teardown")
 		default:
 			errs = append(errs, fmt.Errorf("%s: unknown kind %q of %s: left alone", rundir.ManifestFile, e.Kind, e.Name))
 		}
@@ -104,6 +113,14 @@ func Run(ctx context.Context, dir string, opts Options) (int, error) {
 		return done, fmt.Errorf("teardown of %s: %d of %d object(s) removed; run it again once this is fixed: %w", dir, done, len(left), errors.Join(errs...))
 	}
 	return done, nil
+}
+
+// containerWords names the containers removed, or says none was left.
+func containerWords(names []string) string {
+	if len(names) == 0 {
+		return "none was left"
+	}
+	return strings.Join(names, ", ")
 }
 
 // DropDatabase drops the database of manifest entry e (a
