@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,6 +49,11 @@ func (s simulated) connect(ctx context.Context, c *campaign, cfg vsphere.Config)
 	return s.start(ctx, c, "")
 }
 
+// VcsimLogFile is the file in a --guests container campaign's results
+// directory that takes the in-process simulator's own log
+// (vsphere.SimOptions.Log).
+const VcsimLogFile = "vcsim.log"
+
 // start starts the in-process vcsim, shaped by the file's datastores
 // and simulate block, with every VM it clones backed by a container of
 // image when that is not "" (SimOptions.GuestImage), records its
@@ -70,15 +76,34 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 		}
 	}
 	shape.Hosts, shape.Datastores, shape.GuestImage = hosts, n, image
+	var vcsimLog *os.File
+	if image != "" {
+		// vcsim logs each guest operation that failed in a container (a
+		// file the agent has not written yet): kept in the results
+		// directory, off the terminal.
+		f, err := os.OpenFile(filepath.Join(c.dir, VcsimLogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		vcsimLog, shape.Log = f, f
+	}
 	sess, sim, err := vsphere.StartSimulatedSession(ctx, shape,
 		func(sim *vsphere.Simulator) (func(), error) {
 			home := sim.Home()
 			if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
 				return nil, err
 			}
-			return func() { c.removed(rundir.KindSimDir, []string{home}, "") }, nil
+			return func() {
+				c.removed(rundir.KindSimDir, []string{home}, "")
+				if vcsimLog != nil {
+					_ = vcsimLog.Close() // its lines are diagnostics; the log package is restored already
+				}
+			}, nil
 		})
 	if err != nil {
+		if vcsimLog != nil {
+			_ = vcsimLog.Close()
+		}
 		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 	}
 	cfg := sim.Config()
