@@ -106,10 +106,10 @@ func noContainerLeft(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsAgentsThroughTools: driver guest with --guests
+// TestContainerGuestsAgentsThroughToolsNoRace: driver guest with --guests
 // container: each VM's agent is uploaded into its container through
 // guest operations (the default) and drives MariaDB there at 127.0.0.1.
-func TestContainerGuestsAgentsThroughTools(t *testing.T) {
+func TestContainerGuestsAgentsThroughToolsNoRace(t *testing.T) {
 	stderr, _ := runContainerCampaign(t, "ctools", containerCampaign("ctools", "guest", "mysql", ""))
 	for _, want := range []string{"guests reached by VMware Tools guest operations as root", "uploaded to 2 guests, checksums checked",
 		"MariaDB", "consistency checks after the run passed on 2 of 2 VMs"} {
@@ -119,10 +119,10 @@ func TestContainerGuestsAgentsThroughTools(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsHarness: driver harness with --guests container:
+// TestContainerGuestsHarnessNoRace: driver harness with --guests container:
 // this process drives each VM's PostgreSQL at the container's IP, and a
 // hook runs in each guest (through guest operations).
-func TestContainerGuestsHarness(t *testing.T) {
+func TestContainerGuestsHarnessNoRace(t *testing.T) {
 	hook := "hooks:\n  before-run: [\"test -x /usr/local/sbin/guest-init && echo in the guest of $VMBENCH_VM\"]\n"
 	stderr, dir := runContainerCampaign(t, "charness", containerCampaign("charness", "harness", "postgres", hook))
 	if !strings.Contains(stderr, "postgres 15") || !strings.Contains(stderr, "answers in its guest") {
@@ -139,10 +139,10 @@ func TestContainerGuestsHarness(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsAgentsThroughSSH: driver guest with guest.via: ssh:
+// TestContainerGuestsAgentsThroughSSHNoRace: driver guest with guest.via: ssh:
 // the campaign logs in to each container as root with a key it made,
 // each host key read through guest operations first and pinned.
-func TestContainerGuestsAgentsThroughSSH(t *testing.T) {
+func TestContainerGuestsAgentsThroughSSHNoRace(t *testing.T) {
 	stderr, _ := runContainerCampaign(t, "cssh", containerCampaign("cssh", "guest", "mysql", "guest: {via: ssh}\n"))
 	if !strings.Contains(stderr, "guests reached by SSH as root") || !strings.Contains(stderr, "host key read through guest operations and pinned") {
 		t.Errorf("the log does not say the guests were reached by SSH with pinned host keys:\n%s", stderr)
@@ -186,12 +186,12 @@ func TestContainerGuestsBadInput(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsTeardownAfterKill: a container campaign killed -9
+// TestContainerGuestsTeardownAfterKillNoRace: a container campaign killed -9
 // in its prepare step leaves its VMs' containers running (the simulator
 // died with it); its manifest lists them, and `campaign teardown DIR`
 // removes them, twice without error, leaving another campaign's
 // container of the same VM name alone.
-func TestContainerGuestsTeardownAfterKill(t *testing.T) {
+func TestContainerGuestsTeardownAfterKillNoRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a campaign in a child process")
 	}

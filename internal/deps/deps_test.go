@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"vmbench/target":                 {"vmbench/internal/boundedread"},
 	"vmbench/agent":                  {"vmbench/workload", "vmbench/oltp", "vmbench/oltp/hist", "vmbench/dialect", "vmbench/report", "vmbench/internal/boundedread", "vmbench/internal/textfmt", "vmbench/internal/flagvalue", "vmbench/internal/atomicfile"}, // report: through workload's review interfaces
 	"vmbench/internal/sshtest":       {},
-	"vmbench/internal/containertest": {"vmbench/internal/guestimage"},
+	"vmbench/internal/containertest": {"vmbench/internal/guestimage", "vmbench/internal/golden"},
 	"vmbench/internal/guestimage":    {},
 	"vmbench/cmd/vmbench":            nil, // everything
 

@@ -43,7 +43,7 @@ func CheckHost(s *spec.Suite, plans []spec.SuitePlan) error {
 		for _, e := range workload.Unjoin(pf.CheckHost()) {
 			fe := &workload.FlagError{Err: e}
 			errors.As(e, &fe)
-			if seen[fe.Error()]++; seen[fe.Error()] == 1 {
+			if seen[problemKey(fe)]++; seen[problemKey(fe)] == 1 {
 				found = append(found, problem{p, fe})
 			}
 		}
@@ -56,7 +56,7 @@ func CheckHost(s *spec.Suite, plans []spec.SuitePlan) error {
 		if !ok {
 			path = f.plan.At
 		}
-		if len(plans) > 1 && seen[f.fe.Error()] == len(plans) {
+		if len(plans) > 1 && seen[problemKey(f.fe)] == len(plans) {
 			errs = append(errs, s.Origin.Errorf(path, "%s", f.fe.Err))
 			continue
 		}
@@ -92,4 +92,16 @@ func checkTargets(plans []spec.SuitePlan) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// problemKey is what makes two profiles' problems the same: the error's
+// ProblemKey when it has one (a figure in its text, such as the free
+// space a check read, may differ between the profiles' checks), else its
+// text.
+func problemKey(err error) string {
+	var k interface{ ProblemKey() string }
+	if errors.As(err, &k) {
+		return k.ProblemKey()
+	}
+	return err.Error()
 }
