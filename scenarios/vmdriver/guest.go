@@ -161,8 +161,11 @@ func (d *Guest) agentBinary() (string, error) {
 	return exe, nil
 }
 
+// Where is DriverGuest for every VM.
 func (d *Guest) Where(int) spec.Driver { return spec.DriverGuest }
 
+// Prepare runs the agent's prepare step on VM vm (Step), its progress
+// lines to log.
 func (d *Guest) Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error {
 	_, err := d.Step(ctx, vm, d.work(cfg), workload.VerbPrepare, workload.Env{Log: log})
 	return err
@@ -182,6 +185,8 @@ func (d *Guest) Check(ctx context.Context, vm int, cfg workload.Config, log io.W
 	return err
 }
 
+// Run runs the agent's run step on VM vm (Step) from env's common start,
+// on the guest's clock, and returns the Result the agent wrote.
 func (d *Guest) Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error) {
 	return d.Step(ctx, vm, d.work(cfg), workload.VerbRun, env)
 }
