@@ -19,6 +19,7 @@ import (
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -103,8 +104,8 @@ type Outcome struct {
 // that a campaign is checked once per process; the timing of its setup
 // step starts here (Options.Clock).
 func Check(cf *spec.Campaign, opts Options) (*Checked, error) {
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
+	tl := rundir.NewTimeline(opts.Clock)
+	tl.Begin(rundir.StepSetup)
 	c, err := checked(cf, opts)
 	if err != nil {
 		return nil, err
@@ -136,7 +137,7 @@ func checked(cf *spec.Campaign, opts Options) (*campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &campaign{spec: runSpec(cf, env), opts: opts, env: env, cfg: cfg, layout: layout}, nil
+	return &campaign{spec: runSpec(cf, env), opts: opts, env: env, cfg: cfg, layout: layout, kind: vmWorkload{}}, nil
 }
 
 // check is Check in environment env.
@@ -166,7 +167,11 @@ func check(cf *spec.Campaign, opts Options, env environment) (workload.Config, v
 	return cfg, layout, errors.Join(errs...)
 }
 
-// campaign is one run's state.
+// campaign is one run's state: what it runs and where (spec, opts, env,
+// cfg, layout, driver, suite), its identity and log, and three groups
+// each kept by a few files: vc (the vSphere side), rec (what the results
+// directory records) and data (the data it restores and its temporary
+// files).
 type campaign struct {
 	spec *spec.Campaign
 	opts Options
@@ -175,96 +180,92 @@ type campaign struct {
 	env    environment
 	cfg    workload.Config // the workload, parsed once; each VM runs a copy (vmConfig)
 	layout vsphere.Layout
-	driver vmDriver // where each VM's workload runs (driver:)
-	tmp    string   // the campaign's temporary directory, once made (tempDir)
-	// harnessCPU is this process's CPU time over the run step.
-	harnessCPU time.Duration
-	id         string
-	dir        string // results directory, while incomplete
-	log        io.Writer
-	step       int
+	driver vmdriver.Driver // where each VM's workload runs (driver:)
+	// kind is what it measures: the workload (vmWorkload) or a block
+	// suite's profiles in place of cfg (vmSuite).
+	kind kind
+	id   string
+	dir  string // results directory, while incomplete
+	log  io.Writer
+	// tl times the steps (Overhead).
+	tl    *rundir.Timeline
+	hooks hookState // the hooks: block's guests and saved output (hooks.go)
+	vc    vcState
+	rec   records
+	data  dataState
+}
+
+// vcState is the campaign's vSphere side: the session, the simulator,
+// where the VMs went and what they are.
+type vcState struct {
+	// sess is the vSphere session, once connected (guest operations
+	// reach the guests through it); sim is the in-process simulator,
+	// when the campaign started one.
+	sess *vsphere.Session
+	sim  *vsphere.Simulator
+	// template is the template cloned; placement is where the VMs went,
+	// as resolved by the preflight.
+	template  string
+	placement spec.VSphere
+	// vsphereURL (without a password) and placementDC say where the VMs
+	// are; where says which vSphere it was, for the log.
+	vsphereURL, placementDC, where string
+	// simHosts and simDatastores shape the in-process simulator (0 when
+	// another vSphere was used); simHostNames are the simulator's hosts
+	// that stand for the file's vms.hosts.
+	simHosts, simDatastores int
+	simHostNames            []string
+	// provisionFailed says Provision returned an error, having removed
+	// the VMs it made: the campaign's teardown then only checks.
+	provisionFailed bool
+	// vmRecords are the VMs as provisioned and read back (run.json).
+	vmRecords []rundir.VMRecord
+}
+
+// records is what the campaign keeps for its results directory beyond
+// the files each step writes.
+type records struct {
+	// manifest records what the campaign creates.
+	manifest *rundir.Manifest
+	// journal records the steps finished (JournalFile; resume.go);
+	// resumed says this is `campaign resume` of a stopped campaign, and
+	// prior are the processes that worked on it before (their steps
+	// join this one's in the overhead record).
+	journal *rundir.JournalWriter
+	resumed bool
+	prior   []rundir.Process
 	// vmResults counts the per-VM measure-phase Results written (also
 	// partial ones after a failure or Ctrl-C); a precondition's are not
 	// measurements and are neither written nor counted.
 	vmResults int
-	template  string // the template cloned
-	// provisionFailed says Provision returned an error, having removed
-	// the VMs it made: the campaign's teardown then only checks.
-	provisionFailed bool
-	// placement is where the VMs went, as resolved by the preflight.
-	placement spec.VSphere
-	// simHosts and simDatastores shape the in-process simulator (0 when
-	// another vSphere was used); where says which vSphere it was.
-	simHosts, simDatastores int
-	where                   string
-	// simHostNames, in simulation, are the simulator's hosts that stand
-	// for the file's vms.hosts.
-	simHostNames []string
-	// manifest records what the campaign creates; vsphereURL (without a
-	// password) and placementDC say where its VMs are.
-	manifest                *rundir.Manifest
-	vsphereURL, placementDC string
-	// tl times the steps (Overhead); completed is set once the results
-	// are merged and reported.
-	tl        *timeline
+	// completed is set once the results are merged and reported;
+	// overhead once teardown ended.
 	completed bool
-	overhead  *rundir.Overhead // set once teardown ended
+	overhead  *rundir.Overhead
 	// report is a VM campaign's review, rendered once (aggregate) from
 	// the files it wrote; its report.md, report.csv and report.html are
 	// written after the teardown, with the overhead (finishOverhead).
 	report *review.Report
-	// suite is set for a block suite in VMs (vmSuite): its profiles run
-	// in every VM in place of cfg.
-	suite *vmSuite
-	// sess is the vSphere session, once connected (guest operations
-	// reach the guests through it).
-	sess *vsphere.Session
-	// vmRecords are the VMs as provisioned and read back (run.json).
-	vmRecords []rundir.VMRecord
-	// dataSet is the data set restored into every VM (data.source:
-	// prebuilt), found before anything is created; dataDisk is the
-	// layout disk it is restored onto.
-	dataSet  *dataset.Set
-	dataDisk vsphere.VDisk
-	// sim is the in-process simulator, when the campaign started one.
-	sim *vsphere.Simulator
-	// journal records the steps finished (JournalFile; resume.go);
-	// resumed says this is `campaign resume` of a stopped campaign.
-	journal *rundir.JournalWriter
-	resumed bool
-	hooks   hookState // the hooks: block's guests and saved output (hooks.go)
 	// checks are the consistency checks' verdicts after the run
 	// (checks.go), one per measured VM; nil for a tool without checks.
 	checks []rundir.CheckVerdict
-	// prior are, in a resume, the processes that worked on the campaign
-	// before it, as its journal recorded them (their steps join this
-	// one's in the overhead record).
-	prior []rundir.Process
+	// harnessCPU is this process's CPU time over the run step.
+	harnessCPU time.Duration
+}
+
+// dataState is the data the campaign restores and where it keeps its
+// temporary files.
+type dataState struct {
+	// set is the data set restored into every VM (data.source:
+	// prebuilt), found before anything is created; disk is the layout
+	// disk it is restored onto.
+	set  *dataset.Set
+	disk vsphere.VDisk
+	tmp  string // the campaign's temporary directory, once made (tempDir)
 }
 
 // finalDir is the results directory once the campaign has finished.
 func (c *campaign) finalDir() string { return strings.TrimSuffix(c.dir, ".incomplete") }
-
-// steps counts the numbered steps: preflight, provision, databases,
-// prepare, run, collect, teardown.
-const steps = 7
-
-// steps is the campaign's number of steps: one more with driver guest
-// (the agents).
-func (c *campaign) steps() int {
-	if c.suite != nil {
-		return 5 // preflight, provision, agents, profiles, teardown
-	}
-	if d, _ := driverName(c.spec, c.opts, c.env); d == spec.DriverGuest {
-		return steps + 1
-	}
-	return steps
-}
-
-func (c *campaign) stepf(format string, args ...any) {
-	c.step++
-	fmt.Fprintf(c.log, "==> [%d/%d] %s\n", c.step, c.steps(), fmt.Sprintf(format, args...))
-}
 
 func (c *campaign) logf(format string, args ...any) {
 	fmt.Fprintf(c.log, "    "+format+"\n", args...)
@@ -297,7 +298,7 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 		return nil, err
 	}
 	defer lock.Release()
-	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
+	c.driver, c.log, c.id, c.dir = vmdriver.Harness{}, &syncWriter{w: opts.Log}, rd.ID, rd.Path
 	final := rd.Final
 	if err := os.Mkdir(filepath.Join(c.dir, "vms"), 0o755); err != nil {
 		return nil, err
@@ -306,21 +307,15 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c.manifest = m
+	c.rec.manifest = m
 	defer m.Close()
-	if c.suite == nil { // a block suite is not resumed
-		if c.journal, err = rundir.OpenJournal(c.dir); err != nil {
+	if c.kind.resumable() {
+		if c.rec.journal, err = rundir.OpenJournal(c.dir); err != nil {
 			return nil, err
 		}
-		defer c.journal.Close()
+		defer c.rec.journal.Close()
 	}
-	if c.suite != nil {
-		fmt.Fprintf(c.log, "block suite %s: %s, %d profile(s) in every VM at once, results in %s\n",
-			c.id, review.DescribeSuiteVMs(c.suite.Suite), len(c.suite.Profiles), final)
-	} else {
-		fmt.Fprintf(c.log, "campaign %s: %d x %s VMs, workload %s %s, results in %s\n",
-			c.id, cf.VMs.Count, cf.VMs.Role, cf.Workload.Tool, cf.Workload.Name, final)
-	}
+	fmt.Fprintln(c.log, c.kind.announce(c, final))
 
 	res, err := c.run(ctx)
 	return c.conclude(rd, res, err)
@@ -330,24 +325,24 @@ func runCampaign(ctx context.Context, c *campaign) (out *Outcome, err error) {
 // overhead, then either the error (what it left, where its results are)
 // or the completed results directory rd.
 func (c *campaign) conclude(rd *rundir.ResultsDir, res *Outcome, err error) (*Outcome, error) {
-	cf, m := c.spec, c.manifest
+	cf, m := c.spec, c.rec.manifest
 	if oerr := c.finishOverhead(err); err == nil {
 		err = oerr
 	}
 	if err != nil {
 		left := m.Outstanding()
 		switch {
-		case c.vmResults == 0 && left == 0 && !c.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
+		case c.rec.vmResults == 0 && left == 0 && !c.rec.resumed && !c.hooks.saved.Load(): // a resume keeps the first attempt's directory, a hook's output is kept
 			rd.Discard() // nothing measured, nothing left: leave nothing behind
 			return nil, fmt.Errorf("campaign %s: %w", cf.Name, err)
 		case left > 0:
 			err = fmt.Errorf("%w; %d object(s) it created may be left (listed in %s): remove them with vmbench campaign teardown %s",
 				err, left, filepath.Join(c.dir, rundir.ManifestFile), c.dir)
 		}
-		if c.vmResults == 0 {
+		if c.rec.vmResults == 0 {
 			return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (it stopped before measuring anything)", cf.Name, err)}
 		}
-		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.vmResults, c.measuredWord(), c.dir)}
+		return nil, &keptDirError{dir: c.dir, err: fmt.Errorf("campaign %s: %w (the %d %s measured until then are in %s)", cf.Name, err, c.rec.vmResults, c.kind.measured(), c.dir)}
 	}
 	if err := rd.Complete(); err != nil {
 		return nil, err
@@ -377,8 +372,8 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 
-	c.tl.begin(rundir.StepProvision)
-	c.stepf("provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
+	c.tl.Begin(rundir.StepProvision)
+	c.stepf(rundir.StepProvision, "provision %d VMs (%s layout: %d vCPU, %d GB RAM, %s, %d vDisks)", pspec.Count, c.layout.Role,
 		c.layout.NumCPU, c.layout.MemoryMB/1024, c.layout.Controller, len(c.layout.Disks))
 	if err := c.recordVMs(pspec); err != nil {
 		return nil, err
@@ -388,26 +383,29 @@ func (c *campaign) run(ctx context.Context) (*Outcome, error) {
 	defer c.teardown(sess, pspec.VMNames())
 	vms, err := sess.Provision(ctx, pspec, c.provisionLog)
 	if err != nil {
-		c.provisionFailed = true
+		c.vc.provisionFailed = true
 		return nil, fmt.Errorf("provision: %w", err)
 	}
-	c.vmRecords = vmRecords(vms)
+	c.vc.vmRecords = vmRecords(vms)
 	if err := c.provisioned(vms); err != nil {
 		return nil, err
 	}
 	return c.measure(ctx, vms)
 }
 
-// measure runs the campaign on its provisioned VMs, from their databases
-// to the review; `campaign resume` starts here too.
+// measure runs the campaign's kind on its provisioned VMs that reported
+// an IP, up to its results; `campaign resume` starts here too.
 func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
 	var err error
 	if vms, err = c.measurable(vms); err != nil {
 		return nil, err
 	}
-	if c.suite != nil {
-		return c.runSuite(ctx, vms)
-	}
+	return c.kind.measure(ctx, c, vms)
+}
+
+// measureWorkload is vmWorkload's measure: the databases, the agents
+// (driver guest), prepare, the run, the checks and the review.
+func (c *campaign) measureWorkload(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
 
 	cfgs, undo, err := c.placeWorkload(ctx, vms)
 	defer undo()
@@ -425,8 +423,8 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	if err := c.runHooks(ctx, spec.HookBeforePrepare, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepPrepare)
-	c.stepf("%s %d VMs", c.dataWords(), len(vms))
+	c.tl.Begin(rundir.StepPrepare)
+	c.stepf(rundir.StepPrepare, "%s %d VMs", c.dataWords(), len(vms))
 	if err := c.prepare(ctx, vms, cfgs); err != nil {
 		return nil, err
 	}
@@ -437,14 +435,14 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 	if err := c.runHooks(ctx, spec.HookBeforeRun, vms); err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepRun)
-	c.stepf("run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
+	c.tl.Begin(rundir.StepRun)
+	c.stepf(rundir.StepRun, "run %s on %d VMs from a common start", c.spec.Workload.Name, len(vms))
 	results, err := c.runAll(ctx, vms, cfgs)
-	c.tl.endRun(results)
+	c.tl.EndRun(results)
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepCounters)
+	c.tl.Begin(rundir.StepCounters)
 	c.recordPlatform(ctx, vms, results)
 	if err := c.measured(results); err != nil {
 		return nil, err
@@ -456,8 +454,8 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 		return nil, err
 	}
 
-	c.tl.begin(rundir.StepCollect)
-	c.stepf("collect and aggregate")
+	c.tl.Begin(rundir.StepCollect)
+	c.stepf(rundir.StepCollect, "collect and aggregate")
 	return c.aggregate(results)
 }
 
@@ -468,14 +466,14 @@ func (c *campaign) measure(ctx context.Context, vms []vsphere.VM) (*Outcome, err
 func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []workload.Config, undo func(), err error) {
 	var steps []func()
 	undo = func() {
-		c.tl.begin(rundir.StepTeardown)
+		c.tl.Begin(rundir.StepTeardown)
 		for _, f := range slices.Backward(steps) {
 			f()
 		}
 	}
 	steps = append(steps, c.removeTempDir)
-	c.tl.begin(rundir.StepDatabases)
-	c.stepf("a database per VM")
+	c.tl.Begin(rundir.StepDatabases)
+	c.stepf(rundir.StepDatabases, "a database per VM")
 	cfgs, dropDBs, err := c.databases(ctx, vms)
 	if err != nil {
 		return nil, undo, err
@@ -488,7 +486,7 @@ func (c *campaign) placeWorkload(ctx context.Context, vms []vsphere.VM) (cfgs []
 		return nil, undo, err
 	}
 	steps = append(steps, c.driver.Close)
-	if _, guest := c.driver.(*guestDriver); guest {
+	if _, guest := c.driver.(*vmdriver.Guest); guest {
 		if err := c.finished(rundir.StepAgents); err != nil {
 			return nil, undo, err
 		}
@@ -506,15 +504,15 @@ func (c *campaign) provisionSpec(sess *vsphere.Session) vsphere.ProvisionSpec {
 	if cfg.Template != "" {
 		tmpl = cfg.Template
 	}
-	c.template = tmpl
+	c.vc.template = tmpl
 	p := vsphere.ProvisionSpec{CampaignID: c.id, Layout: c.layout, Count: c.spec.VMs.Count, NamePrefix: c.spec.VMs.Role,
 		Template: tmpl, Datastores: ds, ResourcePool: firstNonEmpty(cfg.ResourcePool, c.spec.VSphere.ResourcePool),
 		Folder: firstNonEmpty(cfg.Folder, c.spec.VSphere.Folder), Network: firstNonEmpty(cfg.Network, c.spec.VSphere.Network),
 		Parallel: c.spec.VMs.Parallel, PowerOn: true, Hosts: c.spec.VMs.Hosts,
 		IPTimeout: time.Duration(c.spec.VMs.IPTimeout), KeepGoingWithoutIP: c.spec.VMs.OnIPTimeout == spec.OnIPTimeoutContinue,
-		OnStep: c.tl.vmStep, Clock: c.tl.now}
-	if c.dataSet != nil {
-		p.Restore = &vsphere.DiskRestore{Disk: c.dataDisk.Name, File: c.dataSet.VDisk}
+		OnStep: c.tl.VMStep, Clock: c.tl.Now}
+	if c.data.set != nil {
+		p.Restore = &vsphere.DiskRestore{Disk: c.data.disk.Name, File: c.data.set.VDisk}
 	}
 	c.env.provision(c, &p)
 	return p
@@ -533,7 +531,7 @@ func firstNonEmpty(s ...string) string {
 // into each (restore); progress goes to the log, prefixed with the VM
 // name, one line at a time.
 func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
-	if c.dataSet != nil {
+	if c.data.set != nil {
 		return c.restore(ctx, vms, cfgs)
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -554,13 +552,4 @@ func (c *campaign) prepare(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	}
 	c.logf("prepared %d databases in %s", len(vms), time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// measuredWord names what vmResults counts: the VMs' Results, or a
-// block suite's profiles.
-func (c *campaign) measuredWord() string {
-	if c.suite != nil {
-		return "profile(s)"
-	}
-	return "VM results"
 }

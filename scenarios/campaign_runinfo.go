@@ -52,48 +52,44 @@ func (c *campaign) writeRunInfo(completed bool) error {
 // environment says of where it ran (environment.recordRun), whether it
 // completed and, once teardown ended, its Overhead.
 func (c *campaign) runInfo(completed bool) rundir.RunInfo {
-	ri := rundir.RunInfo{Kind: rundir.VMCampaignKind, VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.overhead,
-		VMs: c.vmRecords}
-	if c.dataSet != nil {
-		ri.DataSet = &c.dataSet.Key
+	ri := rundir.RunInfo{VMBench: c.opts.Version, Simulated: c.env.simulated(), Completed: completed, Overhead: c.rec.overhead,
+		VMs: c.vc.vmRecords}
+	if c.data.set != nil {
+		ri.DataSet = &c.data.set.Key
 	}
-	ri.Checks = c.checks
-	if c.suite != nil {
-		ri.Kind, ri.Started = rundir.SuiteRunKind, c.suite.started
-	} else {
-		c.env.recordRun(c, &ri)
-	}
+	ri.Checks = c.rec.checks
+	c.kind.recordRun(c, &ri)
 	return ri
 }
 
 // finishOverhead ends the timing of the steps (after teardown), prints
 // the overhead table to Out and records it in run.json. A campaign that
-// completed writes its reports, the review rendered once (c.report) with
+// completed writes its reports, the review rendered once (c.rec.report) with
 // this run.json, so that report.md shows the overhead as `vmbench report
 // DIR` renders it; a block suite renders its reports again. One that
 // stopped records it only when its directory is kept (it measured
 // something), with the reports of a review it rendered before it
 // stopped, as rendered then. runErr is the campaign's error, if any.
 func (c *campaign) finishOverhead(runErr error) error {
-	c.overhead = c.tl.overhead(runErr == nil && c.completed)
-	if c.resumed {
-		c.overhead = rundir.JoinOverheads(c.prior, c.overhead)
+	c.rec.overhead = c.tl.Overhead(runErr == nil && c.rec.completed)
+	if c.rec.resumed {
+		c.rec.overhead = rundir.JoinOverheads(c.rec.prior, c.rec.overhead)
 	}
 	fmt.Fprintln(c.opts.Out)
-	if err := review.WriteOverheadText(c.opts.Out, c.overhead); err != nil {
+	if err := review.WriteOverheadText(c.opts.Out, c.rec.overhead); err != nil {
 		return err
 	}
 	if runErr != nil {
-		if c.vmResults == 0 {
+		if c.rec.vmResults == 0 {
 			return nil
 		}
 		err := c.writeRunInfo(false)
-		if c.report != nil {
-			err = errors.Join(err, c.report.WriteFiles())
+		if c.rec.report != nil {
+			err = errors.Join(err, c.rec.report.WriteFiles())
 		}
 		return err
 	}
-	if c.report == nil { // a block suite
+	if c.rec.report == nil { // a block suite
 		if err := c.writeRunInfo(true); err != nil {
 			return err
 		}
@@ -104,6 +100,6 @@ func (c *campaign) finishOverhead(runErr error) error {
 	if err := rundir.WriteRunInfo(c.dir, ri); err != nil {
 		return err
 	}
-	c.report.Info = &ri
-	return c.report.WriteFiles()
+	c.rec.report.Info = &ri
+	return c.rec.report.WriteFiles()
 }

@@ -20,8 +20,8 @@ import (
 // placement as resolved, and returns the provisioning spec it checked.
 func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vsphere.ProvisionSpec, error) {
 	pspec := c.provisionSpec(sess)
-	c.tl.begin(rundir.StepPreflight)
-	c.stepf("preflight")
+	c.tl.Begin(rundir.StepPreflight)
+	c.stepf(rundir.StepPreflight, "preflight")
 	rep, err := sess.Preflight(ctx, pspec)
 	if err != nil {
 		return pspec, fmt.Errorf("preflight: %w", err)
@@ -29,7 +29,7 @@ func (c *campaign) preflight(ctx context.Context, sess *vsphere.Session) (vspher
 	for _, l := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
 		c.logf("%s", l)
 	}
-	c.placement = spec.VSphere{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
+	c.vc.placement = spec.VSphere{Datacenter: firstNonEmpty(sess.Datacenter.InventoryPath, sess.Datacenter.Name()),
 		ResourcePool: rep.ResourcePool, Folder: rep.Folder, Network: pspec.Network}
 	return pspec, nil
 }

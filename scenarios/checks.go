@@ -25,7 +25,7 @@ import (
 // checkAfterRun runs the workload's checks (workload.Checker) on every
 // measured VM's database at once (at most 8 at a time), through the
 // campaign's driver (the agent's check step in a guest). Each VM's lines
-// go to checks/<vm>.txt and its verdict to c.checks. A failed check does
+// go to checks/<vm>.txt and its verdict to c.rec.checks. A failed check does
 // not fail the campaign, whose measurement stands: the review shows it.
 // Nothing is done for a tool without checks.
 func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) error {
@@ -35,7 +35,7 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 	if _, ok := cfgs[0].(workload.Checker); !ok {
 		return nil
 	}
-	c.tl.begin(rundir.StepChecks)
+	c.tl.Begin(rundir.StepChecks)
 	c.logf("consistency checks after the run on %d VMs", len(vms))
 	if err := os.MkdirAll(filepath.Join(c.dir, rundir.ChecksDir), 0o755); err != nil {
 		return err
@@ -65,7 +65,7 @@ func (c *campaign) checkAfterRun(ctx context.Context, vms []vsphere.VM, cfgs []w
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	c.checks = verdicts
+	c.rec.checks = verdicts
 	if err := c.record(rundir.JournalEntry{Step: rundir.StepChecks, Checks: verdicts}); err != nil {
 		return err
 	}

@@ -11,16 +11,16 @@ import (
 // in-process simulator shaped by the campaign file (environment.connect).
 
 // openSession times the connect step, connects (connect) and sets
-// c.sess; the function it returns closes the session, timed as teardown.
+// c.vc.sess; the function it returns closes the session, timed as teardown.
 func (c *campaign) openSession(ctx context.Context) (*vsphere.Session, func(), error) {
-	c.tl.begin(rundir.StepConnect)
+	c.tl.Begin(rundir.StepConnect)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	c.sess = sess
+	c.vc.sess = sess
 	return sess, func() {
-		c.tl.begin(rundir.StepTeardown)
+		c.tl.Begin(rundir.StepTeardown)
 		closeSess()
 	}, nil
 }
@@ -32,8 +32,8 @@ func (c *campaign) connect(ctx context.Context) (*vsphere.Session, func(), error
 	if cfg.Datacenter == "" {
 		cfg.Datacenter = c.spec.VSphere.Datacenter // GOVC_DATACENTER / --dc win over the file
 	}
-	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
-	c.where = "the vSphere at " + c.vsphereURL
+	c.vc.vsphereURL, c.vc.placementDC = cfg.RedactedURL(), cfg.Datacenter
+	c.vc.where = "the vSphere at " + c.vc.vsphereURL
 	sess, err := c.env.connect(ctx, c, cfg)
 	if err != nil {
 		return nil, nil, err

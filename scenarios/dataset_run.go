@@ -15,6 +15,8 @@ import (
 	"vmbench/dialect"
 	"vmbench/scenarios/dataset"
 	"vmbench/scenarios/rundir"
+	"vmbench/scenarios/teardown"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -65,7 +67,7 @@ func PrepareData(ctx context.Context, k *Checked) (*dataset.Set, error) {
 		return nil, err
 	}
 	defer lock.Release()
-	c.driver, c.log, c.tl = harnessDriver{}, &syncWriter{w: c.opts.Log}, newTimeline(c.opts.Clock)
+	c.driver, c.log, c.tl = vmdriver.Harness{}, &syncWriter{w: c.opts.Log}, rundir.NewTimeline(c.opts.Clock)
 	c.id = "data-" + vsphere.NewCampaignID(time.Now())
 	if !cf.Prebuilt() {
 		fmt.Fprintf(c.log, "note: %s has no data: {source: prebuilt}: its runs load their data and do not use this data set\n", cf.Origin.File)
@@ -97,7 +99,7 @@ func (c *campaign) cleanStale(ctx context.Context, dataDir string) {
 			continue
 		}
 		fmt.Fprintf(c.log, "a stopped prepare-data left %s: removing what it lists\n", d)
-		if _, err := Teardown(ctx, d, TeardownOptions{VSphere: c.opts.VSphere, Getenv: c.opts.Getenv, Log: &prefixWriter{prefix: "    ", w: c.log}}); err != nil {
+		if _, err := teardown.Run(ctx, d, teardown.Options{VSphere: c.opts.VSphere, Getenv: c.opts.Getenv, Log: &prefixWriter{prefix: "    ", w: c.log}}); err != nil {
 			fmt.Fprintf(c.log, "    warning: %v; remove it with vmbench campaign teardown %s\n", err, d)
 			continue
 		}
@@ -121,7 +123,7 @@ func (c *campaign) workDir(dataDir string) (func(), error) {
 		_ = os.RemoveAll(c.dir)
 		return nil, err
 	}
-	c.manifest = m
+	c.rec.manifest = m
 	return func() {
 		m.Close()
 		if m.Outstanding() == 0 {
@@ -161,7 +163,7 @@ func (c *campaign) prepareData(ctx context.Context, sess *vsphere.Session, disk 
 	if err := dataset.Save(ctx, sess, ds, loader, disk, datastores, c.logf); err != nil {
 		return fail(err)
 	}
-	if err := dataset.Write(dir, ds, c.sim); err != nil {
+	if err := dataset.Write(dir, ds, c.vc.sim); err != nil {
 		return fail(err)
 	}
 	if ds.Database != "" {
@@ -182,8 +184,8 @@ func (c *campaign) keptDataSet(ctx context.Context, sess *vsphere.Session, key r
 	if err != nil {
 		return nil, false, nil
 	}
-	if c.sim != nil {
-		if err := dataset.SeedSim(c.sim, c.spec.DataDir(), ds); err != nil {
+	if c.vc.sim != nil {
+		if err := dataset.SeedSim(c.vc.sim, c.spec.DataDir(), ds); err != nil {
 			fmt.Fprintf(c.log, "%v\n", err)
 		}
 	}
@@ -267,7 +269,7 @@ func (c *campaign) recordDataDB(loc dialect.Config) error {
 	if loc.Driver == dialect.SQLite {
 		return nil // made again over a partial file of the same key
 	}
-	return c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
+	return c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: loc.Database, Tool: c.spec.Workload.Tool,
 		DB: &rundir.CreatedDB{Driver: string(loc.Driver), Host: loc.Host, Port: loc.Port, User: loc.User, PasswordEnv: ServerPasswordEnv(string(loc.Driver))}})
 }
 
@@ -362,7 +364,7 @@ func (c *campaign) findData(ctx context.Context) error {
 	if err := ds.Present(ctx, c.env.server(), c.serverName()); err != nil {
 		return err
 	}
-	c.dataSet, c.dataDisk = ds, disk
+	c.data.set, c.data.disk = ds, disk
 	fmt.Fprintf(c.log, "data: each VM's %s is restored from data set %s (%s), not loaded\n", disk.Name, ds.Key.ID(), ds.Key)
 	return nil
 }
@@ -379,7 +381,7 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	for i, vm := range vms {
 		g.Go(func() error {
 			dst := cfgs[i].(workload.Connector).Database()
-			if err := c.dataSet.Restore(gctx, server, dst, inGuests); err != nil {
+			if err := c.data.set.Restore(gctx, server, dst, inGuests); err != nil {
 				return fmt.Errorf("restore on %s: %w", vm.Name, err)
 			}
 			ch, ok := cfgs[i].(workload.Checker)
@@ -397,14 +399,14 @@ func (c *campaign) restore(ctx context.Context, vms []vsphere.VM, cfgs []workloa
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	c.logf("restored data set %s into %d databases and checked them in %s", c.dataSet.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
+	c.logf("restored data set %s into %d databases and checked them in %s", c.data.set.Key.ID(), len(vms), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 // dataWords names where the data of a run comes from, for the step line.
 func (c *campaign) dataWords() string {
-	if c.dataSet != nil {
-		return "restore " + c.dataSet.Key.ID() + " into"
+	if c.data.set != nil {
+		return "restore " + c.data.set.Key.ID() + " into"
 	}
 	return "prepare " + strings.TrimSpace(c.spec.Workload.Name) + " data on"
 }

@@ -43,7 +43,7 @@ func (c *campaign) loaderVM(ctx context.Context, sess *vsphere.Session) (vsphere
 	teardown := func() { c.teardown(sess, pspec.VMNames()) }
 	vms, err := sess.Provision(ctx, pspec, c.provisionLog)
 	if err != nil {
-		c.provisionFailed = true
+		c.vc.provisionFailed = true
 		return vsphere.VM{}, nil, teardown, fmt.Errorf("provision the loader VM: %w", err)
 	}
 	return vms[0], datastores, teardown, nil
@@ -64,7 +64,7 @@ func (c *campaign) onDatastores(ctx context.Context, sess *vsphere.Session, ds *
 // simWhere says, in simulation with the in-process simulator, where the
 // datastore files it lacks are kept.
 func (c *campaign) simWhere(missing []string) string {
-	if c.sim == nil {
+	if c.vc.sim == nil {
 		return "no " + vsphere.DataDir + "/<id>.json and .vmdk there"
 	}
 	return "no <id>.json and .vmdk in " + dataset.SimDir(c.spec.DataDir(), missing[0]) + " (the simulated datastore's files)"
@@ -85,7 +85,7 @@ func (c *campaign) complete(ctx context.Context, sess *vsphere.Session, ds *data
 	if err := dataset.Complete(ctx, sess, ds, missing, c.logf); err != nil {
 		return err
 	}
-	return dataset.Write(c.spec.DataDir(), ds, c.sim)
+	return dataset.Write(c.spec.DataDir(), ds, c.vc.sim)
 }
 
 // usedDatastores are the datastores the campaign's VMs go to: the first
@@ -99,19 +99,19 @@ func usedDatastores(p vsphere.ProvisionSpec) []string {
 // on), checks that every datastore its VMs go to holds it: in
 // simulation, once the kept files are put on the simulator's datastores.
 func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec *vsphere.ProvisionSpec) error {
-	ds := c.dataSet
+	ds := c.data.set
 	if ds == nil {
 		return nil
 	}
-	if c.sim != nil {
-		if err := dataset.SeedSim(c.sim, c.spec.DataDir(), ds); err != nil {
+	if c.vc.sim != nil {
+		if err := dataset.SeedSim(c.vc.sim, c.spec.DataDir(), ds); err != nil {
 			return err
 		}
 	}
 	if err := c.onDatastores(ctx, sess, ds, usedDatastores(*pspec)); err != nil {
 		return err
 	}
-	c.logf("each VM's %s is restored from %s on its datastore before it powers on", c.dataDisk.Name, vsphere.DataFile("<datastore>", ds.VDisk))
+	c.logf("each VM's %s is restored from %s on its datastore before it powers on", c.data.disk.Name, vsphere.DataFile("<datastore>", ds.VDisk))
 	return nil
 }
 
@@ -121,22 +121,22 @@ func (c *campaign) restoreSpec(ctx context.Context, sess *vsphere.Session, pspec
 // checked first, so that nothing is shut down for a data set that is not
 // there.
 func (c *campaign) restoreAgain(ctx context.Context, vms []vsphere.VM) error {
-	ds := c.dataSet
+	ds := c.data.set
 	if ds == nil {
 		return nil
 	}
 	var datastores []string
 	for _, vm := range vms {
 		for _, d := range vm.Disks {
-			if d.Name == c.dataDisk.Name && !slices.Contains(datastores, d.Datastore) {
+			if d.Name == c.data.disk.Name && !slices.Contains(datastores, d.Datastore) {
 				datastores = append(datastores, d.Datastore)
 			}
 		}
 	}
-	if err := c.onDatastores(ctx, c.sess, ds, datastores); err != nil {
+	if err := c.onDatastores(ctx, c.vc.sess, ds, datastores); err != nil {
 		return err
 	}
-	r := vsphere.DiskRestore{Disk: c.dataDisk.Name, File: ds.VDisk}
+	r := vsphere.DiskRestore{Disk: c.data.disk.Name, File: ds.VDisk}
 	g, gctx := errgroup.WithContext(ctx)
 	n := c.spec.VMs.Parallel // the provisioning's bound on tasks in flight
 	if n <= 0 {
@@ -148,7 +148,7 @@ func (c *campaign) restoreAgain(ctx context.Context, vms []vsphere.VM) error {
 			continue
 		}
 		g.Go(func() error {
-			ip, err := c.sess.RestoreRunning(gctx, vms[i], r, dataset.ShutdownTimeout, time.Duration(c.spec.VMs.IPTimeout))
+			ip, err := c.vc.sess.RestoreRunning(gctx, vms[i], r, dataset.ShutdownTimeout, time.Duration(c.spec.VMs.IPTimeout))
 			if err != nil {
 				return err
 			}

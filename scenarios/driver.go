@@ -2,65 +2,17 @@ package scenarios
 
 import (
 	"context"
-	"debug/elf"
-	"debug/pe"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"time"
 
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
-	"vmbench/workload"
 )
-
-// vmDriver runs the workload's steps on one VM, here or in its guest. The
-// engine calls Prepare on every VM, then Run on every VM from a common
-// start, then Close once.
-type vmDriver interface {
-	// Where says where VM vm's driver runs, for the log and the Result's
-	// "driver" label: DriverHarness or DriverGuest.
-	Where(vm int) spec.Driver
-	// Prepare loads VM vm's data with cfg, progress lines to log.
-	Prepare(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error
-	// Run runs cfg on VM vm as workload.Config.Run does, with env's
-	// common start, labels and observer, and returns its Output (a
-	// partial one beside the error after an interrupt or a failure).
-	Run(ctx context.Context, vm int, cfg workload.Config, env workload.Env) (*workload.Output, error)
-	// Check runs cfg's consistency checks (workload.Checker) on VM vm's
-	// database, result lines to log; an error is a check that failed or
-	// could not run.
-	Check(ctx context.Context, vm int, cfg workload.Config, log io.Writer) error
-	// Close stops what is still running and removes what the driver put
-	// on the VMs; it logs what it could not remove.
-	Close()
-}
-
-// harnessDriver runs each VM's workload in this process.
-type harnessDriver struct{}
-
-func (harnessDriver) Where(int) spec.Driver { return spec.DriverHarness }
-
-func (harnessDriver) Prepare(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
-	return cfg.Prepare(ctx, workload.Env{Log: log})
-}
-
-func (harnessDriver) Check(ctx context.Context, _ int, cfg workload.Config, log io.Writer) error {
-	ch, ok := cfg.(workload.Checker)
-	if !ok {
-		return nil
-	}
-	return ch.Check(ctx, workload.Env{Log: log})
-}
-
-func (harnessDriver) Run(ctx context.Context, _ int, cfg workload.Config, env workload.Env) (*workload.Output, error) {
-	return cfg.Run(ctx, env)
-}
-
-func (harnessDriver) Close() {}
 
 // driverName returns the campaign's driver in env: Options.Driver, else
 // the file's driver: (in a simulation simulate.driver: first), else
@@ -128,17 +80,34 @@ func (c *campaign) startDriver(ctx context.Context, vms []vsphere.VM) error {
 		return err
 	}
 	if name == spec.DriverHarness {
-		c.driver = harnessDriver{}
+		c.driver = vmdriver.Harness{}
 		return nil
 	}
-	c.tl.begin(rundir.StepAgents)
-	c.stepf("the vmbench agent in each VM's guest")
-	d, err := newGuestDriver(ctx, c, vms)
+	c.tl.Begin(rundir.StepAgents)
+	c.stepf(rundir.StepAgents, "the vmbench agent in each VM's guest")
+	d, err := c.newGuestDriver(ctx, vms)
 	if err != nil {
 		return err
 	}
 	c.driver = d
 	return nil
+}
+
+// newGuestDriver reaches every VM's guest (openGuests) and starts the
+// guest driver on them: clocks checked, the agent uploaded.
+func (c *campaign) newGuestDriver(ctx context.Context, vms []vsphere.VM) (*vmdriver.Guest, error) {
+	targets, how, err := c.openGuests(ctx, vms)
+	if err != nil {
+		return nil, err
+	}
+	c.logf("%s", how)
+	return vmdriver.NewGuest(ctx, c.guestOptions(), targets)
+}
+
+// guestOptions is what the guest driver takes from the campaign.
+func (c *campaign) guestOptions() vmdriver.GuestOptions {
+	return vmdriver.GuestOptions{Logf: c.logf, MaxClockOffset: c.maxClockOffset(), AgentBinary: c.opts.AgentBinary,
+		Tool: c.spec.Workload.Tool, Workload: c.spec.Workload.Name, GuestDatabases: c.env.guestDatabases()}
 }
 
 // checkAgentBinary checks --agent-binary before anything is created: a
@@ -152,7 +121,7 @@ func checkAgentBinary(cf *spec.Campaign, opts Options, env environment) error {
 	if d, err := driverName(cf, opts, env); err == nil && d != spec.DriverGuest {
 		return fmt.Errorf("--agent-binary: applies to driver guest only, and this campaign drives from the %s (add --driver guest, or leave --agent-binary out)", d)
 	}
-	goos, goarch, err := executablePlatform(b)
+	goos, goarch, err := vmdriver.ExecutablePlatform(b)
 	if err != nil {
 		return fmt.Errorf("--agent-binary: %w", err)
 	}
@@ -160,32 +129,4 @@ func checkAgentBinary(cf *spec.Campaign, opts Options, env environment) error {
 		return fmt.Errorf("--agent-binary: %s is built for %s/%s, and the simulated guests are this %s/%s host", b, goos, goarch, runtime.GOOS, runtime.GOARCH)
 	}
 	return nil
-}
-
-// executablePlatform reads the OS and architecture an executable is
-// built for from its ELF or PE header (GOOS/GOARCH spellings); a file that
-// is neither, or of another architecture, is an error naming it.
-func executablePlatform(path string) (goos, goarch string, err error) {
-	if f, err := elf.Open(path); err == nil {
-		defer f.Close()
-		switch f.Machine {
-		case elf.EM_X86_64:
-			return "linux", "amd64", nil
-		case elf.EM_AARCH64:
-			return "linux", "arm64", nil
-		default: // refused below
-		}
-		return "", "", fmt.Errorf("agent %s: an ELF executable for %s, which vmbench's agent is not built for (linux/amd64, linux/arm64)", path, f.Machine)
-	}
-	if f, err := pe.Open(path); err == nil {
-		defer f.Close()
-		switch f.Machine {
-		case pe.IMAGE_FILE_MACHINE_AMD64:
-			return "windows", "amd64", nil
-		case pe.IMAGE_FILE_MACHINE_ARM64:
-			return "windows", "arm64", nil
-		}
-		return "", "", fmt.Errorf("agent %s: a Windows executable for machine %#x, which vmbench's agent is not built for (windows/amd64)", path, f.Machine)
-	}
-	return "", "", fmt.Errorf("agent %s: not a Linux (ELF) or Windows (PE) executable; give a vmbench binary (make agents builds them)", path)
 }

@@ -89,6 +89,29 @@ func newContainer(opts Options) *container { return &container{explicit: opts.Gu
 
 func (*container) simulated() bool { return true }
 
+// guestObject is the container vcsim makes for each VM.
+func (*container) guestObject() rundir.ObjectKind { return rundir.KindContainer }
+
+// releaseGuests removes the containers of the campaign's VMs names that
+// the simulator left (it removes a VM's as it destroys the VM; not those
+// of VMs it could not destroy, or kept with --keep-vms, which end with
+// it) and marks them removed.
+func (*container) releaseGuests(ctx context.Context, c *campaign, names []string) {
+	var gone []string
+	for _, vm := range names {
+		left, err := guestimage.RemoveCampaignContainers(ctx, vm, c.id)
+		if err != nil {
+			c.logf("removing the container of %s: %v; remove what is left with: vmbench campaign teardown %s", vm, err, c.finalDir())
+			continue
+		}
+		if len(left) > 0 {
+			c.logf("removed the container the simulator left for %s: %s", vm, strings.Join(left, ", "))
+		}
+		gone = append(gone, vm)
+	}
+	c.removed(rundir.KindContainer, gone, "")
+}
+
 // check refuses what container guests do not do (a vSphere of --url, a
 // --db-dsn server, a database engine the image lacks, pre-built data
 // sets, a block suite in VMs), then finds docker and the guest image
@@ -145,7 +168,7 @@ func leftContainers(ctx context.Context, cf *spec.Campaign) error {
 	if len(left) == 0 {
 		return nil
 	}
-	return fmt.Errorf("--guests container: the containers of VMs %s exist already (%s): a campaign of the same VMs runs now, or one was killed and left them; if none runs, remove them with: docker rm -f %s",
+	return fmt.Errorf("--guests container: the containers of VMs %s exist already (%s): a campaign of the same VMs runs now, or one was killed and left them; if none runs, remove them with `vmbench campaign teardown DIR` on the results directory of the campaign that left them, or with: docker rm -f %s",
 		strings.Join(vms, ", "), strings.Join(left, ", "), strings.Join(left, " "))
 }
 
@@ -198,6 +221,9 @@ func (e *container) provision(c *campaign, p *vsphere.ProvisionSpec) {
 		guestInfoSSHKey:     b64([]byte(e.authorized)),
 		guestInfoDBUser:     b64([]byte(e.dbUser)),
 		guestInfoDBPassword: b64([]byte(e.dbPassword)),
+		// the campaign's id, by which a teardown tells its containers
+		// from another campaign's of the same VM names
+		guestimage.CampaignInfoKey: b64([]byte(c.id)),
 	}
 }
 
@@ -355,7 +381,7 @@ func (*container) startDelay(guest bool, vms int) time.Duration {
 // (waiting for it at most containerHostKeyWait) and returns it as an
 // authorized_keys line, for target.SSHConfig.HostKey.
 func hostKey(ctx context.Context, c *campaign, vm vsphere.VM) (string, error) {
-	t, err := c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: containerLogin, Dir: hostKeyDir})
+	t, err := c.vc.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: containerLogin, Dir: hostKeyDir})
 	if err != nil {
 		return "", fmt.Errorf("reading the SSH host key of %s through guest operations: %w", vm.Name, err)
 	}
@@ -394,6 +420,6 @@ func (e *container) recordRun(c *campaign, ri *rundir.RunInfo) {
 // names the image and gives the command that runs it again.
 func (e *container) recordSpec(c *campaign, r *spec.Campaign) string {
 	e.sim.recordSim(c, r)
-	return fmt.Sprintf(" (vSphere: %s; guests: containers of docker image %s, each VM's %s database inside its own)", c.where, e.image, c.spec.Database.Driver) +
+	return fmt.Sprintf(" (vSphere: %s; guests: containers of docker image %s, each VM's %s database inside its own)", c.vc.where, e.image, c.spec.Database.Driver) +
 		rerunNote(c, " --guests "+string(GuestsContainer))
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,6 +29,12 @@ type simulated struct {
 
 func (simulated) simulated() bool { return true }
 
+// guestObject is "": a simulated guest is a directory of the campaign's
+// temporary directory, recorded with it.
+func (simulated) guestObject() rundir.ObjectKind { return "" }
+
+func (simulated) releaseGuests(context.Context, *campaign, []string) {}
+
 // check finds nothing: the simulator needs no connection or placement,
 // and the databases no password variable (--db-dsn's is checked when the
 // command line is read).
@@ -41,6 +48,11 @@ func (s simulated) connect(ctx context.Context, c *campaign, cfg vsphere.Config)
 	}
 	return s.start(ctx, c, "")
 }
+
+// VcsimLogFile is the file in a --guests container campaign's results
+// directory that takes the in-process simulator's own log
+// (vsphere.SimOptions.Log).
+const VcsimLogFile = "vcsim.log"
 
 // start starts the in-process vcsim, shaped by the file's datastores
 // and simulate block, with every VM it clones backed by a container of
@@ -64,24 +76,43 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 		}
 	}
 	shape.Hosts, shape.Datastores, shape.GuestImage = hosts, n, image
+	var vcsimLog *os.File
+	if image != "" {
+		// vcsim logs each guest operation that failed in a container (a
+		// file the agent has not written yet): kept in the results
+		// directory, off the terminal.
+		f, err := os.OpenFile(filepath.Join(c.dir, VcsimLogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		vcsimLog, shape.Log = f, f
+	}
 	sess, sim, err := vsphere.StartSimulatedSession(ctx, shape,
 		func(sim *vsphere.Simulator) (func(), error) {
 			home := sim.Home()
-			if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
+			if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindSimDir, Name: home, Note: "the in-process vSphere simulator's datastores"}); err != nil {
 				return nil, err
 			}
-			return func() { c.removed(rundir.KindSimDir, []string{home}, "") }, nil
+			return func() {
+				c.removed(rundir.KindSimDir, []string{home}, "")
+				if vcsimLog != nil {
+					_ = vcsimLog.Close() // its lines are diagnostics; the log package is restored already
+				}
+			}, nil
 		})
 	if err != nil {
+		if vcsimLog != nil {
+			_ = vcsimLog.Close()
+		}
 		return nil, fmt.Errorf("starting the vSphere simulator: %w", err)
 	}
 	cfg := sim.Config()
-	c.sim = sim
-	c.simHosts, c.simDatastores, c.where = hosts, n, "in-process simulator (vcsim)"
+	c.vc.sim = sim
+	c.vc.simHosts, c.vc.simDatastores, c.vc.where = hosts, n, "in-process simulator (vcsim)"
 	if len(c.spec.VMs.Hosts) > 0 { // pinned hosts become the simulator's
-		c.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
+		c.vc.simHostNames = sim.Hosts()[:min(len(c.spec.VMs.Hosts), hosts)]
 	}
-	c.vsphereURL, c.placementDC = cfg.RedactedURL(), cfg.Datacenter
+	c.vc.vsphereURL, c.vc.placementDC = cfg.RedactedURL(), cfg.Datacenter
 	fmt.Fprintf(c.log, "vSphere: in-process simulator (vcsim), %d host(s), datastores %s\n", hosts, strings.Join(sim.Datastores(), ", "))
 	return sess, nil
 }
@@ -91,8 +122,8 @@ func (simulated) start(ctx context.Context, c *campaign, image string) (*vsphere
 // them.
 func (simulated) provision(c *campaign, p *vsphere.ProvisionSpec) {
 	p.SimulatedIP = vsphere.SimulatedIP
-	if c.simHostNames != nil {
-		p.Hosts = c.simHostNames
+	if c.vc.simHostNames != nil {
+		p.Hosts = c.vc.simHostNames
 	}
 }
 
@@ -150,8 +181,8 @@ func (simulated) local() bool { return true }
 // recordRun records the vSphere when it was not the in-process simulator
 // (without its user) and where the databases were.
 func (s simulated) recordRun(c *campaign, ri *rundir.RunInfo) {
-	if c.simHosts == 0 {
-		ri.VSphere = withoutUser(c.vsphereURL)
+	if c.vc.simHosts == 0 {
+		ri.VSphere = withoutUser(c.vc.vsphereURL)
 	}
 	ri.Databases = "an embedded SQLite database per VM"
 	if s.db != nil {
@@ -165,7 +196,7 @@ func (s simulated) recordRun(c *campaign, ri *rundir.RunInfo) {
 // and gives the command that runs it again.
 func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
 	s.recordSim(c, r)
-	note := " (vSphere: " + c.where + "; databases: "
+	note := " (vSphere: " + c.vc.where + "; databases: "
 	if s.db != nil {
 		note += "one per VM on " + s.db.Host + ")"
 	} else {
@@ -177,7 +208,7 @@ func (s simulated) recordSpec(c *campaign, r *spec.Campaign) string {
 // recordSim moves the driver of r (campaign.yaml) into its simulate:
 // block, with the simulator's shape and the database server.
 func (s simulated) recordSim(c *campaign, r *spec.Campaign) {
-	sim := &spec.Sim{Hosts: c.simHosts, Datastores: c.simDatastores, Driver: r.Driver}
+	sim := &spec.Sim{Hosts: c.vc.simHosts, Datastores: c.vc.simDatastores, Driver: r.Driver}
 	r.Driver = ""
 	if f := c.spec.Simulate; f != nil {
 		sim.DatastoreGB, sim.HostCores, sim.HostMemoryGB = f.DatastoreGB, f.HostCores, f.HostMemoryGB

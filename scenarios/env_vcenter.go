@@ -25,6 +25,11 @@ type vcenter struct {
 
 func (vcenter) simulated() bool { return false }
 
+// guestObject is "": a real VM's guest goes with the VM.
+func (vcenter) guestObject() rundir.ObjectKind { return "" }
+
+func (vcenter) releaseGuests(context.Context, *campaign, []string) {}
+
 // check validates the vSphere connection and placement options and,
 // unless the campaign is only planned, that database.password-env's
 // variable is set.

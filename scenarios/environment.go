@@ -46,7 +46,7 @@ type environment interface {
 	check(cf *spec.Campaign, opts Options) error
 	// connect opens c's vSphere session on cfg (Options.VSphere with the
 	// file's datacenter) and, for a simulator it starts, records its
-	// shape, hosts and place in c (c.sim, c.simHosts, c.where, ...).
+	// shape, hosts and place in c (c.vc.sim, c.vc.simHosts, c.vc.where, ...).
 	connect(ctx context.Context, c *campaign, cfg vsphere.Config) (*vsphere.Session, error)
 	// provision shapes c's provisioning spec p: the guest IP a vcsim's
 	// VMs report (ProvisionSpec.SimulatedIP) and the simulator's hosts
@@ -94,6 +94,16 @@ type environment interface {
 	// directory is gone has no agent left to stop).
 	local() bool
 
+	// guestObject is the kind of object beyond the VM this environment
+	// makes for each VM (rundir.KindContainer: the container of its
+	// guest), recorded by the VM's name before the VMs are cloned, so that
+	// `campaign teardown` removes it after a kill; "" for none.
+	guestObject() rundir.ObjectKind
+	// releaseGuests removes what guestObject recorded for the VMs names
+	// once the VMs are gone or the simulator ends them (a simulator
+	// removes what it made as it destroys a VM; this removes what it
+	// left), marking it removed; nothing where guestObject is "".
+	releaseGuests(ctx context.Context, c *campaign, names []string)
 	// recordRun fills in what a VM campaign's run.json (ri) says of
 	// where it ran: the vSphere, when not the in-process simulator, and
 	// the VMs' databases; nothing where neither needs saying.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"vmbench/oltp"
+	"vmbench/scenarios/live"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
@@ -20,20 +21,20 @@ import (
 // VM stops all of them; the Results returned with its error are those
 // the VMs returned (nil for a VM that returned none), to be timed only.
 func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload.Config) ([]*oltp.Result, error) {
-	startAt := c.tl.now().Add(c.startDelay())
+	startAt := c.tl.Now().Add(c.startDelay())
 	c.logf("common start at %s", startAt.Format("15:04:05.000"))
 	names := make([]string, len(vms))
 	for i, vm := range vms {
 		names[i] = vm.Name
 	}
-	live := newLiveView(c.log, names)
-	defer live.close()
+	view := live.New(c.log, names)
+	defer view.Close()
 	defer c.harnessCost(oltp.MeasureProcess())
 	results := make([]*oltp.Result, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			obs := vmObserver{live: live, vm: i}
+			obs := vmObserver{live: view, vm: i}
 			if i == 0 {
 				obs.phase = func(p oltp.Phase, d time.Duration) { c.logf("phase %s (%s)", p, phaseLength(d)) }
 			}
@@ -41,7 +42,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 			out, err := c.driver.Run(gctx, i, cfgs[i], workload.Env{Log: w, Observer: obs, StartAt: startAt,
 				Labels: vmLabels(vm, c.id, "driver", string(c.driver.Where(i)))})
 			w.Flush()
-			live.done(i)
+			view.Done(i)
 			if out != nil {
 				results[i] = out.Result // a partial Result comes back with an interrupt
 			}
@@ -60,7 +61,7 @@ func (c *campaign) runAll(ctx context.Context, vms []vsphere.VM, cfgs []workload
 		// is not kept.
 		for _, r := range results {
 			if r != nil && r.Phase == oltp.PhaseMeasure && c.writeVMResult(r) == nil {
-				c.vmResults++
+				c.rec.vmResults++
 			}
 		}
 		return results, err
@@ -77,7 +78,7 @@ func (c *campaign) harnessCost(stop func() *oltp.ClientCost) {
 	if hc == nil {
 		return
 	}
-	c.harnessCPU = hc.CPU()
+	c.rec.harnessCPU = hc.CPU()
 	perVM := hc.CPU() / time.Duration(max(1, c.spec.VMs.Count))
 	line := fmt.Sprintf("harness CPU over the run step: %.3f s, %.3f s per VM", hc.CPU().Seconds(), perVM.Seconds())
 	if m := c.cfg.Bounds().Time; m > 0 {
@@ -98,13 +99,13 @@ func phaseLength(d time.Duration) string {
 }
 
 // aggregate writes one Result per VM and the merged Result, renders the
-// review (c.report) and prints it.
+// review (c.rec.report) and prints it.
 func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	for _, r := range results {
 		if err := c.writeVMResult(r); err != nil {
 			return nil, err
 		}
-		c.vmResults++
+		c.rec.vmResults++
 	}
 	merged, err := oltp.Merge(results...)
 	if err != nil {
@@ -117,16 +118,16 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := c.writeRunInfo(true); err != nil {
 		return nil, err
 	}
-	c.completed = true
+	c.rec.completed = true
 	// The review is rendered from the files just written, as `vmbench
 	// report DIR` renders it, once: its reports are written after the
 	// teardown, with the overhead (finishOverhead).
-	c.tl.begin(rundir.StepReport)
+	c.tl.Begin(rundir.StepReport)
 	rep, err := review.Render(c.dir)
 	if err != nil {
 		return nil, err
 	}
-	c.report = rep
+	c.rec.report = rep
 	fmt.Fprintln(c.opts.Out)
 	if err := rep.WriteText(c.opts.Out); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (c *campaign) aggregate(results []*oltp.Result) (*Outcome, error) {
 	if err := c.finished(rundir.StepCollect); err != nil {
 		return nil, err
 	}
-	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.harnessCPU}, nil
+	return &Outcome{Review: rep.Review, Merged: merged, HarnessCPU: c.rec.harnessCPU}, nil
 }
 
 // vmLabels are the labels of vm's Results: vm, role, datastore, host

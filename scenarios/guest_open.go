@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/target"
 	"vmbench/vsphere"
 	"vmbench/vsphere/guest"
@@ -22,7 +23,7 @@ func (c *campaign) openGuests(ctx context.Context, vms []vsphere.VM) ([]target.T
 	for _, vm := range vms {
 		t, err := open(vm)
 		if err != nil {
-			(&guestDriver{c: c, targets: targets}).Close() // removes their directories too
+			vmdriver.Release(ctx, targets, c.logf) // removes their directories too
 			return nil, "", fmt.Errorf("guest of %s: %w", vm.Name, err)
 		}
 		targets = append(targets, t)
@@ -50,7 +51,7 @@ func (c *campaign) loginGuests(ctx context.Context) (open guestOpener, how strin
 // operations as auth, in the campaign's guest directory; how says so.
 func (c *campaign) toolsGuests(ctx context.Context, auth guest.Auth) (open guestOpener, how string) {
 	open = func(vm vsphere.VM) (target.Target, error) {
-		return c.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
+		return c.vc.sess.GuestTarget(ctx, vm.MoRef, guest.Config{Name: vm.Name, Auth: auth, Dir: c.guestDir()})
 	}
 	return open, fmt.Sprintf("guests reached by VMware Tools guest operations as %s, working directory %s", auth.User, c.guestDir())
 }

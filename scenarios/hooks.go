@@ -17,6 +17,7 @@ import (
 	"vmbench/internal/boundedread"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/target"
 	"vmbench/vsphere"
 )
@@ -84,7 +85,7 @@ func (c *campaign) runHooks(ctx context.Context, hook spec.Hook, vms []vsphere.V
 	if len(cmds) == 0 {
 		return nil
 	}
-	c.tl.begin(hookStep(hook))
+	c.tl.Begin(hookStep(hook))
 	if err := c.openHookTargets(ctx, vms); err != nil {
 		return fmt.Errorf("hook %s: %w", hook, err)
 	}
@@ -126,8 +127,8 @@ func (c *campaign) openHookTargets(ctx context.Context, vms []vsphere.VM) error 
 	if h.targets != nil {
 		return nil
 	}
-	if d, ok := c.driver.(*guestDriver); ok {
-		h.targets = d.targets
+	if d, ok := c.driver.(*vmdriver.Guest); ok {
+		h.targets = d.Targets()
 	} else {
 		ts, how, err := c.openGuests(ctx, vms)
 		if err != nil {
@@ -158,7 +159,9 @@ func (c *campaign) openHookTargets(ctx context.Context, vms []vsphere.VM) error 
 func (c *campaign) closeHooks() {
 	h := &c.hooks
 	if h.own {
-		(&guestDriver{c: c, targets: h.targets}).Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		vmdriver.Release(ctx, h.targets, c.logf)
 	}
 	h.targets, h.own = nil, false
 }
@@ -237,7 +240,7 @@ func runOnTarget(ctx context.Context, t target.Target, info target.Info, command
 		r.end, r.err = time.Now(), err
 		return r
 	}
-	r.code, r.err = waitProcess(ctx, p, timeout)
+	r.code, r.err = vmdriver.WaitProcess(ctx, p, timeout, "hooks.timeout")
 	r.end = time.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
@@ -254,49 +257,4 @@ func runOnTarget(ctx context.Context, t target.Target, info target.Info, command
 	}
 	r.output = b
 	return r
-}
-
-// hookStateFailures is how many reads of a hook process's state in a row
-// may fail (the guest briefly unreachable) before it is given up.
-const hookStateFailures = 10
-
-// waitProcess polls p until it ends and returns its exit code, polling
-// more slowly as it runs on (10 ms doubling up to 1 s). When ctx ends or
-// timeout passes first, it kills p and returns an error.
-func waitProcess(ctx context.Context, p target.Process, timeout time.Duration) (int, error) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	kill := func() {
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentStopGrace)
-		defer cancel()
-		_ = p.Kill(kctx)
-	}
-	poll, failures := 10*time.Millisecond, 0
-	for {
-		running, code, err := p.State(ctx)
-		switch {
-		case err == nil && !running:
-			return code, nil
-		case err != nil && ctx.Err() == nil:
-			if failures++; failures >= hookStateFailures {
-				kill()
-				return -1, err
-			}
-		default:
-			failures = 0
-		}
-		tick := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-			tick.Stop()
-			kill()
-			return -1, ctx.Err()
-		case <-deadline.C:
-			tick.Stop()
-			kill()
-			return -1, fmt.Errorf("still running after hooks.timeout %s: stopped", timeout)
-		case <-tick.C:
-		}
-		poll = min(2*poll, time.Second)
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"vmbench/internal/textfmt"
 	"vmbench/report"
+	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
 	"vmbench/vsphere"
 )
@@ -62,14 +63,14 @@ func PlanSuite(ctx context.Context, s *spec.Suite, opts Options) (*CampaignPlan,
 }
 
 func planCampaign(ctx context.Context, c *campaign) (*CampaignPlan, error) {
-	c.log, c.id, c.tl = io.Discard, "plan", newTimeline(c.opts.Clock)
+	c.log, c.id, c.tl = io.Discard, "plan", rundir.NewTimeline(c.opts.Clock)
 	sess, closeSess, err := c.connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer closeSess()
 	pspec := c.provisionSpec(sess)
-	pspec.CampaignID = vsphere.NewCampaignID(c.tl.now())
+	pspec.CampaignID = vsphere.NewCampaignID(c.tl.Now())
 	rep, perr := sess.Preflight(ctx, pspec)
 	if perr != nil && rep.OK() { // not a verdict: the check itself failed
 		return nil, fmt.Errorf("preflight: %w", perr)
@@ -77,7 +78,7 @@ func planCampaign(ctx context.Context, c *campaign) (*CampaignPlan, error) {
 	if err := c.restoreSpec(ctx, sess, &pspec); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
 	}
-	return &CampaignPlan{Campaign: c.spec.Name, VSphere: c.where, Role: c.layout.Role, Count: pspec.Count,
+	return &CampaignPlan{Campaign: c.spec.Name, VSphere: c.vc.where, Role: c.layout.Role, Count: pspec.Count,
 		Layout: c.layout, Hosts: pspec.Hosts, Preflight: rep, Fits: rep.OK()}, nil
 }
 

@@ -29,7 +29,7 @@ const platformTimeout = 2 * time.Minute
 // no samples of yet (a window under 20 s has none), are logged; a failure
 // to read them is a warning, never the campaign's error.
 func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results []*oltp.Result) {
-	if c.sess == nil || len(results) == 0 {
+	if c.vc.sess == nil || len(results) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), platformTimeout)
@@ -46,7 +46,7 @@ func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results
 		}
 		end = maxTime(end, r.End)
 	}
-	facts, err := c.sess.Facts(ctx, refs, nil)
+	facts, err := c.vc.sess.Facts(ctx, refs, nil)
 	if err != nil {
 		c.logf("warning: could not read the hosts' facts: %v", err)
 	}
@@ -54,7 +54,7 @@ func (c *campaign) recordPlatform(ctx context.Context, vms []vsphere.VM, results
 	for _, h := range facts.Hosts {
 		hosts[h.Name] = h.Map()
 	}
-	perf, err := c.sess.ReadCounters(ctx, vsphere.PerfQuery{Start: start, End: end, VMs: refs})
+	perf, err := c.vc.sess.ReadCounters(ctx, vsphere.PerfQuery{Start: start, End: end, VMs: refs})
 	if err != nil {
 		c.logf("warning: could not read the hosts' and VMs' counters for %s .. %s: %v", start.Format(time.TimeOnly), end.Format(time.TimeOnly), err)
 	}
@@ -98,7 +98,7 @@ func (c *campaign) missingCounters(miss []vsphere.MissingCounter) string {
 		b.WriteString(m.String() + "\n")
 	}
 	line := fmt.Sprintf("vSphere counters: %d not recorded on some hosts or VMs", len(miss))
-	if c.simHosts > 0 {
+	if c.vc.simHosts > 0 {
 		line += ", as expected of the simulator (vcsim)"
 	}
 	if c.dir == "" {

@@ -36,7 +36,7 @@ func TestRecordPlatform(t *testing.T) {
 		results[i] = &oltp.Result{Start: start.Add(time.Duration(i) * time.Second), End: start.Add(120 * time.Second)}
 	}
 	var log strings.Builder
-	c := &campaign{sess: sess, log: &log, dir: t.TempDir()}
+	c := &campaign{vc: vcState{sess: sess}, log: &log, dir: t.TempDir()}
 	c.recordPlatform(ctx, vms, results)
 	checkMissingCounters(t, c.dir, log.String())
 	host := vms[0].Host

@@ -41,11 +41,11 @@ func (c *campaign) writeResolved(vms []vsphere.VM) error {
 // space, and, for a URL with a user, a comment line on where the
 // password comes from; "" for the in-process simulator.
 func (c *campaign) vsphereFlags() string {
-	if c.simHosts > 0 || c.vsphereURL == "" {
+	if c.vc.simHosts > 0 || c.vc.vsphereURL == "" {
 		return ""
 	}
 	cfg := c.opts.VSphere
-	f := " --url " + withoutPassword(c.vsphereURL)
+	f := " --url " + withoutPassword(c.vc.vsphereURL)
 	if cfg.Insecure {
 		f += " -k"
 	}
@@ -55,7 +55,7 @@ func (c *campaign) vsphereFlags() string {
 	if cfg.TLSKnownHosts != "" {
 		f += " --tls-known-hosts " + cfg.TLSKnownHosts
 	}
-	if u, err := url.Parse(c.vsphereURL); err == nil && u.User != nil {
+	if u, err := url.Parse(c.vc.vsphereURL); err == nil && u.User != nil {
 		f += "\n# (with the vSphere's password in " + vsphere.EnvPassword + " or --password)"
 	}
 	return f
@@ -67,7 +67,7 @@ func (c *campaign) vsphereFlags() string {
 func (c *campaign) resolved(vms []vsphere.VM) (*spec.Campaign, string) {
 	r := *c.spec
 	r.Simulate = nil
-	r.VMs.Template = c.template
+	r.VMs.Template = c.vc.template
 	r.VMs.Datastores = nil
 	seen := map[string]bool{}
 	for _, vm := range vms {
@@ -76,9 +76,9 @@ func (c *campaign) resolved(vms []vsphere.VM) (*spec.Campaign, string) {
 			r.VMs.Datastores = append(r.VMs.Datastores, vm.Datastore)
 		}
 	}
-	r.VSphere = c.placement
-	if c.simHostNames != nil {
-		r.VMs.Hosts = c.simHostNames // the simulator's hosts stood for the file's
+	r.VSphere = c.vc.placement
+	if c.vc.simHostNames != nil {
+		r.VMs.Hosts = c.vc.simHostNames // the simulator's hosts stood for the file's
 	}
 	r.Workload.Flags = recordedFlags(c.cfg) // what ran, as parsed
 	if r.Data != nil {                      // a resume from elsewhere finds the same data sets

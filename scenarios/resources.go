@@ -22,46 +22,56 @@ import (
 
 // recordVMs records the VMs Provision is about to clone.
 func (c *campaign) recordVMs(p vsphere.ProvisionSpec) error {
-	where := &rundir.CreatedVSphere{URL: c.vsphereURL, Datacenter: c.placementDC, InProcess: c.simHosts > 0}
+	where := &rundir.CreatedVSphere{URL: c.vc.vsphereURL, Datacenter: c.vc.placementDC, InProcess: c.vc.simHosts > 0}
 	for _, name := range p.VMNames() {
-		if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
+		if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindVM, Name: name, VSphere: where}); err != nil {
 			return err
+		}
+		if k := c.env.guestObject(); k != "" {
+			if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: k, Name: name}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
 // teardown destroys the campaign's VMs with its own context, so that a
-// cancelled campaign still cleans up, and marks them removed.
+// cancelled campaign still cleans up, and marks them removed; then the
+// environment removes what it made for them (releaseGuests).
 func (c *campaign) teardown(sess *vsphere.Session, names []string) {
-	c.tl.begin(rundir.StepTeardown)
-	c.step = c.steps() - 1
-	inProcess := c.simHosts > 0
-	switch {
-	case c.opts.KeepVMs && inProcess:
-		c.stepf("teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
-		c.removed(rundir.KindVM, names, "ended with the in-process simulator")
-		return
-	case c.opts.KeepVMs:
-		c.stepf("teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
-		return
-	}
+	c.tl.Begin(rundir.StepTeardown)
+	inProcess := c.vc.simHosts > 0
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if c.provisionFailed {
+	switch {
+	case c.opts.KeepVMs && inProcess:
+		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms); the simulated VMs end with the in-process simulator")
+		c.removed(rundir.KindVM, names, "ended with the in-process simulator")
+		c.env.releaseGuests(ctx, c, names)
+		return
+	case c.opts.KeepVMs:
+		c.stepf(rundir.StepTeardown, "teardown skipped (--keep-vms): the VMs of campaign %s stay; remove them with: vmbench campaign teardown %s", c.id, c.finalDir())
+		return
+	}
+	if c.vc.provisionFailed {
 		// Provision removed what it made (its own "teardown:" lines); this
 		// pass only checks that nothing is left.
-		c.stepf("teardown: checking that no VM of campaign %s is left", c.id)
+		c.stepf(rundir.StepTeardown, "teardown: checking that no VM of campaign %s is left", c.id)
 	} else {
-		c.stepf("teardown: destroying the VMs of campaign %s", c.id)
+		c.stepf(rundir.StepTeardown, "teardown: destroying the VMs of campaign %s", c.id)
 	}
 	n, err := sess.DestroyVMs(ctx, c.id, names, func(m string) { c.logf("%s", m) })
 	if err != nil {
 		fmt.Fprintf(c.log, "    teardown FAILED after %d VMs: %v\n    remove what is left with: vmbench campaign teardown %s\n", n, err, c.dir)
+		if inProcess { // its VMs end with the simulator; their containers would not
+			c.env.releaseGuests(ctx, c, names)
+		}
 		return
 	}
 	c.removed(rundir.KindVM, names, "")
 	c.logf("%s", destroyedWords(n, len(names)))
+	c.env.releaseGuests(ctx, c, names)
 }
 
 // destroyedWords says what a teardown pass that destroyed n of the
@@ -81,7 +91,7 @@ func destroyedWords(n, count int) string {
 // record is logged (the objects are gone; a later teardown finds that).
 func (c *campaign) removed(kind rundir.ObjectKind, names []string, note string) {
 	for _, n := range names {
-		if err := c.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
+		if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpRemoved, Kind: kind, Name: n, Note: note}); err != nil {
 			c.logf("%v", err)
 			return
 		}
@@ -116,20 +126,20 @@ func tempDirName(campaignID string) string {
 // VMs' SQLite files, the simulated guests), made and recorded on first
 // use; removeTempDir removes it at the end.
 func (c *campaign) tempDir() (string, error) {
-	if c.tmp != "" {
-		return c.tmp, nil
+	if c.data.tmp != "" {
+		return c.data.tmp, nil
 	}
 	tmp := tempDirName(c.id)
-	if err := c.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
+	if err := c.rec.manifest.Record(rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindTempDir, Name: tmp, Note: "the VMs' SQLite files and simulated guests"}); err != nil {
 		return "", err
 	}
 	if err := os.Mkdir(tmp, 0o700); err != nil {
-		if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()}); rerr != nil {
+		if rerr := c.rec.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindTempDir, Name: tmp, Note: err.Error()}); rerr != nil {
 			return "", errors.Join(err, rerr)
 		}
 		return "", err
 	}
-	c.tmp = tmp
+	c.data.tmp = tmp
 	return tmp, nil
 }
 
@@ -137,15 +147,15 @@ func (c *campaign) tempDir() (string, error) {
 // --keep-vms keeps it.
 func (c *campaign) removeTempDir() {
 	switch {
-	case c.tmp == "":
+	case c.data.tmp == "":
 	case c.opts.KeepVMs:
-		c.logf("kept %s (--keep-vms)", c.tmp)
+		c.logf("kept %s (--keep-vms)", c.data.tmp)
 	default:
-		if err := os.RemoveAll(c.tmp); err != nil {
-			c.logf("removing %s: %v", c.tmp, err)
+		if err := os.RemoveAll(c.data.tmp); err != nil {
+			c.logf("removing %s: %v", c.data.tmp, err)
 			return
 		}
-		c.removed(rundir.KindTempDir, []string{c.tmp}, "")
+		c.removed(rundir.KindTempDir, []string{c.data.tmp}, "")
 	}
 }
 
@@ -227,21 +237,21 @@ func (c *campaign) createDatabase(ctx context.Context, owner workload.DatabaseOw
 	if shared {
 		e := rundir.Created{Op: rundir.OpCreate, Kind: rundir.KindDatabase, Name: d.Database, Tool: c.spec.Workload.Tool,
 			DB: &rundir.CreatedDB{Driver: string(d.Driver), Host: d.Host, Port: d.Port, User: d.User, PasswordEnv: ServerPasswordEnv(string(d.Driver))}}
-		if err := c.manifest.Record(e); err != nil {
+		if err := c.rec.manifest.Record(e); err != nil {
 			return false, err
 		}
 	}
-	if c.dataSet != nil && c.env.guestDatabases() {
+	if c.data.set != nil && c.env.guestDatabases() {
 		return false, nil // the database is on the VM's restored vDisk (restore checks it)
 	}
-	if c.resumed {
+	if c.rec.resumed {
 		if err := owner.DropDatabase(ctx); err != nil {
 			return false, fmt.Errorf("dropping the database the stopped campaign left: %w", err)
 		}
 	}
 	if err := owner.CreateDatabase(ctx); err != nil {
 		if shared {
-			if rerr := c.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()}); rerr != nil {
+			if rerr := c.rec.manifest.Record(rundir.Created{Op: rundir.OpFailed, Kind: rundir.KindDatabase, Name: d.Database, Note: err.Error()}); rerr != nil {
 				return false, errors.Join(err, rerr)
 			}
 		}

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/teardown"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 )
 
@@ -165,17 +165,17 @@ func Resume(ctx context.Context, r *Resumable, k *Checked) (*Outcome, error) {
 	}
 	defer lock.Release()
 	c := k.c
-	c.resumed, c.prior = true, r.Journal.Processes()
-	c.driver, c.log, c.id, c.dir = harnessDriver{}, &syncWriter{w: c.opts.Log}, r.ID, r.Dir
-	if c.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
+	c.rec.resumed, c.rec.prior = true, r.Journal.Processes()
+	c.driver, c.log, c.id, c.dir = vmdriver.Harness{}, &syncWriter{w: c.opts.Log}, r.ID, r.Dir
+	if c.rec.manifest, err = rundir.ReopenManifest(r.Dir, r.ID); err != nil {
 		return nil, err
 	}
-	defer c.manifest.Close()
-	if c.journal, err = rundir.OpenJournal(r.Dir); err != nil {
+	defer c.rec.manifest.Close()
+	if c.rec.journal, err = rundir.OpenJournal(r.Dir); err != nil {
 		return nil, err
 	}
-	defer c.journal.Close()
-	if err := c.journal.Record(rundir.JournalEntry{Step: rundir.StepResumed}); err != nil {
+	defer c.rec.journal.Close()
+	if err := c.rec.journal.Record(rundir.JournalEntry{Step: rundir.StepResumed}); err != nil {
 		return nil, err
 	}
 	rd := &rundir.ResultsDir{ID: r.ID, Path: r.Dir, Final: strings.TrimSuffix(r.Dir, ".incomplete")}
@@ -202,10 +202,10 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		return nil, err
 	}
 	defer closeSess()
-	c.placement, c.template = c.spec.VSphere, c.spec.VMs.Template
-	c.vmRecords = r.provisioned.VMs
-	names := make([]string, len(c.vmRecords))
-	for i, vm := range c.vmRecords {
+	c.vc.placement, c.vc.template = c.spec.VSphere, c.spec.VMs.Template
+	c.vc.vmRecords = r.provisioned.VMs
+	names := make([]string, len(c.vc.vmRecords))
+	for i, vm := range c.vc.vmRecords {
 		names[i] = vm.Name
 	}
 	if r.Journal.Last(rundir.StepRun) == nil { // the run is done again: data.source: prebuilt restores again
@@ -218,25 +218,23 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 		return nil, err
 	}
 	defer c.teardown(sess, names)
-	if tmp := tempDirName(c.id); c.manifest.Holds(rundir.KindTempDir, tmp) {
+	if tmp := tempDirName(c.id); c.rec.manifest.Holds(rundir.KindTempDir, tmp) {
 		if _, err := os.Stat(tmp); err == nil {
-			c.tmp = tmp // the SQLite files and simulated guests
+			c.data.tmp = tmp // the SQLite files and simulated guests
 		}
 	}
 	if e := r.Journal.Last(rundir.StepRun); e != nil {
-		c.step = c.steps() - 2
-		c.tl.begin(rundir.StepCollect)
-		c.stepf("collect and aggregate (the run had finished on every VM)")
+		c.tl.Begin(rundir.StepCollect)
+		c.stepf(rundir.StepCollect, "collect and aggregate (the run had finished on every VM)")
 		results, err := rundir.ReadMeasured(c.dir, e.Measured)
 		if err != nil {
 			return nil, err
 		}
-		c.checks = r.Journal.Checks() // they ran after the run, in the process that ran it
+		c.rec.checks = r.Journal.Checks() // they ran after the run, in the process that ran it
 		out, err := c.aggregate(results)
 		c.removeLeftovers(ctx, vms)
 		return out, err
 	}
-	c.step = 2 // preflight and provision are done
 	c.logf("the run had not finished on every VM: the databases are made and prepared again, and the run is done again from a common start")
 	if err := c.stopLeftAgents(ctx, vms); err != nil { // before any database or data disk is touched
 		return nil, err
@@ -251,7 +249,7 @@ func (c *campaign) resume(ctx context.Context, r *Resumable) (*Outcome, error) {
 // recorded ones (name, MoRef, powered on); it returns them in the
 // recorded order, a VM left out of the measurement with its IPErr set.
 func (c *campaign) findVMs(ctx context.Context) ([]vsphere.VM, error) {
-	listed, err := c.sess.List(ctx, c.id)
+	listed, err := c.vc.sess.List(ctx, c.id)
 	if err != nil {
 		return nil, fmt.Errorf("listing the VMs of campaign %s: %w", c.id, err)
 	}
@@ -262,14 +260,14 @@ func (c *campaign) findVMs(ctx context.Context) ([]vsphere.VM, error) {
 	gone := func(format string, args ...any) error {
 		return fmt.Errorf("%s: cannot resume; remove what is left with: vmbench campaign teardown %s", fmt.Sprintf(format, args...), c.dir)
 	}
-	vms := make([]vsphere.VM, 0, len(c.vmRecords))
-	for _, rec := range c.vmRecords {
+	vms := make([]vsphere.VM, 0, len(c.vc.vmRecords))
+	for _, rec := range c.vc.vmRecords {
 		l, ok := byName[rec.Name]
 		switch {
 		case !ok:
-			return nil, gone("VM %s of campaign %s is not on %s", rec.Name, c.id, c.where)
+			return nil, gone("VM %s of campaign %s is not on %s", rec.Name, c.id, c.vc.where)
 		case l.MoRef != rec.MoRef:
-			return nil, gone("VM %s is %s on %s, and the campaign recorded %s", rec.Name, l.MoRef, c.where, rec.MoRef)
+			return nil, gone("VM %s is %s on %s, and the campaign recorded %s", rec.Name, l.MoRef, c.vc.where, rec.MoRef)
 		case rec.LeftOut == "" && l.PowerState != "poweredOn":
 			return nil, gone("VM %s is %s", rec.Name, l.PowerState)
 		}
@@ -314,9 +312,9 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 	for _, e := range left {
 		switch e.Kind {
 		case rundir.KindDatabase:
-			err = teardownDatabase(ctx, e, TeardownOptions{Getenv: c.opts.Getenv})
+			err = teardown.DropDatabase(ctx, e, c.opts.Getenv)
 		case rundir.KindTempDir:
-			err = teardownTempDir(e)
+			err = teardown.RemoveTempDir(e)
 		default:
 			continue
 		}
@@ -338,7 +336,7 @@ func (c *campaign) removeLeftovers(ctx context.Context, vms []vsphere.VM) {
 // are found there. Nothing for a campaign driven from the harness, or a
 // simulated one whose guests' directory is gone.
 func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
-	if d, _ := driverName(c.spec, c.opts, c.env); d != spec.DriverGuest || (c.env.local() && c.tmp == "") {
+	if d, _ := driverName(c.spec, c.opts, c.env); d != spec.DriverGuest || (c.env.local() && c.data.tmp == "") {
 		return nil
 	}
 	var measured []vsphere.VM // a VM left out had no agent
@@ -356,18 +354,5 @@ func (c *campaign) stopLeftAgents(ctx context.Context, vms []vsphere.VM) error {
 			t.Close()
 		}
 	}()
-	d := &guestDriver{c: c, targets: targets, agents: make([]string, len(targets))}
-	for i, t := range targets {
-		info, err := t.Info(ctx)
-		if err != nil {
-			return fmt.Errorf("guest of %s: %w", t.Name(), err)
-		}
-		d.agents[i] = agentPath(info)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(agentUploads)
-	for i := range targets {
-		g.Go(func() error { return d.clearRunDirs(gctx, i) })
-	}
-	return g.Wait()
+	return vmdriver.StopLeftAgents(ctx, c.guestOptions(), targets)
 }

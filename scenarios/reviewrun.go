@@ -12,18 +12,61 @@ import (
 	"vmbench/scenarios/spec"
 )
 
-// RunReview runs the review's campaigns one after the other, each into
-// its own results directory inside the review directory
+// CheckedReview is a review whose every campaign and block suite
+// CheckReview loaded and accepted; RunReview runs them as checked, each
+// file decoded once.
+type CheckedReview struct {
+	rf   *spec.Review
+	opts Options
+	// files are the campaigns' files as loaded (with their overrides);
+	// checked are the VM campaigns' checked plans (nil for a block suite,
+	// whose run checks its host and targets as it starts).
+	files   []*spec.File
+	checked []*Checked
+}
+
+// CheckReview checks every campaign and block suite of rf (with its
+// override) as campaign run would, before anything runs: a review that
+// would fail on its third campaign's bad flag fails at once, naming it,
+// with nothing created. Pre-built data sets are looked for too. opts
+// applies to every campaign (see RunReview).
+func CheckReview(ctx context.Context, rf *spec.Review, opts Options) (*CheckedReview, error) {
+	k := &CheckedReview{rf: rf, opts: opts, files: make([]*spec.File, len(rf.Campaigns)), checked: make([]*Checked, len(rf.Campaigns))}
+	var errs []error
+	for i, c := range rf.Campaigns {
+		f, err := rf.Load(i)
+		if err == nil && f.Suite != nil {
+			err = CheckSuite(f.Suite, suiteOptions(opts))
+		} else if err == nil {
+			if k.checked[i], err = Check(f.Campaign, opts); err == nil {
+				err = FindData(ctx, k.checked[i])
+			}
+		}
+		k.files[i] = f
+		if err != nil {
+			errs = append(errs, fmt.Errorf("campaign %d (%s): %w", i+1, c.File, rf.Explain(i, err)))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// RunReview runs the checked review's campaigns one after the other,
+// each into its own results directory inside the review directory
 // <opts.ResultsDir>/<name>-<time>-<id> (named .incomplete until every
 // campaign completed), going on after a failed one when on-failure is
 // continue (never after Ctrl-C, ctx ended: the rest are recorded as not
-// run because the review was interrupted), then writes review.json and the review's report (report.html,
-// report.md, report.csv: review.WriteReviewReports, with a
-// warning per failed or skipped campaign). opts applies to every campaign
+// run because the review was interrupted), then writes review.json and
+// the review's report (report.html, report.md, report.csv:
+// review.WriteReviewReports, with a warning per failed or skipped
+// campaign). The options CheckReview took apply to every campaign
 // (opts.ResultsDir is replaced by the review directory; opts.DBServer, a
 // --db-dsn server, holds every OLTP campaign's VM databases and is not
 // given to block suites). The error joins the campaigns' errors.
-func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*review.Outcome, error) {
+func RunReview(ctx context.Context, k *CheckedReview) (*review.Outcome, error) {
+	rf, opts := k.rf, k.opts
 	rd, err := rundir.CreateResultsDir(opts.ResultsDir, rf.Name, time.Now())
 	if err != nil {
 		return nil, err
@@ -44,9 +87,7 @@ func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*review.Outc
 			continue
 		}
 		fmt.Fprintf(opts.Log, "==> review %s: campaign %d of %d: %s\n", rf.Name, i+1, len(rf.Campaigns), c.File)
-		o := opts
-		o.ResultsDir = rd.Path
-		dir, err := runReviewCampaign(ctx, rf, i, o)
+		dir, err := k.run(ctx, i, rd.Path)
 		co.Dir = dir
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -76,70 +117,30 @@ func RunReview(ctx context.Context, rf *spec.Review, opts Options) (*review.Outc
 	return out, errors.Join(errs...)
 }
 
-// CheckReview checks every campaign and block suite of rf (with its
-// override) as campaign run would, before anything runs: a review that
-// would fail on its third campaign's bad flag fails at once, naming it,
-// with nothing created. Pre-built data sets are looked for too.
-func CheckReview(ctx context.Context, rf *spec.Review, opts Options) error {
-	var errs []error
-	for i, c := range rf.Campaigns {
-		f, err := rf.Load(i)
-		if err == nil && f.Suite != nil {
-			err = CheckSuite(f.Suite, suiteOptions(opts))
-		} else if err == nil {
-			var k *Checked
-			if k, err = Check(f.Campaign, opts); err == nil {
-				err = FindData(ctx, k)
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("campaign %d (%s): %w", i+1, c.File, rf.Explain(i, err)))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// runReviewCampaign checks and runs campaign i of rf with opts and
+// run runs campaign i, as checked, into the review directory dir and
 // returns its results directory's name: the completed one, or the
 // .incomplete one a failed or interrupted campaign kept ("" when it kept
-// none).
-func runReviewCampaign(ctx context.Context, rf *spec.Review, i int, opts Options) (string, error) {
-	f, err := rf.Load(i)
-	if err != nil {
-		return "", err
-	}
-	out, err := runLoaded(ctx, f, opts)
-	dir := keptDir(err)
-	if out != nil {
-		dir = out.Dir
-	}
-	if dir == "" {
-		return "", rf.Explain(i, err)
-	}
-	return filepath.Base(dir), rf.Explain(i, err)
-}
-
-// runLoaded checks and runs a loaded campaign or block suite with opts.
-func runLoaded(ctx context.Context, f *spec.File, opts Options) (*Outcome, error) {
+// none). A block suite is checked again as its run starts (RunSuite):
+// its host's free space and its targets must hold then.
+func (k *CheckedReview) run(ctx context.Context, i int, dir string) (string, error) {
 	var out *Outcome
 	var err error
-	if f.Suite != nil {
-		opts = suiteOptions(opts)
-		if err := CheckSuite(f.Suite, opts); err != nil {
-			return nil, err
-		}
-		out, err = RunSuite(ctx, f.Suite, opts)
+	if ck := k.checked[i]; ck != nil {
+		ck.c.opts.ResultsDir = dir
+		out, err = Run(ctx, ck)
 	} else {
-		k, cerr := Check(f.Campaign, opts) // again: CheckReview's were made before the review's first campaign ran
-		if cerr != nil {
-			return nil, cerr
-		}
-		if err := FindData(ctx, k); err != nil {
-			return nil, err
-		}
-		out, err = Run(ctx, k)
+		opts := suiteOptions(k.opts)
+		opts.ResultsDir = dir
+		out, err = RunSuite(ctx, k.files[i].Suite, opts)
 	}
-	return out, err
+	kept := keptDir(err)
+	if out != nil {
+		kept = out.Dir
+	}
+	if kept == "" {
+		return "", k.rf.Explain(i, err)
+	}
+	return filepath.Base(kept), k.rf.Explain(i, err)
 }
 
 // suiteOptions are a review's opts for a block suite: no database server

@@ -50,8 +50,12 @@ func runStubReview(t *testing.T, d *stubDriver) (string, *review.Outcome, string
 		cancel()
 	}()
 	var log bytes.Buffer
-	out, err := RunReview(ctx, rf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
+	checked, err := CheckReview(ctx, rf, Options{Simulate: true, VSphere: sim.Config(), ResultsDir: t.TempDir(),
 		Out: io.Discard, Log: &log, Getenv: func(string) string { return "" }, StartDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := RunReview(ctx, checked)
 	t.Log(log.String())
 	if !errors.Is(err, context.Canceled) || out == nil {
 		t.Fatalf("RunReview: %v, want context.Canceled (exit 130) and the review's outcome", err)
@@ -168,7 +172,7 @@ func TestReviewOverrideErrorsNameTheirLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = CheckReview(t.Context(), rf, Options{Simulate: true, Getenv: func(string) string { return "" }})
+	_, err = CheckReview(t.Context(), rf, Options{Simulate: true, Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), review+":9 (the override)") {
 		t.Errorf("bad flag in an override: %v, want %s:9", err, review)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"vmbench/oltp"
 	"vmbench/scenarios/review"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 )
 
@@ -43,7 +44,7 @@ func (c *campaign) startDelay() time.Duration {
 	if c.opts.StartDelay > 0 {
 		return c.opts.StartDelay
 	}
-	_, guest := c.driver.(*guestDriver)
+	_, guest := c.driver.(*vmdriver.Guest)
 	return c.env.startDelay(guest, c.spec.VMs.Count)
 }
 
@@ -59,7 +60,7 @@ func localStartDelay(vms int) time.Duration {
 // returns the lines it logged.
 func (c *campaign) lateStarts(startAt time.Time, vms []vsphere.VM, results []*oltp.Result) []string {
 	slack := review.LateStartSlack
-	if _, guest := c.driver.(*guestDriver); guest {
+	if _, guest := c.driver.(*vmdriver.Guest); guest {
 		slack += c.maxClockOffset()
 	}
 	var lines []string

@@ -8,6 +8,7 @@ import (
 	"vmbench/oltp"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 )
 
@@ -15,14 +16,14 @@ func TestStartDelayDefaults(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
-		drv  vmDriver
+		drv  vmdriver.Driver
 		want time.Duration
 	}{
-		{"simulated, drivers in this process", Options{Simulate: true}, harnessDriver{}, StartDelayLocal},
-		{"simulated, agents in the guests", Options{Simulate: true}, &guestDriver{}, StartDelayRemote},
-		{"vSphere, harness over the network", Options{}, harnessDriver{}, StartDelayRemote},
-		{"vSphere, agents", Options{}, &guestDriver{}, StartDelayRemote},
-		{"set", Options{Simulate: true, StartDelay: 3 * time.Second}, harnessDriver{}, 3 * time.Second},
+		{"simulated, drivers in this process", Options{Simulate: true}, vmdriver.Harness{}, StartDelayLocal},
+		{"simulated, agents in the guests", Options{Simulate: true}, &vmdriver.Guest{}, StartDelayRemote},
+		{"vSphere, harness over the network", Options{}, vmdriver.Harness{}, StartDelayRemote},
+		{"vSphere, agents", Options{}, &vmdriver.Guest{}, StartDelayRemote},
+		{"set", Options{Simulate: true, StartDelay: 3 * time.Second}, vmdriver.Harness{}, 3 * time.Second},
 	} {
 		c := &campaign{opts: tc.opts, env: newEnvironment(tc.opts), driver: tc.drv, spec: &spec.Campaign{VMs: spec.VMs{Count: 2}}}
 		if got := c.startDelay(); got != tc.want {
@@ -31,7 +32,7 @@ func TestStartDelayDefaults(t *testing.T) {
 	}
 	// In process, 125 ms a VM beyond 4 VMs: 16 VMs open their
 	// connections on the harness's cores.
-	c := &campaign{opts: Options{Simulate: true}, env: simulated{}, driver: harnessDriver{}, spec: &spec.Campaign{VMs: spec.VMs{Count: 16}}}
+	c := &campaign{opts: Options{Simulate: true}, env: simulated{}, driver: vmdriver.Harness{}, spec: &spec.Campaign{VMs: spec.VMs{Count: 16}}}
 	if got := c.startDelay(); got != 2*time.Second {
 		t.Errorf("16 VMs in process: start delay %s, want 2s", got)
 	}
@@ -48,16 +49,16 @@ func TestLateStarts(t *testing.T) {
 	vms := []vsphere.VM{{Name: "sysbench-01"}, {Name: "sysbench-02"}, {Name: "sysbench-03"}, {Name: "sysbench-04"}}
 	for _, tc := range []struct {
 		name    string
-		drv     vmDriver
+		drv     vmdriver.Driver
 		results []*oltp.Result
 		want    []string
 	}{
-		{"all on time", harnessDriver{}, []*oltp.Result{withPre(0, time.Minute), withPre(review.LateStartSlack, time.Minute), nil, {Start: at.Add(time.Millisecond)}}, nil},
-		{"one late by its precondition", harnessDriver{}, []*oltp.Result{withPre(0, time.Minute), withPre(620*time.Millisecond, time.Minute), nil, nil},
+		{"all on time", vmdriver.Harness{}, []*oltp.Result{withPre(0, time.Minute), withPre(review.LateStartSlack, time.Minute), nil, {Start: at.Add(time.Millisecond)}}, nil},
+		{"one late by its precondition", vmdriver.Harness{}, []*oltp.Result{withPre(0, time.Minute), withPre(620*time.Millisecond, time.Minute), nil, nil},
 			[]string{"sysbench-02 began 0.620 s after the common start"}},
-		{"late without a precondition", harnessDriver{}, []*oltp.Result{nil, nil, nil, {Start: at.Add(1500 * time.Millisecond)}},
+		{"late without a precondition", vmdriver.Harness{}, []*oltp.Result{nil, nil, nil, {Start: at.Add(1500 * time.Millisecond)}},
 			[]string{"sysbench-04 began 1.500 s after the common start"}},
-		{"guests get their clock offset too", &guestDriver{}, []*oltp.Result{withPre(review.LateStartSlack+spec.DefaultMaxClockOffset, time.Minute),
+		{"guests get their clock offset too", &vmdriver.Guest{}, []*oltp.Result{withPre(review.LateStartSlack+spec.DefaultMaxClockOffset, time.Minute),
 			withPre(review.LateStartSlack+spec.DefaultMaxClockOffset+time.Millisecond, time.Minute), nil, nil},
 			[]string{"sysbench-02 began 0.151 s after the common start"}},
 	} {

@@ -1,9 +1,11 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,9 +16,11 @@ import (
 	"vmbench/agent"
 	"vmbench/internal/atomicfile"
 	"vmbench/oltp"
+	"vmbench/scenarios/blocksuite"
 	"vmbench/scenarios/review"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/vmdriver"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
@@ -56,7 +60,7 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	plans, err := run.ForVM(checkTargetsDir()).Configs()
 	errs = append(errs, err)
 	if err == nil {
-		errs = append(errs, checkSuiteHost(run, plans))
+		errs = append(errs, blocksuite.CheckHost(run, plans))
 	}
 	cf := run.Campaign()
 	if opts.Driver == spec.DriverHarness {
@@ -75,7 +79,7 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	c := &campaign{spec: cf, opts: opts, env: env, layout: layout, suite: &vmSuite{Suite: run, plans: plans}}
+	c := &campaign{spec: cf, opts: opts, env: env, layout: layout, kind: &vmSuite{Suite: run, plans: plans}}
 	return c, nil
 }
 
@@ -86,56 +90,56 @@ func checkVMSuite(s *spec.Suite, opts Options) (*campaign, error) {
 // suite's results (the merged profile's files at the top, each VM's in
 // vms/<vm>/), then teardown.
 func runVMSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error) {
-	tl := newTimeline(opts.Clock)
-	tl.begin(rundir.StepSetup)
+	tl := rundir.NewTimeline(opts.Clock)
+	tl.Begin(rundir.StepSetup)
 	c, err := checkVMSuite(s, opts)
 	if err != nil {
 		return nil, err
 	}
 	c.tl = tl
-	c.suite.started = time.Now()
+	c.kind.(*vmSuite).started = time.Now()
 	return runCampaign(ctx, c)
 }
 
-// runSuite is the campaign's steps after provisioning for a suite in
-// VMs: the agents, the profiles, the reports.
-func (c *campaign) runSuite(ctx context.Context, vms []vsphere.VM) (*Outcome, error) {
+// measure is the suite's steps after provisioning: the agents, the
+// profiles, the reports.
+func (s *vmSuite) measure(ctx context.Context, c *campaign, vms []vsphere.VM) (*Outcome, error) {
 	defer c.removeTempDir()
 	if err := c.startDriver(ctx, vms); err != nil {
 		return nil, err
 	}
-	defer func() { c.tl.begin(rundir.StepTeardown); c.driver.Close() }()
-	gd, ok := c.driver.(*guestDriver)
+	defer func() { c.tl.Begin(rundir.StepTeardown); c.driver.Close() }()
+	gd, ok := c.driver.(*vmdriver.Guest)
 	if !ok {
 		return nil, errors.New("a block suite in VMs runs in the guests (driver: guest)")
 	}
-	if err := c.writeSuiteFiles(vms); err != nil {
+	if err := s.writeFiles(c, vms); err != nil {
 		return nil, err
 	}
-	plans, disks, err := c.vmPlans(ctx, gd, vms)
+	plans, disks, err := s.vmPlans(ctx, c, gd, vms)
 	if err != nil {
 		return nil, err
 	}
-	c.tl.begin(rundir.StepRun)
-	c.stepf("run %d profile(s) in all %d VMs at once", len(c.suite.plans), len(vms))
-	defer func() { c.tl.endRun(c.suite.results) }()
-	for k := range c.suite.plans {
-		if err := c.suiteProfile(ctx, gd, vms, k, plans, disks); err != nil {
+	c.tl.Begin(rundir.StepRun)
+	c.stepf(rundir.StepRun, "run %d profile(s) in all %d VMs at once", len(s.plans), len(vms))
+	defer func() { c.tl.EndRun(s.results) }()
+	for k := range s.plans {
+		if err := s.profile(ctx, c, gd, vms, k, plans, disks); err != nil {
 			return nil, err
 		}
 	}
-	c.completed = true
+	c.rec.completed = true
 	return &Outcome{}, nil
 }
 
-// writeSuiteFiles writes suite.yaml (the suite as it runs, with the
+// writeFiles writes suite.yaml (the suite as it runs, with the
 // template, the datastores the VMs went to and the placement as
 // resolved) and run.json.
-func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
-	r := *c.suite.Suite
+func (s *vmSuite) writeFiles(c *campaign, vms []vsphere.VM) error {
+	r := *s.Suite
 	v := *r.VMs
 	r.VMs = &v
-	v.Template, v.Datastores = c.template, nil
+	v.Template, v.Datastores = c.vc.template, nil
 	seen := map[string]bool{}
 	for _, vm := range vms {
 		if !seen[vm.Datastore] {
@@ -143,9 +147,9 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 			v.Datastores = append(v.Datastores, vm.Datastore)
 		}
 	}
-	r.VSphere = c.placement
+	r.VSphere = c.vc.placement
 	if c.env.simulated() {
-		r.Simulate = &spec.SuiteSim{Hosts: c.simHosts, Datastores: c.simDatastores, Size: r.Size}
+		r.Simulate = &spec.SuiteSim{Hosts: c.vc.simHosts, Datastores: c.vc.simDatastores, Size: r.Size}
 	}
 	b, err := yaml.Marshal(&r)
 	if err != nil {
@@ -163,13 +167,13 @@ func (c *campaign) writeSuiteFiles(vms []vsphere.VM) error {
 // guest directory, created by the agent's prepare; in a real guest the
 // agent finds each data vDisk by its SCSI address and UUID (disks[vm]),
 // read back from vSphere after provisioning.
-func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
+func (s *vmSuite) vmPlans(ctx context.Context, c *campaign, gd *vmdriver.Guest, vms []vsphere.VM) ([][]spec.SuitePlan, [][]agent.Disk, error) {
 	plans := make([][]spec.SuitePlan, len(vms))
 	disks := make([][]agent.Disk, len(vms))
 	for i, vm := range vms {
 		dir := ""
-		if c.suite.SimulatedTargets {
-			info, err := gd.targets[i].Info(ctx)
+		if s.SimulatedTargets {
+			info, err := gd.Targets()[i].Info(ctx)
 			if err != nil {
 				return nil, nil, fmt.Errorf("guest of %s: %w", vm.Name, err)
 			}
@@ -181,7 +185,7 @@ func (c *campaign) vmPlans(ctx context.Context, gd *guestDriver, vms []vsphere.V
 			}
 			disks[i] = d
 		}
-		p, err := c.suite.ForVM(dir).Configs()
+		p, err := s.ForVM(dir).Configs()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", vm.Name, err)
 		}
@@ -210,22 +214,22 @@ func (c *campaign) dataDisks(vm vsphere.VM) ([]agent.Disk, error) {
 	return out, nil
 }
 
-// suiteProfile runs profile k in every VM at once from a common start
+// profile runs profile k in every VM at once from a common start
 // and writes its results: each VM's Output in vms/<vm>/, the merge at the
 // top, then the reports. A failure in one VM stops the profile in all
 // of them, as in a VM campaign; what was measured until then is merged
 // and kept, and the suite stops with the error.
-func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
-	p := c.suite.plans[k]
+func (s *vmSuite) profile(ctx context.Context, c *campaign, gd *vmdriver.Guest, vms []vsphere.VM, k int, plans [][]spec.SuitePlan, disks [][]agent.Disk) error {
+	p := s.plans[k]
 	plan := p.Profile
 	if pf, ok := p.Config.(workload.Preflighter); ok {
 		plan = pf.Plan()
 	}
-	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(c.suite.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
-	work := func(i int) guestWork {
-		return guestWork{tool: spec.SuiteTool, name: p.Profile, cfg: plans[i][k].Config, disks: disks[i]}
+	c.logf("[%d/%d] %s, in each of %d VMs at once, about %s", k+1, len(s.plans), plan, len(vms), p.Config.Bounds().Time.Round(time.Second))
+	work := func(i int) vmdriver.Work {
+		return vmdriver.Work{Tool: spec.SuiteTool, Name: p.Profile, Config: plans[i][k].Config, Disks: disks[i]}
 	}
-	if c.suite.SimulatedTargets {
+	if s.SimulatedTargets {
 		begin := time.Now()
 		if err := c.suitePrepare(ctx, gd, vms, work); err != nil {
 			return err
@@ -233,13 +237,13 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 		c.logf("%s: prepared in %s", p.Profile, time.Since(begin).Round(time.Millisecond))
 	}
 	begin := time.Now()
-	start := c.tl.now().Add(c.startDelay())
+	start := c.tl.Now().Add(c.startDelay())
 	outs := make([]*workload.Output, len(vms))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
-			labels := vmLabels(vm, c.id, "suite", c.suite.Name, "driver", string(spec.DriverGuest))
-			out, err := gd.step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
+			labels := vmLabels(vm, c.id, "suite", s.Name, "driver", string(spec.DriverGuest))
+			out, err := gd.Step(gctx, i, work(i), workload.VerbRun, workload.Env{StartAt: start, Labels: labels})
 			outs[i] = out
 			if err != nil {
 				return fmt.Errorf("%s on %s: %w", p.Profile, vm.Name, err)
@@ -249,7 +253,7 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 	}
 	runErr := g.Wait()
 	c.logf("%s: ran in %d VMs in %s", p.Profile, len(vms), time.Since(begin).Round(time.Millisecond))
-	if err := c.writeSuiteProfile(p, vms, outs); err != nil {
+	if err := s.writeProfile(c, p, vms, outs); err != nil {
 		return errors.Join(runErr, err)
 	}
 	return runErr
@@ -257,13 +261,13 @@ func (c *campaign) suiteProfile(ctx context.Context, gd *guestDriver, vms []vsph
 
 // suitePrepare runs the agent's prepare step of every VM (a simulated
 // guest's files are created there), in parallel.
-func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsphere.VM, work func(int) guestWork) error {
+func (c *campaign) suitePrepare(ctx context.Context, gd *vmdriver.Guest, vms []vsphere.VM, work func(int) vmdriver.Work) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, vm := range vms {
 		g.Go(func() error {
 			w := &prefixWriter{prefix: "    " + vm.Name + ": ", w: c.log}
 			defer w.Flush()
-			if _, err := gd.step(gctx, i, work(i), workload.VerbPrepare, workload.Env{Log: w}); err != nil {
+			if _, err := gd.Step(gctx, i, work(i), workload.VerbPrepare, workload.Env{Log: w}); err != nil {
 				return fmt.Errorf("prepare on %s: %w", vm.Name, err)
 			}
 			return nil
@@ -272,11 +276,11 @@ func (c *campaign) suitePrepare(ctx context.Context, gd *guestDriver, vms []vsph
 	return g.Wait()
 }
 
-// writeSuiteProfile writes profile p's files: each VM's Output (those
+// writeProfile writes profile p's files: each VM's Output (those
 // that returned one) in vms/<vm>/ and their merge in the results
 // directory, then the reports (review.WriteReports); the merged curve goes to
 // Out. With no Output at all it writes nothing.
-func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
+func (s *vmSuite) writeProfile(c *campaign, p spec.SuitePlan, vms []vsphere.VM, outs []*workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	m, ok2 := p.Config.(workload.OutputMerger)
 	if !ok || !ok2 {
@@ -308,18 +312,18 @@ func (c *campaign) writeSuiteProfile(p spec.SuitePlan, vms []vsphere.VM, outs []
 	}
 	for _, o := range outs {
 		if o != nil {
-			c.suite.results = append(c.suite.results, m.Results(o)...)
+			s.results = append(s.results, m.Results(o)...)
 		}
 	}
 	if _, err := rw.WriteResults(c.dir, p.Profile, merged); err != nil {
 		return err
 	}
-	c.vmResults++
+	c.rec.vmResults++
 	if _, err := review.WriteReports(c.dir); err != nil {
 		return err
 	}
 	if r, ok := p.Config.(workload.Reporter); ok {
-		out := orDiscard(c.opts.Out)
+		out := cmp.Or[io.Writer](c.opts.Out, io.Discard)
 		fmt.Fprintf(out, "\n%s, merged over %d VMs:\n", p.Profile, len(vms))
 		return r.WriteReport(out, merged)
 	}

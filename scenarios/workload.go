@@ -14,6 +14,7 @@ import (
 	"vmbench/dialect"
 	"vmbench/internal/flagvalue"
 	"vmbench/oltp"
+	"vmbench/scenarios/live"
 	"vmbench/scenarios/spec"
 	"vmbench/workload"
 )
@@ -93,7 +94,7 @@ func parseWorkload(t workload.Tool, conn workload.Connector, cf *spec.Campaign, 
 	}
 	cfg, err := workload.Parse(t, w.Name, flags, nil, conn.ConnectionFlags())
 	var errs []error
-	for _, e := range unjoin(err) {
+	for _, e := range workload.Unjoin(err) {
 		at := keys[errorFlag(e)]
 		where := at
 		if at == "" {
@@ -182,7 +183,7 @@ func (c *campaign) vmConfig(db dialect.Config) (workload.Config, error) {
 // vmObserver passes one VM's interval ticks to the live view and, for the
 // first VM, phase changes to phase.
 type vmObserver struct {
-	live  *liveView
+	live  *live.View
 	vm    int
 	phase func(oltp.Phase, time.Duration)
 }
@@ -193,7 +194,7 @@ func (o vmObserver) Phase(p oltp.Phase, d time.Duration) {
 	}
 }
 
-func (o vmObserver) Interval(r oltp.IntervalReport) { o.live.add(o.vm, r) }
+func (o vmObserver) Interval(r oltp.IntervalReport) { o.live.Add(o.vm, r) }
 
 // describeDB describes a VM's database without its password.
 func describeDB(d dialect.Config) string {

@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/url"
 	"sort"
 	"strings"
@@ -54,6 +56,14 @@ type SimOptions struct {
 	// the VM or closing the simulator removes the container. "" keeps
 	// vcsim's guestless VMs (the default): no guest program can run.
 	GuestImage string
+	// Log, when set, takes vcsim's own log lines while the simulator
+	// runs (until Close): with GuestImage, a line per guest operation
+	// that failed inside a container (a file not there yet, which the
+	// caller expects), per HTTP transfer that ended early, per container
+	// removed. vcsim writes them through the standard library's log
+	// package, so this sets that package's output, process-wide, and
+	// Close puts the previous one back. nil leaves it alone.
+	Log io.Writer
 }
 
 func (o SimOptions) withDefaults() SimOptions {
@@ -87,6 +97,8 @@ type Simulator struct {
 	datastores []string
 	hosts      []string
 	closeOnce  sync.Once
+	// restoreLog puts the log package's output back (SimOptions.Log).
+	restoreLog func()
 	logins     atomic.Int64
 }
 
@@ -119,6 +131,11 @@ func StartSimulator(ctx context.Context, opts SimOptions) (*Simulator, error) {
 	pass := "vmbench-" + randomHex(6)
 	m.Service.Listen = &url.URL{User: url.UserPassword(simUser, pass)}
 	sim := &Simulator{model: m}
+	if opts.Log != nil {
+		prev := log.Writer()
+		log.SetOutput(opts.Log)
+		sim.restoreLog = func() { log.SetOutput(prev) }
+	}
 	m.Map().SessionManager().ValidLogin = func(req *types.Login) bool {
 		ok := req.UserName == simUser && req.Password == pass
 		if ok {
@@ -322,6 +339,9 @@ func (s *Simulator) Close() {
 			s.server.Close()
 		}
 		s.model.Remove()
+		if s.restoreLog != nil {
+			s.restoreLog()
+		}
 	})
 }
 

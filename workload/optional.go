@@ -341,3 +341,17 @@ func Optional(v any) []string {
 	}
 	return names
 }
+
+// Unjoin returns the errors a joined error holds (errors.Join, as Parse
+// and a Preflighter's checks return every problem at once), or err alone;
+// nil for nil.
+func Unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	var j interface{ Unwrap() []error }
+	if errors.As(err, &j) {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -17,6 +17,7 @@ import (
 	"vmbench/scenarios"
 	"vmbench/scenarios/rundir"
 	"vmbench/scenarios/spec"
+	"vmbench/scenarios/teardown"
 )
 
 func init() { registerGroup(newCampaignCmd) }
@@ -65,8 +66,8 @@ refuses its directory (exit status 2) and removes nothing.`,
 			if _, err := rundir.ReadManifest(args[0]); err != nil {
 				return asUsage(err)
 			}
-			opts := scenarios.TeardownOptions{VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
-			n, err := scenarios.Teardown(cmd.Context(), args[0], opts)
+			opts := teardown.Options{VSphere: vf.config(a), Getenv: a.getenv, Log: a.stderr}
+			n, err := teardown.Run(cmd.Context(), args[0], opts)
 			if errors.Is(err, rundir.ErrRunning) {
 				return asUsage(err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +36,8 @@ func containerCampaign(name, driver, db, extra string) string {
 // fails the test unless it exits 0, and checks what every such campaign
 // must show: a TPS for each of the 2 VMs in the review, the image in the
 // review's Simulated: line and in run.json, the command that runs it
-// again in campaign.yaml, and no container left. It returns the log and
+// again in campaign.yaml, and no container left (none listed as left in
+// its manifest either). It returns the log and
 // the results directory.
 func runContainerCampaign(t *testing.T, name, text string) (stderr, dir string) {
 	t.Helper()
@@ -72,6 +74,9 @@ func runContainerCampaign(t *testing.T, name, text string) (stderr, dir string) 
 	if !strings.Contains(stderr, "destroyed 2 VMs") {
 		t.Errorf("no teardown in the log:\n%s", stderr)
 	}
+	if left, err := rundir.ReadManifest(dirs[0]); err != nil || len(left) > 0 {
+		t.Errorf("the manifest lists as left: %+v (%v); want every VM and container marked removed", left, err)
+	}
 	return stderr, dirs[0]
 }
 
@@ -101,10 +106,10 @@ func noContainerLeft(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsAgentsThroughTools: driver guest with --guests
+// TestContainerGuestsAgentsThroughToolsNoRace: driver guest with --guests
 // container: each VM's agent is uploaded into its container through
 // guest operations (the default) and drives MariaDB there at 127.0.0.1.
-func TestContainerGuestsAgentsThroughTools(t *testing.T) {
+func TestContainerGuestsAgentsThroughToolsNoRace(t *testing.T) {
 	stderr, _ := runContainerCampaign(t, "ctools", containerCampaign("ctools", "guest", "mysql", ""))
 	for _, want := range []string{"guests reached by VMware Tools guest operations as root", "uploaded to 2 guests, checksums checked",
 		"MariaDB", "consistency checks after the run passed on 2 of 2 VMs"} {
@@ -114,10 +119,10 @@ func TestContainerGuestsAgentsThroughTools(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsHarness: driver harness with --guests container:
+// TestContainerGuestsHarnessNoRace: driver harness with --guests container:
 // this process drives each VM's PostgreSQL at the container's IP, and a
 // hook runs in each guest (through guest operations).
-func TestContainerGuestsHarness(t *testing.T) {
+func TestContainerGuestsHarnessNoRace(t *testing.T) {
 	hook := "hooks:\n  before-run: [\"test -x /usr/local/sbin/guest-init && echo in the guest of $VMBENCH_VM\"]\n"
 	stderr, dir := runContainerCampaign(t, "charness", containerCampaign("charness", "harness", "postgres", hook))
 	if !strings.Contains(stderr, "postgres 15") || !strings.Contains(stderr, "answers in its guest") {
@@ -134,10 +139,10 @@ func TestContainerGuestsHarness(t *testing.T) {
 	}
 }
 
-// TestContainerGuestsAgentsThroughSSH: driver guest with guest.via: ssh:
+// TestContainerGuestsAgentsThroughSSHNoRace: driver guest with guest.via: ssh:
 // the campaign logs in to each container as root with a key it made,
 // each host key read through guest operations first and pinned.
-func TestContainerGuestsAgentsThroughSSH(t *testing.T) {
+func TestContainerGuestsAgentsThroughSSHNoRace(t *testing.T) {
 	stderr, _ := runContainerCampaign(t, "cssh", containerCampaign("cssh", "guest", "mysql", "guest: {via: ssh}\n"))
 	if !strings.Contains(stderr, "guests reached by SSH as root") || !strings.Contains(stderr, "host key read through guest operations and pinned") {
 		t.Errorf("the log does not say the guests were reached by SSH with pinned host keys:\n%s", stderr)
@@ -178,5 +183,56 @@ func TestContainerGuestsBadInput(t *testing.T) {
 				t.Errorf("left in the results directory: %v", left)
 			}
 		})
+	}
+}
+
+// TestContainerGuestsTeardownAfterKillNoRace: a container campaign killed -9
+// in its prepare step leaves its VMs' containers running (the simulator
+// died with it); its manifest lists them, and `campaign teardown DIR`
+// removes them, twice without error, leaving another campaign's
+// container of the same VM name alone.
+func TestContainerGuestsTeardownAfterKillNoRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a campaign in a child process")
+	}
+	image := containertest.Image(t)
+	t.Setenv(guestimage.EnvImage, image)
+	t.Cleanup(func() { noContainerLeft(t) })
+	// Another campaign's container of sysbench-02: a name as vcsim gives
+	// it, another campaign's id.
+	other := "vcsim-sysbench-02-other"
+	ctx := context.Background()
+	otherCampaign := func() {
+		t.Helper()
+		if out, err := exec.CommandContext(ctx, "docker", "create", "--name", other, "--env", guestimage.CampaignEnv+"=b3RoZXI=", image, "true").CombinedOutput(); err != nil {
+			t.Fatalf("docker create: %v\n%s", err, out)
+		}
+	}
+	removeOther := func() { _ = exec.Command("docker", "rm", "-f", other).Run() }
+	otherCampaign()
+	defer removeOther()
+	// A campaign of the same VM names is refused while it is there.
+	env := map[string]string{guestimage.EnvImage: image}
+	code, _, stderr := runCLI(t, env, "campaign", "run", writeFile(t, "ck.yaml", containerCampaign("ck", "harness", "mysql", "")), "--simulate", "--guests", "container", "--results-dir", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, other) || !strings.Contains(stderr, "vmbench campaign teardown DIR") {
+		t.Fatalf("a campaign beside a container of its VM names: exit %d, want 2 naming %s and the teardown:\n%s", code, other, stderr)
+	}
+	removeOther()
+
+	res := t.TempDir()
+	killAtPrepare(t, "campaign", "run", writeFile(t, "ck.yaml", containerCampaign("ck", "harness", "mysql", "")), "--simulate", "--guests", "container", "--results-dir", res)
+	dir := resultsDir(t, res)
+	if names := manifestNames(t, dir); len(names["container"]) != 2 {
+		t.Fatalf("the manifest lists %v, want the containers of 2 VMs", names)
+	}
+	left, err := guestimage.Containers(ctx, "sysbench-0")
+	if err != nil || len(left) != 2 {
+		t.Fatalf("after the kill: containers %v (%v), want the campaign's 2 left running: nothing to test", left, err)
+	}
+	otherCampaign() // made now: the campaign would have refused it
+	teardownTwice(t, dir)
+	left, err = guestimage.Containers(ctx, "sysbench-0")
+	if err != nil || len(left) != 1 || left[0] != other {
+		t.Errorf("after teardown: containers %v (%v), want only %s, another campaign's", left, err, other)
 	}
 }

@@ -91,10 +91,11 @@ func newReviewRunCmd(a *app) *cobra.Command {
 				return err
 			}
 			opts.DBServer = server
-			if err := scenarios.CheckReview(cmd.Context(), rf, opts); err != nil {
+			checked, err := scenarios.CheckReview(cmd.Context(), rf, opts)
+			if err != nil {
 				return usageError{err}
 			}
-			out, err := scenarios.RunReview(cmd.Context(), rf, opts)
+			out, err := scenarios.RunReview(cmd.Context(), checked)
 			if out != nil {
 				files := "review.json"
 				if _, serr := os.Stat(filepath.Join(out.Dir, "report.html")); serr == nil {

@@ -47,8 +47,12 @@ func TestReviewFullSimulateSQLite(t *testing.T) {
 		rf.Campaigns[i].Override = n
 	}
 	res := t.TempDir()
-	out, err := scenarios.RunReview(t.Context(), rf, scenarios.Options{Simulate: true, ResultsDir: res, Out: io.Discard, Log: io.Discard,
+	checked, err := scenarios.CheckReview(t.Context(), rf, scenarios.Options{Simulate: true, ResultsDir: res, Out: io.Discard, Log: io.Discard,
 		Getenv: func(string) string { return "" }, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := scenarios.RunReview(t.Context(), checked)
 	if err != nil {
 		t.Fatal(err)
 	}

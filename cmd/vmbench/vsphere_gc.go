@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vmbench/scenarios"
+	"vmbench/scenarios/teardown"
 	"vmbench/vsphere"
 )
 
@@ -60,8 +60,8 @@ type gcFlags struct {
 // gcRow is one VM of gc's table.
 type gcRow struct {
 	vm    vsphere.VM
-	state scenarios.CampaignState
-	scenarios.GCDecision
+	state teardown.CampaignState
+	teardown.GCDecision
 }
 
 func newVSphereGCCmd(a *app, f *vsphereFlags) *cobra.Command {
@@ -98,8 +98,8 @@ func newVSphereGCCmd(a *app, f *vsphereFlags) *cobra.Command {
 
 // check validates the flags before any connection: problems are usage
 // errors naming the flag and what it takes.
-func (g gcFlags) check(cmd *cobra.Command) (scenarios.GCOptions, error) {
-	opts := scenarios.GCOptions{Now: time.Now(), Harness: vsphere.Harness(), Named: cmd.Flags().Changed("campaign")}
+func (g gcFlags) check(cmd *cobra.Command) (teardown.GCOptions, error) {
+	opts := teardown.GCOptions{Now: time.Now(), Harness: vsphere.Harness(), Named: cmd.Flags().Changed("campaign")}
 	if g.olderThan != "" {
 		d, err := time.ParseDuration(g.olderThan)
 		if err != nil || d <= 0 {
@@ -125,7 +125,7 @@ func (g gcFlags) check(cmd *cobra.Command) (scenarios.GCOptions, error) {
 // run lists the tagged VMs, decides for each, prints the table and, unless
 // --dry-run, removes the garbage one campaign at a time, holding the
 // campaign's lock meanwhile.
-func (g gcFlags) run(ctx context.Context, a *app, s *vsphere.Session, opts scenarios.GCOptions) error {
+func (g gcFlags) run(ctx context.Context, a *app, s *vsphere.Session, opts teardown.GCOptions) error {
 	vms, err := s.List(ctx, g.campaign)
 	if err != nil {
 		return err
@@ -161,17 +161,17 @@ func (g gcFlags) run(ctx context.Context, a *app, s *vsphere.Session, opts scena
 // decideGC probes each campaign once and decides for each VM; it returns
 // the table's rows, by campaign then name, and the VMs to remove by
 // campaign.
-func decideGC(vms []vsphere.VM, results string, opts scenarios.GCOptions) ([]gcRow, map[string][]vsphere.VM) {
-	probes := map[string]scenarios.CampaignProbe{}
+func decideGC(vms []vsphere.VM, results string, opts teardown.GCOptions) ([]gcRow, map[string][]vsphere.VM) {
+	probes := map[string]teardown.CampaignProbe{}
 	garbage := map[string][]vsphere.VM{}
 	rows := make([]gcRow, 0, len(vms))
 	for _, vm := range vms {
 		p, ok := probes[vm.CampaignID]
 		if !ok {
-			p = scenarios.ProbeCampaign(results, vm.CampaignID)
+			p = teardown.ProbeCampaign(results, vm.CampaignID)
 			probes[vm.CampaignID] = p
 		}
-		d := scenarios.DecideGC(vm, p, opts)
+		d := teardown.DecideGC(vm, p, opts)
 		rows = append(rows, gcRow{vm: vm, state: p.State, GCDecision: d})
 		if d.Remove {
 			garbage[vm.CampaignID] = append(garbage[vm.CampaignID], vm)
@@ -184,7 +184,7 @@ func decideGC(vms []vsphere.VM, results string, opts scenarios.GCOptions) ([]gcR
 // removeCampaignVMs removes one campaign's garbage VMs while holding its
 // run lock; a campaign whose lock was taken since the probe is left alone.
 func removeCampaignVMs(ctx context.Context, a *app, s *vsphere.Session, results, id string, vms []vsphere.VM) (int, error) {
-	release, err := scenarios.LockCampaign(results, id)
+	release, err := teardown.LockCampaign(results, id)
 	if err != nil {
 		return 0, fmt.Errorf("left alone: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"vmbench/scenarios"
+	"vmbench/scenarios/teardown"
 	"vmbench/vsphere"
 )
 
@@ -41,7 +41,7 @@ func TestVSphereGCOnVcsim(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	release, err := scenarios.LockCampaign(results, "run-1") // as the running campaign holds it
+	release, err := teardown.LockCampaign(results, "run-1") // as the running campaign holds it
 	if err != nil {
 		t.Fatal(err)
 	}

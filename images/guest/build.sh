@@ -6,7 +6,7 @@
 # vmbench is in it: a campaign uploads its agent, as on a real VM.
 #
 # The tag is vmbench-guest:<first 12 hex digits of the recipe's SHA-256>
-# (this script, packages, guest-init, the suite and the apt sources): a
+# (this script, packages, guest-init, tar, the suite and the apt sources): a
 # build whose image exists already does nothing, so it is made once per
 # machine and again only when the recipe changes. It prints the tag last.
 #
@@ -24,7 +24,7 @@ sources=${GUEST_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 [ -r "$sources" ] || die "no apt sources at $sources (set GUEST_APT_SOURCES)"
-digest=$( { cat "$here/build.sh" "$here/packages" "$here/guest-init"; echo "$suite"; cat "$sources"; } |
+digest=$( { cat "$here/build.sh" "$here/packages" "$here/guest-init" "$here/tar"; echo "$suite"; cat "$sources"; } |
 	sha256sum | cut -c1-12)
 tag=vmbench-guest:$digest
 if [ "${1:-}" = --tag ]; then
@@ -57,6 +57,8 @@ mmdebstrap --variant=minbase --include="$include" \
 	--dpkgopt='path-include=/usr/share/locale/locale.alias' \
 	--customize-hook="upload $here/guest-init /usr/local/sbin/guest-init" \
 	--customize-hook='chmod 755 "$1/usr/local/sbin/guest-init"' \
+	--customize-hook="upload $here/tar /usr/local/bin/tar" \
+	--customize-hook='chmod 755 "$1/usr/local/bin/tar"' \
 	--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
 	"$suite" "$work/rootfs.tar" "$sources" >&2
 docker import \

@@ -13,11 +13,14 @@ package guestimage
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -136,4 +139,43 @@ func stderrOf(err error) string {
 	}
 	line, _, _ := bytes.Cut(bytes.TrimSpace(ee.Stderr), []byte("\n"))
 	return ": " + string(line)
+}
+
+// CampaignEnv is the variable a container-backed guest carries its
+// campaign's id in: vcsim passes each guestinfo.<key> of its VM's
+// ExtraConfig to the container as VMX_GUESTINFO_<KEY> (upper-cased, dots
+// as underscores), and campaigns set guestinfo.vmbench.campaign to the
+// id, base64-encoded as every value the guest image reads.
+const CampaignEnv = "VMX_GUESTINFO_VMBENCH_CAMPAIGN"
+
+// CampaignInfoKey is the guestinfo key (without "guestinfo.") whose value
+// reaches the container as CampaignEnv.
+const CampaignInfoKey = "vmbench.campaign"
+
+// RemoveCampaignContainers removes (docker rm -f, with their anonymous
+// volumes) the containers vcsim made for the VM named vm of campaign
+// (their CampaignEnv is campaign's id, base64-encoded), running or not,
+// and returns their names; containers of the same VM name that another
+// campaign runs are left alone. An error is docker's.
+func RemoveCampaignContainers(ctx context.Context, vm, campaign string) ([]string, error) {
+	names, err := Containers(ctx, regexp.QuoteMeta(vm)+"-")
+	if err != nil {
+		return nil, err
+	}
+	want := CampaignEnv + "=" + base64.StdEncoding.EncodeToString([]byte(campaign))
+	var removed []string
+	for _, n := range names {
+		env, err := docker(ctx, "inspect", "--format", "{{range .Config.Env}}{{println .}}{{end}}", n)
+		if err != nil {
+			return removed, err
+		}
+		if !slices.Contains(strings.Split(env, "\n"), want) {
+			continue
+		}
+		if _, err := docker(ctx, "rm", "-f", "-v", n); err != nil {
+			return removed, err
+		}
+		removed = append(removed, n)
+	}
+	return removed, nil
 }

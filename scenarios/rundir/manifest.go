@@ -33,8 +33,8 @@ const (
 )
 
 // ObjectKind is the kind of an object a campaign creates (Created.Kind,
-// created.jsonl's "kind"): KindVM, KindDatabase, KindTempDir or
-// KindSimDir. A teardown leaves an object of a kind it does not know
+// created.jsonl's "kind"): KindVM, KindDatabase, KindTempDir,
+// KindSimDir or KindContainer. A teardown leaves an object of a kind it does not know
 // alone.
 type ObjectKind string
 
@@ -47,6 +47,12 @@ const (
 	// Simulator.Home), recorded just after the simulator makes it: its
 	// name is random.
 	KindSimDir ObjectKind = "simdir"
+	// KindContainer is the docker container of a container-backed
+	// guest (--guests container), named by its VM: vcsim makes it when
+	// the VM powers on and names it after the VM, and it carries the
+	// campaign's id (guestimage.CampaignEnv). Recorded before the VMs are
+	// cloned, as they are.
+	KindContainer ObjectKind = "container"
 )
 
 // Created is one line of the manifest. It holds what is needed to find

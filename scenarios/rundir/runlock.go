@@ -14,11 +14,11 @@ import (
 
 // LockFile is the file of a results directory that a running campaign
 // holds an exclusive lock on (flock where the system has it), with its
-// process id in it, from its start until it ends. Teardown refuses a
+// process id in it, from its start until it ends. teardown.Run refuses a
 // directory whose lock is held.
 const LockFile = ".lock"
 
-// ErrRunning is what Teardown's error wraps when the campaign of the
+// ErrRunning is what teardown.Run's error wraps when the campaign of the
 // directory is still running.
 var ErrRunning = errors.New("still running")
 

@@ -105,11 +105,33 @@ func CheckSpace(runs []parmfile.Run) error {
 			if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 				dir = filepath.Dir(dir)
 			}
-			errs = append(errs, fmt.Errorf("%s: size= does not fit: the file(s) need %s more on %s (%s), which has %s available; nothing was created (valid: a smaller size=, or a file system with room)",
-				strings.Join(f.sds, "; "), approxBytes(f.need), dir, fsName(dir), approxBytes(f.space.Avail)))
+			errs = append(errs, &SpaceError{SDs: strings.Join(f.sds, "; "), Need: f.need, Dir: dir, FS: fsName(dir), Avail: f.space.Avail})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// SpaceError is CheckSpace's refusal of the files of some sds (SDs, as
+// the parameter file gives them) that need Need bytes more than the
+// Avail bytes the file system of Dir (of type FS) has.
+type SpaceError struct {
+	SDs     string
+	Need    int64
+	Dir, FS string
+	Avail   int64
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("%s: size= does not fit: the file(s) need %s more on %s (%s), which has %s available; nothing was created (valid: a smaller size=, or a file system with room)",
+		e.SDs, approxBytes(e.Need), e.Dir, e.FS, approxBytes(e.Avail))
+}
+
+// ProblemKey is what makes two SpaceErrors the same problem: the sds,
+// what they need and where, not the space available, which another
+// process's writes change from one check to the next (a suite checks
+// each profile's targets, and lists a problem they all share once).
+func (e *SpaceError) ProblemKey() string {
+	return fmt.Sprintf("space: %s: %d bytes on %s", e.SDs, e.Need, e.Dir)
 }
 
 // fillReportBytes is how often preformat reports: every tenth of the fill,

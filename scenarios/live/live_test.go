@@ -1,4 +1,4 @@
-package scenarios
+package live
 
 import (
 	"bytes"
@@ -62,15 +62,15 @@ func TestLiveViewRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			names := []string{"vm-01", "vm-02", "vm-03"}[:tc.vms]
-			l := newLiveView(&out, names)
+			l := New(&out, names)
 			for _, e := range tc.events {
 				if e.done {
-					l.done(e.vm)
+					l.Done(e.vm)
 				} else {
-					l.add(e.vm, *e.r)
+					l.Add(e.vm, *e.r)
 				}
 			}
-			l.close()
+			l.Close()
 			lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 			if out.Len() == 0 {
 				lines = nil
@@ -93,9 +93,9 @@ func TestLiveViewRows(t *testing.T) {
 // A retried busy database is a retry, not an error, in the live view.
 func TestLiveViewShowsRetriesApartFromErrors(t *testing.T) {
 	var out bytes.Buffer
-	l := newLiveView(&out, []string{"vm-01"})
-	l.add(0, tick("measure", 5*time.Second, map[string]int64{"errors.busy": 10, "retries": 10}))
-	l.close()
+	l := New(&out, []string{"vm-01"})
+	l.Add(0, tick("measure", 5*time.Second, map[string]int64{"errors.busy": 10, "retries": 10}))
+	l.Close()
 	if want := "retries/s: 2.00 err/s: 0.00"; !strings.Contains(out.String(), want) {
 		t.Errorf("live line %q lacks %q", out.String(), want)
 	}
@@ -124,14 +124,14 @@ func BenchmarkLiveView16VMs(b *testing.B) {
 				}
 				reports[i].Latency[0] = h
 			}
-			l := newLiveView(io.Discard, names)
+			l := New(io.Discard, names)
 			b.ReportAllocs()
 			for b.Loop() {
 				for vm := range reports {
-					l.add(vm, reports[vm])
+					l.Add(vm, reports[vm])
 				}
 			}
-			l.close()
+			l.Close()
 		})
 	}
 }
@@ -151,8 +151,8 @@ func TestLiveViewLineMatchesItsFormat(t *testing.T) {
 		{"warmup", 2500 * time.Millisecond, []bool{false, false}, 0, 0},
 	} {
 		var out bytes.Buffer
-		l := newLiveView(&out, []string{"vm-01", "vm-02"})
-		row := &liveRow{at: tc.at, from: tc.from, events: tc.events, sum: tc.sum, p95: 1234567 * time.Nanosecond,
+		l := New(&out, []string{"vm-01", "vm-02"})
+		row := &viewRow{at: tc.at, from: tc.from, events: tc.events, sum: tc.sum, p95: 1234567 * time.Nanosecond,
 			length: 5 * time.Second, retries: 7, errs: 1}
 		var missing []string
 		for i, ok := range tc.from {
@@ -162,7 +162,7 @@ func TestLiveViewLineMatchesItsFormat(t *testing.T) {
 				missing = append(missing, l.names[i])
 			}
 		}
-		l.print(liveKey{tc.phase, 1}, row)
+		l.print(rowKey{tc.phase, 1}, row)
 		avg := 0.0
 		if tc.events > 0 {
 			avg = float64(tc.sum) / 1e6 / float64(tc.events)

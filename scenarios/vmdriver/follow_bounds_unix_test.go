@@ -1,6 +1,6 @@
 //go:build unix
 
-package scenarios
+package vmdriver
 
 import (
 	"context"

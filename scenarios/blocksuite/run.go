@@ -1,6 +1,12 @@
-package scenarios
+// Package blocksuite runs a block suite on this host's own drives or
+// files: its profiles one after the other, each one's results written as
+// it completes, the review rendered after each. A suite with a vms:
+// block runs in VMs instead, through the campaign engine (package
+// scenarios), which uses CheckHost for its profiles too.
+package blocksuite
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,10 +22,10 @@ import (
 	"vmbench/workload"
 )
 
-// suiteForRun returns suite s as it runs: itself, or with simulate the
+// forRun returns suite s as it runs: itself, or with simulate the
 // Simulated suite on temporary files in a new temporary directory, which
 // done removes.
-func suiteForRun(s *spec.Suite, simulate bool) (run *spec.Suite, done func(), err error) {
+func forRun(s *spec.Suite, simulate bool) (run *spec.Suite, done func(), err error) {
 	if !simulate {
 		return s, func() {}, nil
 	}
@@ -33,9 +39,9 @@ func suiteForRun(s *spec.Suite, simulate bool) (run *spec.Suite, done func(), er
 	return s.Simulated(tmp), func() { os.RemoveAll(tmp) }, nil
 }
 
-// checkSuiteRun validates run (suite s as it runs) and checks it against this
+// checkRun validates run (suite s as it runs) and checks it against this
 // host and, unless simulated, its targets; it creates nothing.
-func checkSuiteRun(s, run *spec.Suite) ([]spec.SuitePlan, error) {
+func checkRun(s, run *spec.Suite) ([]spec.SuitePlan, error) {
 	if run.SimulatedTargets {
 		if err := run.Validate(); err != nil {
 			return nil, fmt.Errorf("%s (simulate: block): %w", s.File(), err)
@@ -45,78 +51,78 @@ func checkSuiteRun(s, run *spec.Suite) ([]spec.SuitePlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSuiteHost(run, plans); err != nil {
+	if err := CheckHost(run, plans); err != nil {
 		if run.SimulatedTargets {
 			return nil, fmt.Errorf("with --simulate: %w", err)
 		}
 		return nil, err
 	}
 	if !run.SimulatedTargets {
-		if err := checkSuiteTargets(plans); err != nil {
+		if err := checkTargets(plans); err != nil {
 			return nil, fmt.Errorf("%s: targets: %w", s.File(), err)
 		}
 	}
 	return plans, nil
 }
 
-// CheckSuite checks a block suite (as loaded; opts.Simulate runs its
-// simulate: block) before anything is created: the file, each profile
-// with the suite's values, this host's bounds and free space, and the
-// targets (exist, can be opened, not in use, no signature unless force:).
-// Every error is bad input, naming the file and line.
-func CheckSuite(s *spec.Suite, opts Options) error {
-	if s.InVMs() {
-		_, err := checkVMSuite(s, opts)
-		return err
-	}
-	run, done, err := suiteForRun(s, opts.Simulate)
+// Options are a suite run's settings.
+type Options struct {
+	// Simulate runs the suite's simulate: block on temporary files.
+	Simulate bool
+	// ResultsDir is where the results directory is made ("results" when
+	// empty); Version is the vmbench version run.json records.
+	ResultsDir, Version string
+	// Out takes the interval lines as they come and the review table at
+	// the end; Log the progress. Either may be nil.
+	Out, Log io.Writer
+}
+
+// Check checks suite s (as loaded; with simulate its simulate: block)
+// before anything is created: the file, each profile with the suite's
+// values, this host's bounds and free space, and the targets (exist, can
+// be opened, not in use, no signature unless force:). Every error is
+// bad input, naming the file and line.
+func Check(s *spec.Suite, simulate bool) error {
+	run, done, err := forRun(s, simulate)
 	if err != nil {
 		return err
 	}
 	defer done()
-	_, err = checkSuiteRun(s, run)
+	_, err = checkRun(s, run)
 	return err
 }
 
-// RunSuite runs a block-suite campaign: its profiles one after the
-// other on its targets, or with opts.Simulate on temporary files in a
-// temporary directory (removed at the end), with the file's simulate:
-// block. It checks first as CheckSuite does.
+// Run runs suite s: its profiles one after the other on its targets, or
+// with opts.Simulate on temporary files in a temporary directory (removed
+// at the end), with the file's simulate: block. It checks first as Check
+// does, and returns the results directory.
 //
-// Results go to a ResultsDir in opts.ResultsDir: suite.yaml (the suite as
-// run), run.json (RunInfo: the start, the vmbench version, simulated),
-// per profile the tool's files (ResultWriter: <profile>.json,
-// <profile>.svg, <profile>-targets.svg, <profile>.txt), and report.md and
-// report.csv (review.WriteReports, after each profile), the review summary
-// table with links to them; the table also goes to
-// opts.Out at the end, the interval lines as they come, and progress to
-// opts.Log. After a failure or Ctrl-C the directory keeps the profiles
-// completed (it is removed when there are none).
-//
-// A suite with a vms: block runs inside block-worker VMs instead
-// (runVMSuite): provisioned, each profile in every VM at once, merged
-// point by point, and destroyed at the end, as a VM campaign's are.
-func RunSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error) {
-	if s.InVMs() {
-		return runVMSuite(ctx, s, opts)
-	}
-	run, done, err := suiteForRun(s, opts.Simulate)
+// The results directory (package rundir) holds suite.yaml (the suite as
+// run), run.json (the start, the vmbench version, simulated), per profile
+// the tool's files (workload.ResultWriter: <profile>.json,
+// <profile>.svg, <profile>-targets.svg, <profile>.txt), and report.md
+// and report.csv (review.WriteReports, after each profile), the review
+// summary table with links to them. After a failure or Ctrl-C the
+// directory keeps the profiles completed (it is removed when there are
+// none).
+func Run(ctx context.Context, s *spec.Suite, opts Options) (string, error) {
+	run, done, err := forRun(s, opts.Simulate)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer done()
-	plans, err := checkSuiteRun(s, run)
+	plans, err := checkRun(s, run)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if opts.ResultsDir == "" {
 		opts.ResultsDir = "results"
 	}
-	out, log := orDiscard(opts.Out), orDiscard(opts.Log)
+	out, log := cmp.Or[io.Writer](opts.Out, io.Discard), cmp.Or[io.Writer](opts.Log, io.Discard)
 	now := time.Now()
 	rd, err := rundir.CreateResultsDir(opts.ResultsDir, s.Name, now)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	resolved, err := yaml.Marshal(run)
 	if err == nil {
@@ -127,40 +133,33 @@ func RunSuite(ctx context.Context, s *spec.Suite, opts Options) (*Outcome, error
 	}
 	if err != nil {
 		rd.Discard()
-		return nil, err
+		return "", err
 	}
 	fmt.Fprintf(log, "block suite %s: results in %s\n", rd.ID, rd.Final)
-	w := &suiteReport{dir: rd}
-	if err := executeSuite(ctx, run, plans, out, log, w); err != nil {
+	w := &reporter{dir: rd}
+	if err := execute(ctx, run, plans, out, log, w); err != nil {
 		if w.measured == 0 {
 			rd.Discard() // nothing measured: leave nothing behind
-			return nil, fmt.Errorf("block suite %s: %w", s.Name, err)
+			return "", fmt.Errorf("block suite %s: %w", s.Name, err)
 		}
-		return nil, fmt.Errorf("block suite %s: %w (the %d profile(s) measured until then are in %s)", s.Name, err, w.measured, rd.Path)
+		return "", fmt.Errorf("block suite %s: %w (the %d profile(s) measured until then are in %s)", s.Name, err, w.measured, rd.Path)
 	}
 	if err := rd.Complete(); err != nil {
-		return nil, err
+		return "", err
 	}
 	fmt.Fprintln(out)
 	if w.last != nil {
 		if err := w.last.WriteText(out); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return &Outcome{Dir: rd.Final}, nil
+	return rd.Final, nil
 }
 
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
-
-// executeSuite prepares every profile of suite s (a simulated suite creates its files),
+// execute prepares every profile of suite s (a simulated suite creates its files),
 // checks the targets, then runs the profiles in order, writing each one's
 // results as it completes.
-func executeSuite(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, out, log io.Writer, w *suiteReport) error {
+func execute(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, out, log io.Writer, w *reporter) error {
 	env := workload.Env{Log: log, Labels: map[string]string{"suite": s.Name}}
 	var total time.Duration
 	for _, p := range plans {
@@ -169,7 +168,7 @@ func executeSuite(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, ou
 		}
 		total += p.Config.Bounds().Time
 	}
-	if err := checkSuiteTargets(plans); err != nil {
+	if err := checkTargets(plans); err != nil {
 		return err
 	}
 	fmt.Fprintf(log, "suite %s: %d profile(s) on %d target(s), about %s\n", s.Name, len(plans), len(s.Targets), total.Round(time.Second))
@@ -196,10 +195,10 @@ func executeSuite(ctx context.Context, s *spec.Suite, plans []spec.SuitePlan, ou
 	return nil
 }
 
-// suiteReport writes each profile's files as it completes, then the
+// reporter writes each profile's files as it completes, then the
 // reports (review.WriteReports), rendered from the directory as `vmbench report
 // DIR` renders them.
-type suiteReport struct {
+type reporter struct {
 	dir *rundir.ResultsDir
 	// measured counts the profiles whose files were written.
 	measured int
@@ -209,7 +208,7 @@ type suiteReport struct {
 
 // profile writes the files of one profile's Output (the tool's
 // workload.ResultWriter) and rewrites the reports (review.WriteReports).
-func (w *suiteReport) profile(p spec.SuitePlan, o *workload.Output) error {
+func (w *reporter) profile(p spec.SuitePlan, o *workload.Output) error {
 	rw, ok := p.Config.(workload.ResultWriter)
 	if !ok {
 		return fmt.Errorf("profile %s: the suite's tool %s writes no results (workload.ResultWriter)", p.Profile, spec.SuiteTool)

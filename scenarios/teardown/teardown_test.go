@@ -1,4 +1,4 @@
-package scenarios
+package teardown
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ func TestTeardownRefusesARunningCampaign(t *testing.T) {
 	}
 	errc := make(chan error)
 	go func() {
-		_, err := Teardown(t.Context(), dir, TeardownOptions{Log: io.Discard})
+		_, err := Run(t.Context(), dir, Options{Log: io.Discard})
 		errc <- err
 	}()
 	err = <-errc
@@ -46,7 +46,7 @@ func TestTeardownRefusesARunningCampaign(t *testing.T) {
 		t.Errorf("teardown of a running campaign removed the simulator's directory: %v", err)
 	}
 	lock.Release()
-	if n, err := Teardown(t.Context(), dir, TeardownOptions{Log: io.Discard}); err != nil || n != 1 {
+	if n, err := Run(t.Context(), dir, Options{Log: io.Discard}); err != nil || n != 1 {
 		t.Errorf("teardown once the campaign ended: %d, %v", n, err)
 	}
 	if _, err := os.Stat(sim); !errors.Is(err, os.ErrNotExist) {

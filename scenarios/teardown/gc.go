@@ -1,4 +1,4 @@
-package scenarios
+package teardown
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ const (
 	// StateUnknown: the directory could not be read, or the campaign id
 	// cannot name one; its VMs are never garbage.
 	StateUnknown CampaignState = iota
-	// StateRunning: a process holds the directory's run lock (LockFile):
+	// StateRunning: a process holds the directory's run lock (rundir.LockFile):
 	// the campaign runs, or 'campaign teardown' works on it.
 	StateRunning
 	// StateFinished: the directory has its final name.
@@ -108,7 +108,8 @@ func ProbeCampaign(resultsDir, id string) CampaignProbe {
 // under resultsDir (finished or incomplete), as 'campaign teardown' does,
 // so that neither starts on it while the caller removes its VMs; release
 // lets it go. A campaign without a results directory has no lock: release
-// does nothing. When a process holds the lock the error wraps ErrRunning.
+// does nothing. When a process holds the lock the error wraps
+// rundir.ErrRunning; an id that cannot name a directory is an error too.
 func LockCampaign(resultsDir, id string) (release func(), err error) {
 	p := ProbeCampaign(resultsDir, id)
 	if p.Dir == "" {

@@ -1,4 +1,4 @@
-package scenarios
+package teardown
 
 import (
 	"context"
@@ -10,33 +10,37 @@ import (
 	"strings"
 
 	"vmbench/dialect"
+	"vmbench/internal/guestimage"
 	"vmbench/scenarios/rundir"
 	"vmbench/vsphere"
 	"vmbench/workload"
 )
 
-// TeardownOptions are what Teardown needs beside the results directory.
-type TeardownOptions struct {
+// Options are what Run needs beside the results directory.
+type Options struct {
 	// VSphere overrides the recorded vSphere URL and supplies credentials
 	// (GOVC_* and flags); the record never holds a password.
 	VSphere vsphere.Config
-	// Getenv reads the database password variables recorded.
+	// Getenv reads the database password variables recorded (it is
+	// called only for a database recorded with one).
 	Getenv func(string) string
 	// Log receives a line per object.
 	Log io.Writer
 }
 
-// Teardown removes what the campaign of results directory dir created
-// and may have left (a kill -9, a failed teardown, --keep-vms): exactly the
-// objects its ManifestFile lists as created and not removed, each marked
-// removed once gone. It is idempotent: a second call finds nothing left.
+// Run removes what the campaign of results directory dir created and
+// may have left (a kill -9, a failed teardown, --keep-vms), as `vmbench
+// campaign teardown` does: exactly the objects its rundir.ManifestFile
+// lists as created and not removed, each marked removed once gone. It is idempotent: a second call finds nothing left.
 // Databases are dropped only by the names recorded, VMs destroyed only
 // when they carry the campaign's tag and a recorded name, and only the
 // recorded temporary directory is removed. It returns how many objects it
-// removed or found gone. It refuses, with an error wrapping ErrRunning and
-// removing nothing, a directory whose campaign is still running (it holds
-// LockFile), and holds that lock itself while it works.
-func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error) {
+// removed or found gone. It refuses, with an error wrapping
+// rundir.ErrRunning and removing nothing, a directory whose campaign is
+// still running (it holds rundir.LockFile), and holds that lock itself
+// while it works. An object it could not remove is left listed and named
+// in the error (errors.Join of each), with the count of those removed.
+func Run(ctx context.Context, dir string, opts Options) (int, error) {
 	left, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return 0, err
@@ -70,18 +74,26 @@ func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error
 		case rundir.KindVM:
 			vms = append(vms, e)
 		case rundir.KindDatabase:
-			if err := teardownDatabase(ctx, e, opts); err != nil {
+			if err := DropDatabase(ctx, e, opts.Getenv); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 			fmt.Fprintf(opts.Log, "dropped database %s on %s:%d (if it was there)\n", e.Name, e.DB.Host, e.DB.Port)
 			gone(e, "campaign teardown")
 		case rundir.KindTempDir, rundir.KindSimDir:
-			if err := teardownTempDir(e); err != nil {
+			if err := RemoveTempDir(e); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 			fmt.Fprintf(opts.Log, "removed %s\n", e.Name)
+			gone(e, "campaign teardown")
+		case rundir.KindContainer:
+			removed, err := guestimage.RemoveCampaignContainers(ctx, e.Name, e.Campaign)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("the container of VM %s: %w", e.Name, err))
+				continue
+			}
+			fmt.Fprintf(opts.Log, "removed the container of VM %s (%s)\n", e.Name, containerWords(removed))
 			gone(e, "campaign teardown")
 		default:
 			errs = append(errs, fmt.Errorf("%s: unknown kind %q of %s: left alone", rundir.ManifestFile, e.Kind, e.Name))
@@ -103,9 +115,22 @@ func Teardown(ctx context.Context, dir string, opts TeardownOptions) (int, error
 	return done, nil
 }
 
-// teardownDatabase drops a recorded database with the tool recorded with
-// it (its Config on that database, a DatabaseOwner).
-func teardownDatabase(ctx context.Context, e rundir.Created, opts TeardownOptions) error {
+// containerWords names the containers removed, or says none was left.
+func containerWords(names []string) string {
+	if len(names) == 0 {
+		return "none was left"
+	}
+	return strings.Join(names, ", ")
+}
+
+// DropDatabase drops the database of manifest entry e (a
+// rundir.KindDatabase) with the tool recorded with it (its Config on that
+// database, a workload.DatabaseOwner), reading its password, when one was
+// recorded, from the variable e.DB.PasswordEnv through getenv. A database
+// already gone is no error. It refuses, as an error ending in "left
+// alone", a name a campaign does not give (vmbench_...), an unknown tool
+// or driver; a failure to drop is an error naming the database and server.
+func DropDatabase(ctx context.Context, e rundir.Created, getenv func(string) string) error {
 	if e.DB == nil || !strings.HasPrefix(e.Name, "vmbench_") {
 		return fmt.Errorf("database %q: not one a campaign names (vmbench_<campaign>_<vm>): left alone", e.Name)
 	}
@@ -124,7 +149,7 @@ func teardownDatabase(ctx context.Context, e rundir.Created, opts TeardownOption
 	}
 	db := dialect.Config{Driver: drv, Host: e.DB.Host, Port: e.DB.Port, User: e.DB.User, Database: e.Name}
 	if e.DB.PasswordEnv != "" {
-		db.Password = opts.Getenv(e.DB.PasswordEnv)
+		db.Password = getenv(e.DB.PasswordEnv)
 	}
 	conn.SetDatabase(db)
 	err = cfg.Validate()
@@ -141,9 +166,12 @@ func teardownDatabase(ctx context.Context, e rundir.Created, opts TeardownOption
 	return nil
 }
 
-// teardownTempDir removes a recorded temporary directory, only if its
-// name is one a campaign gives (tempDirName) or the simulator's (govcsim-*).
-func teardownTempDir(e rundir.Created) error {
+// RemoveTempDir removes, with everything in it, the directory of
+// manifest entry e (a rundir.KindTempDir or rundir.KindSimDir), only if
+// its name is one a campaign gives it: vmbench-<campaign> (the engine's
+// temporary directory) or the simulator's govcsim-*; another name is an
+// error ending in "left alone". A directory already gone is no error.
+func RemoveTempDir(e rundir.Created) error {
 	want := "vmbench-" + e.Campaign
 	if e.Kind == rundir.KindSimDir {
 		want = "govcsim-"
@@ -156,7 +184,7 @@ func teardownTempDir(e rundir.Created) error {
 
 // teardownVMs destroys the recorded VMs (one campaign's, on one vSphere)
 // and returns the note recorded with them.
-func teardownVMs(ctx context.Context, vms []rundir.Created, opts TeardownOptions) (string, error) {
+func teardownVMs(ctx context.Context, vms []rundir.Created, opts Options) (string, error) {
 	where, campaign := vms[0].VSphere, vms[0].Campaign
 	if where == nil {
 		return "", fmt.Errorf("VMs of campaign %s: no vSphere recorded: left alone", campaign)

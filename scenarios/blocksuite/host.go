@@ -1,4 +1,4 @@
-package scenarios
+package blocksuite
 
 import (
 	"errors"
@@ -14,18 +14,18 @@ import (
 // This file checks a suite against the host it runs on: the profiles'
 // bounds, the free space and the targets themselves.
 
-// MaxSuiteTime bounds the time of all of a suite's profiles: a longer
-// suite is taken for a typo in elapsed: or warmup:.
-const MaxSuiteTime = 366 * 24 * time.Hour
+// MaxTime bounds the time of all of a suite's profiles: a longer suite
+// is taken for a typo in elapsed: or warmup:.
+const MaxTime = 366 * 24 * time.Hour
 
-// checkSuiteHost checks suite s against this host before anything is
+// CheckHost checks suite s against this host before anything is
 // created: each profile's bounds (I/O threads, targets, intervals kept
 // in memory), the whole suite's time, and the space for the files its
 // targets create. Each problem names the suite line that sets the value
 // (threads:, interval:, elapsed:, targets:, size:, or under simulate:),
 // or the profile's entry; a problem every profile reports alike (the
 // free space of the targets they share) is listed once, with no profile.
-func checkSuiteHost(s *spec.Suite, plans []spec.SuitePlan) error {
+func CheckHost(s *spec.Suite, plans []spec.SuitePlan) error {
 	var errs []error
 	var total time.Duration
 	seen := map[string]int{}
@@ -40,10 +40,10 @@ func checkSuiteHost(s *spec.Suite, plans []spec.SuitePlan) error {
 		if !ok {
 			continue
 		}
-		for _, e := range unjoin(pf.CheckHost()) {
+		for _, e := range workload.Unjoin(pf.CheckHost()) {
 			fe := &workload.FlagError{Err: e}
 			errors.As(e, &fe)
-			if seen[fe.Error()]++; seen[fe.Error()] == 1 {
+			if seen[problemKey(fe)]++; seen[problemKey(fe)] == 1 {
 				found = append(found, problem{p, fe})
 			}
 		}
@@ -56,16 +56,16 @@ func checkSuiteHost(s *spec.Suite, plans []spec.SuitePlan) error {
 		if !ok {
 			path = f.plan.At
 		}
-		if len(plans) > 1 && seen[f.fe.Error()] == len(plans) {
+		if len(plans) > 1 && seen[problemKey(f.fe)] == len(plans) {
 			errs = append(errs, s.Origin.Errorf(path, "%s", f.fe.Err))
 			continue
 		}
 		errs = append(errs, s.Errorf(path, "profile "+f.plan.Profile, "%s", f.fe.Err))
 	}
-	if total > MaxSuiteTime {
+	if total > MaxTime {
 		path, _ := s.KeyOf("elapsed")
 		errs = append(errs, s.Errorf(path, "elapsed", "the %d profiles would take %s days in all; at most %s days",
-			len(plans), days(total), days(MaxSuiteTime)))
+			len(plans), days(total), days(MaxTime)))
 	}
 	return errors.Join(errs...)
 }
@@ -74,9 +74,9 @@ func days(d time.Duration) string {
 	return strconv.FormatFloat(math.Round(d.Hours()/24), 'f', -1, 64)
 }
 
-// checkSuiteTargets opens every target of plans as the profiles will (Preflighter's
+// checkTargets opens every target of plans as the profiles will (Preflighter's
 // CheckTargets), creating nothing; each problem is listed once.
-func checkSuiteTargets(plans []spec.SuitePlan) error {
+func checkTargets(plans []spec.SuitePlan) error {
 	var errs []error
 	var seen []string
 	for _, p := range plans {
@@ -84,7 +84,7 @@ func checkSuiteTargets(plans []spec.SuitePlan) error {
 		if !ok {
 			continue
 		}
-		for _, e := range unjoin(pf.CheckTargets()) {
+		for _, e := range workload.Unjoin(pf.CheckTargets()) {
 			if !slices.Contains(seen, e.Error()) {
 				seen = append(seen, e.Error())
 				errs = append(errs, e)
@@ -94,14 +94,14 @@ func checkSuiteTargets(plans []spec.SuitePlan) error {
 	return errors.Join(errs...)
 }
 
-// unjoin returns the errors an errors.Join holds, or err alone.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
+// problemKey is what makes two profiles' problems the same: the error's
+// ProblemKey when it has one (a figure in its text, such as the free
+// space a check read, may differ between the profiles' checks), else its
+// text.
+func problemKey(err error) string {
+	var k interface{ ProblemKey() string }
+	if errors.As(err, &k) {
+		return k.ProblemKey()
 	}
-	var j interface{ Unwrap() []error }
-	if errors.As(err, &j) {
-		return j.Unwrap()
-	}
-	return []error{err}
+	return err.Error()
 }

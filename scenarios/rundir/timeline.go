@@ -1,4 +1,4 @@
-package scenarios
+package rundir
 
 import (
 	"slices"
@@ -6,35 +6,39 @@ import (
 	"time"
 
 	"vmbench/oltp"
-	"vmbench/scenarios/rundir"
 )
 
-// timeline times a campaign's steps with the campaign's clock. begin and
-// end are called from the goroutine that runs the campaign; vmStep from
-// the provisioning's goroutines.
-type timeline struct {
+// Timeline times a campaign's steps with the campaign's clock, for its
+// Overhead record. Begin, EndRun, Overhead and Snapshot are called from
+// the goroutine that runs the campaign; VMStep from the provisioning's
+// goroutines.
+type Timeline struct {
 	now   func() time.Time
 	start time.Time // the first step's start
-	steps []rundir.StepTime
-	cur   rundir.Step // the step running, "" when none
+	steps []StepTime
+	cur   Step // the step running, "" when none
 	at    time.Time
-	// results are the run step's Results (endRun).
+	// results are the run step's Results (EndRun).
 	results []*oltp.Result
 
 	mu      sync.Mutex
-	vmSteps []rundir.VMStepTime
+	vmSteps []VMStepTime
 }
 
-func newTimeline(now func() time.Time) *timeline {
+// NewTimeline is a Timeline on the clock now (time.Now when nil).
+func NewTimeline(now func() time.Time) *Timeline {
 	if now == nil {
 		now = time.Now
 	}
-	return &timeline{now: now}
+	return &Timeline{now: now}
 }
 
-// begin ends the step running and starts step; nothing when step is
+// Now reads the timeline's clock.
+func (t *Timeline) Now() time.Time { return t.now() }
+
+// Begin ends the step running and starts step; nothing when step is
 // running already.
-func (t *timeline) begin(step rundir.Step) {
+func (t *Timeline) Begin(step Step) {
 	if t.cur == step {
 		return
 	}
@@ -47,31 +51,31 @@ func (t *timeline) begin(step rundir.Step) {
 }
 
 // close ends the step running at now.
-func (t *timeline) close(now time.Time) {
+func (t *Timeline) close(now time.Time) {
 	t.steps = append(t.steps, t.running(now)...)
 	t.cur = ""
 }
 
 // running is the step running as it would end at now (the run step as
 // its parts); none when no step runs.
-func (t *timeline) running(now time.Time) []rundir.StepTime {
+func (t *Timeline) running(now time.Time) []StepTime {
 	switch t.cur {
 	case "":
 		return nil
-	case rundir.StepRun:
+	case StepRun:
 		return t.split(t.at, now)
 	default:
-		return []rundir.StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
+		return []StepTime{{Step: t.cur, Wall: now.Sub(t.at)}}
 	}
 }
 
-// vmStep records that VM step step took d (vsphere ProvisionSpec.OnStep).
-func (t *timeline) vmStep(_, step string, d time.Duration) {
+// VMStep records that VM step step took d (vsphere ProvisionSpec.OnStep).
+func (t *Timeline) VMStep(_, step string, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	i := slices.IndexFunc(t.vmSteps, func(s rundir.VMStepTime) bool { return s.Step == step })
+	i := slices.IndexFunc(t.vmSteps, func(s VMStepTime) bool { return s.Step == step })
 	if i < 0 {
-		t.vmSteps = append(t.vmSteps, rundir.VMStepTime{Step: step})
+		t.vmSteps = append(t.vmSteps, VMStepTime{Step: step})
 		i = len(t.vmSteps) - 1
 	}
 	s := &t.vmSteps[i]
@@ -80,10 +84,10 @@ func (t *timeline) vmStep(_, step string, d time.Duration) {
 	s.Slowest = max(s.Slowest, d)
 }
 
-// endRun gives the Results of the run step (StepRun, the workload on
+// EndRun gives the Results of the run step (StepRun, the workload on
 // every VM; nil for a VM that returned none). When the run step ends it
 // is recorded as its parts at the workload's own boundaries (see split).
-func (t *timeline) endRun(results []*oltp.Result) { t.results = results }
+func (t *Timeline) EndRun(results []*oltp.Result) { t.results = results }
 
 // split is the run step from begin to end as its parts: the wait for the
 // common start, the precondition (from the earliest VM's start), the
@@ -95,7 +99,7 @@ func (t *timeline) endRun(results []*oltp.Result) { t.results = results }
 // measure part is 0 and the precondition runs to the latest VM's end. A
 // boundary outside the run step is moved to its edge, so the parts add
 // up to the step. Without a Result the run stays one step.
-func (t *timeline) split(begin, end time.Time) []rundir.StepTime {
+func (t *Timeline) split(begin, end time.Time) []StepTime {
 	var first, measure, last time.Time
 	for _, r := range t.results {
 		if r == nil || r.Start.IsZero() {
@@ -114,7 +118,7 @@ func (t *timeline) split(begin, end time.Time) []rundir.StepTime {
 		}
 	}
 	if first.IsZero() {
-		return []rundir.StepTime{{Step: rundir.StepRun, Wall: end.Sub(begin)}}
+		return []StepTime{{Step: StepRun, Wall: end.Sub(begin)}}
 	}
 	clamp := func(x, lo time.Time) time.Time {
 		if x.Before(lo) {
@@ -132,11 +136,11 @@ func (t *timeline) split(begin, end time.Time) []rundir.StepTime {
 	}
 	measure = clamp(measure, first)
 	last = clamp(last, measure)
-	return []rundir.StepTime{
-		{Step: rundir.StepStartWait, Wall: first.Sub(begin)},
-		{Step: rundir.StepPrecondition, Wall: measure.Sub(first), Workload: true},
-		{Step: rundir.StepMeasure, Wall: last.Sub(measure), Workload: true},
-		{Step: rundir.StepWindDown, Wall: end.Sub(last)}}
+	return []StepTime{
+		{Step: StepStartWait, Wall: first.Sub(begin)},
+		{Step: StepPrecondition, Wall: measure.Sub(first), Workload: true},
+		{Step: StepMeasure, Wall: last.Sub(measure), Workload: true},
+		{Step: StepWindDown, Wall: end.Sub(last)}}
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -146,18 +150,18 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// overhead ends the step running and returns the record.
-func (t *timeline) overhead(completed bool) *rundir.Overhead {
+// Overhead ends the step running and returns the record.
+func (t *Timeline) Overhead(completed bool) *Overhead {
 	now := t.now()
 	t.close(now)
 	return t.record(slices.Clone(t.steps), now, completed)
 }
 
-// snapshot is the record so far, the step running counted up to now
+// Snapshot is the record so far, the step running counted up to now
 // without ending it: what each journal entry keeps, so that a resume
 // after a kill still knows what this process took until then. nil
 // before the first step.
-func (t *timeline) snapshot() *rundir.Overhead {
+func (t *Timeline) Snapshot() *Overhead {
 	if t.start.IsZero() {
 		return nil
 	}
@@ -167,11 +171,11 @@ func (t *timeline) snapshot() *rundir.Overhead {
 
 // record is the Overhead of steps at now, the provisioning's VM steps
 // added to its step.
-func (t *timeline) record(steps []rundir.StepTime, now time.Time, completed bool) *rundir.Overhead {
-	o := &rundir.Overhead{Steps: steps, Total: now.Sub(t.start), Completed: completed}
+func (t *Timeline) record(steps []StepTime, now time.Time, completed bool) *Overhead {
+	o := &Overhead{Steps: steps, Total: now.Sub(t.start), Completed: completed}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if i := slices.IndexFunc(o.Steps, func(s rundir.StepTime) bool { return s.Step == rundir.StepProvision }); i >= 0 {
+	if i := slices.IndexFunc(o.Steps, func(s StepTime) bool { return s.Step == StepProvision }); i >= 0 {
 		o.Steps[i].VMSteps = slices.Clone(t.vmSteps)
 	}
 	return o

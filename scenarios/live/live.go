@@ -1,4 +1,7 @@
-package scenarios
+// Package live prints the live view of a campaign's run: while the VMs'
+// workloads run, one line per report interval across all of them (TPS,
+// latency, retries and errors), as their interval reports arrive (View).
+package live
 
 import (
 	"fmt"
@@ -14,7 +17,7 @@ import (
 	"vmbench/scenarios/review"
 )
 
-// liveView prints one line per report interval for the whole campaign:
+// View prints one line per report interval for the whole campaign:
 // TPS summed over VMs, the average latency over all their events, the
 // slowest VM's p95, and retries and errors per second (apart, as in the
 // review table).
@@ -27,29 +30,36 @@ import (
 // the view back: a row that misses VMs is printed, marked with the VMs
 // it misses, as soon as a later row is printed, two later rows have
 // started (the missing VM is a whole interval behind), or the run ends.
-// Rows are always printed in order.
-type liveView struct {
+// Rows are always printed in order, each as one Write of a line,
+// indented by four spaces, of the form
+//
+//	[    5s measure     ] vms: 2 tps: 4.00 lat avg (ms): 2.00 max p95 (ms): 2.00 retries/s: 0.00 err/s: 0.00
+//
+// (seconds from the phase start; a row that misses VMs ends with "(N of
+// M VMs; no report from NAMES)"); write errors are ignored. A View is
+// safe for concurrent use by the VMs' goroutines.
+type View struct {
 	w     io.Writer
 	names []string // VM names, by index
 
 	mu    sync.Mutex
-	rows  map[liveKey]*liveRow
-	order []liveKey    // rows not printed yet, oldest first
+	rows  map[rowKey]*viewRow
+	order []rowKey     // rows not printed yet, oldest first
 	phase []oltp.Phase // each VM's current phase
 	seq   []int        // each VM's reports in its current phase
 	ended []bool       // each VM's run has returned
 	// free holds printed rows for reuse, and line the bytes of the last
 	// line printed, so that a row costs no allocation once the view runs.
-	free []*liveRow
+	free []*viewRow
 	line []byte
 }
 
-type liveKey struct {
+type rowKey struct {
 	phase oltp.Phase
 	n     int // 1 for a phase's first interval
 }
 
-type liveRow struct {
+type viewRow struct {
 	at      time.Duration // the first report's end of interval, from the phase start
 	from    []bool        // which VMs reported
 	vms     int
@@ -61,14 +71,17 @@ type liveRow struct {
 	errs    int64
 }
 
-func newLiveView(w io.Writer, names []string) *liveView {
+// New returns a View writing to w for the VMs names, which Add and Done
+// name by index into it.
+func New(w io.Writer, names []string) *View {
 	n := len(names)
-	return &liveView{w: w, names: names, rows: map[liveKey]*liveRow{},
+	return &View{w: w, names: names, rows: map[rowKey]*viewRow{},
 		phase: make([]oltp.Phase, n), seq: make([]int, n), ended: make([]bool, n)}
 }
 
-// add records VM vm's report r.
-func (l *liveView) add(vm int, r oltp.IntervalReport) {
+// Add records the report r of VM vm (an index into New's names; each VM
+// reports an interval once, in order) and prints the rows it makes due.
+func (l *View) Add(vm int, r oltp.IntervalReport) {
 	var events int64
 	var sum, p95 time.Duration
 	lat := r.Latency
@@ -88,7 +101,7 @@ func (l *liveView) add(vm int, r oltp.IntervalReport) {
 		l.phase[vm], l.seq[vm] = r.Phase, 0
 	}
 	l.seq[vm]++
-	key := liveKey{r.Phase, l.seq[vm]}
+	key := rowKey{r.Phase, l.seq[vm]}
 	row := l.rows[key]
 	if row == nil {
 		row = l.newRow(r.At)
@@ -110,36 +123,37 @@ func (l *liveView) add(vm int, r oltp.IntervalReport) {
 }
 
 // newRow is an empty row at at: a printed one reused, or a new one.
-func (l *liveView) newRow(at time.Duration) *liveRow {
+func (l *View) newRow(at time.Duration) *viewRow {
 	n := len(l.free)
 	if n == 0 {
-		return &liveRow{at: at, from: make([]bool, len(l.names))}
+		return &viewRow{at: at, from: make([]bool, len(l.names))}
 	}
 	row := l.free[n-1]
 	l.free = l.free[:n-1]
 	from := row.from
 	clear(from)
-	*row = liveRow{at: at, from: from}
+	*row = viewRow{at: at, from: from}
 	return row
 }
 
-// done records that VM vm's run has returned: rows no longer wait for it.
-func (l *liveView) done(vm int) {
+// Done records that VM vm's run has returned: rows no longer wait for it.
+func (l *View) Done(vm int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ended[vm] = true
 	l.flush(false)
 }
 
-// close prints the rows still held, marked with the VMs they miss.
-func (l *liveView) close() {
+// Close prints the rows still held, marked with the VMs they miss: call
+// it once the VMs' runs have returned.
+func (l *View) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.flush(true)
 }
 
 // complete reports whether every VM still running has reported row.
-func (l *liveView) complete(row *liveRow) bool {
+func (l *View) complete(row *viewRow) bool {
 	for i, ok := range row.from {
 		if !ok && !l.ended[i] {
 			return false
@@ -149,8 +163,8 @@ func (l *liveView) complete(row *liveRow) bool {
 }
 
 // flush prints, in order, every row up to the last one that is due (see
-// liveView); all of them when final.
-func (l *liveView) flush(final bool) {
+// View); all of them when final.
+func (l *View) flush(final bool) {
 	last := -1
 	for i, k := range l.order {
 		if final || l.complete(l.rows[k]) || len(l.order)-i > 2 {
@@ -172,7 +186,7 @@ func (l *liveView) flush(final bool) {
 //	"    [ %4.0fs %-12s] vms: %d tps: %.2f lat avg (ms): %.2f max p95 (ms): %.2f retries/s: %.2f err/s: %.2f%s\n"
 //
 // would, appended into a reused buffer.
-func (l *liveView) print(k liveKey, row *liveRow) {
+func (l *View) print(k rowKey, row *viewRow) {
 	secs := row.length.Seconds()
 	rate := func(n int64) float64 {
 		if secs <= 0 {
