@@ -261,14 +261,21 @@ func bindGuests(f *pflag.FlagSet, v *string) {
 // parseGuests checks --guests: a valid value, and container only with
 // --simulate. Both are usage errors.
 func (fl *campaignRunFlags) parseGuests() (scenarios.Guests, error) {
-	if fl.guests == "" {
+	return parseGuests(fl.guests, fl.simulate)
+}
+
+// parseGuests checks a --guests value given with or without --simulate
+// (campaign run and resume, review run): "" is local; container only
+// with --simulate. Both errors are usage errors.
+func parseGuests(value string, simulate bool) (scenarios.Guests, error) {
+	if value == "" {
 		return scenarios.GuestsLocal, nil
 	}
-	g, err := scenarios.ParseGuests(fl.guests)
+	g, err := scenarios.ParseGuests(value)
 	if err != nil {
 		return "", usageError{err}
 	}
-	if g == scenarios.GuestsContainer && !fl.simulate {
+	if g == scenarios.GuestsContainer && !simulate {
 		return "", usagef("--guests container: only with --simulate (against vSphere each VM's guest is the VM itself)")
 	}
 	return g, nil

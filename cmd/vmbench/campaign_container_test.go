@@ -168,6 +168,9 @@ func TestContainerGuestsBadInput(t *testing.T) {
 		{"SQL Server", []string{"campaign", "run", writeFile(t, "q.yaml", strings.Replace(tinyCampaign, "driver: mysql, port: 3306", "driver: sqlserver, port: 1433", 1)), "--simulate", "--guests", "container"},
 			"runs MariaDB (mysql) and PostgreSQL (postgres) only"},
 		{"resume", []string{"campaign", "resume", t.TempDir(), "--guests", "nope"}, `--guests: "nope" is not valid`},
+		{"review without simulate", []string{"review", "run", "../../scenarios/review-full.yaml", "--guests", "container"}, "--guests container: only with --simulate"},
+		{"review with a database server", []string{"review", "run", "../../scenarios/review-full.yaml", "--simulate", "--guests", "container", "--db-dsn", "mysql://root@127.0.0.1:1/"}, "each VM's database is inside its guest"},
+		{"review, unknown value", []string{"review", "run", "../../scenarios/review-full.yaml", "--simulate", "--guests", "vm"}, `--guests: "vm" is not valid`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := t.TempDir()

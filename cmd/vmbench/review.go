@@ -54,12 +54,14 @@ server instead, one database per VM as 'campaign run --simulate --db-dsn'
 does (block suites have no database); the server is connected to once before
 anything runs. A DSN without a password takes it from --db-password-file,
 else from the client's variable ($MYSQL_PWD, $PGPASSWORD, $SQLCMDPASSWORD).
+--simulate --guests container backs every VM with a container of the guest
+image, its database inside, as 'campaign run' does (docs/real-guests.md).
 Against a real vCenter, connection and placement come from govc's
 environment or the flags, as for 'campaign run'.`
 
 func newReviewRunCmd(a *app) *cobra.Command {
 	var simulate bool
-	var resultsDir, dsn, pwFile string
+	var resultsDir, dsn, pwFile, guests string
 	var vf vsphereFlags
 	cmd := &cobra.Command{
 		Use:   "run FILE",
@@ -82,7 +84,14 @@ func newReviewRunCmd(a *app) *cobra.Command {
 			if err := checkResultsDir(resultsDir); err != nil {
 				return err
 			}
-			opts := scenarios.Options{Simulate: simulate, ResultsDir: resultsDir, Out: a.stdout, Log: a.stderr, Getenv: a.getenv, Version: version}
+			g, err := parseGuests(guests, simulate)
+			if err != nil {
+				return err
+			}
+			if dsn != "" && g == scenarios.GuestsContainer {
+				return usagef("--db-dsn: with --guests container each VM's database is inside its guest; leave --db-dsn out")
+			}
+			opts := scenarios.Options{Simulate: simulate, Guests: g, ResultsDir: resultsDir, Out: a.stdout, Log: a.stderr, Getenv: a.getenv, Version: version}
 			if !simulate || vf.changed("url") {
 				opts.VSphere = vf.config(a)
 			}
@@ -110,6 +119,7 @@ func newReviewRunCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&resultsDir, "results-dir", "results", "parent directory of the review directory")
 	cmd.Flags().StringVar(&dsn, "db-dsn", "", "with --simulate: a MySQL/MariaDB, PostgreSQL or SQL Server server for every OLTP campaign's VM databases, one database each, e.g. mysql://root@127.0.0.1:3306/ (default: embedded SQLite files)")
 	cmd.Flags().StringVar(&pwFile, "db-password-file", "", "with --db-dsn: read the server's password from this file (mode 600), not from the command line")
+	bindGuests(cmd.Flags(), &guests)
 	vf.bind(cmd.Flags())
 	return cmd
 }
