@@ -264,7 +264,9 @@ func (ps *parmParser) parm(piece string, line int) (parm, bool) {
 	k, v, ok := strings.Cut(piece, "=")
 	k, v = asciiLower(strings.TrimSpace(k)), strings.TrimSpace(v)
 	switch {
-	case !ok || k == "":
+	case !ok || k == "" || strings.ContainsAny(k, "()\""):
+		// a keyword is a word: one with a parenthesis or a quote is a
+		// stray value (it may even run over lines, as a list's pieces do)
 		ps.pr.add(line, "", "expected keyword=value, found %q", piece)
 		return parm{}, false
 	case v == "":
